@@ -1,0 +1,29 @@
+// Shared jest settings: TypeScript through SWC (fast, no type-check: typecheck is its own target)
+// and the tsconfig path aliases mapped to source, so tests run against the code as written.
+const path = require('node:path');
+const { compilerOptions } = require('./tsconfig.base.json');
+
+const moduleNameMapper = {};
+for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
+  moduleNameMapper[`^${alias.replace(/[/\\^$*+?.()|[\]{}]/g, '\\$&')}$`] = path.join(
+    __dirname,
+    target,
+  );
+}
+
+module.exports = {
+  testEnvironment: 'node',
+  transform: {
+    '^.+\\.ts$': [
+      '@swc/jest',
+      {
+        jsc: { parser: { syntax: 'typescript', decorators: false }, target: 'es2022' },
+        module: { type: 'commonjs' },
+      },
+    ],
+  },
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
+  moduleNameMapper,
+  testMatch: ['**/?(*.)+(spec|test).ts'],
+  testTimeout: 60_000,
+};

@@ -1,0 +1,227 @@
+import { z } from 'zod';
+import { ErrorBodySchema, sessionErrorResponses } from './common';
+import { defineRoutes } from './route-spec';
+
+export const WorkspaceRole = z.enum(['owner', 'member']);
+export type WorkspaceRole = z.infer<typeof WorkspaceRole>;
+
+export const WorkspaceIdParams = z.object({ workspaceId: z.uuid() });
+
+export const User = z.object({ id: z.uuid(), email: z.string(), name: z.string() });
+export type User = z.infer<typeof User>;
+
+export const MeResponse = z.object({
+  user: User,
+  workspaces: z.array(
+    z.object({ id: z.uuid(), name: z.string(), role: WorkspaceRole, joined_at: z.iso.datetime() }),
+  ),
+});
+export type MeResponse = z.infer<typeof MeResponse>;
+
+export const CreateWorkspaceBody = z.object({ name: z.string().trim().min(1).max(200) });
+export type CreateWorkspaceBody = z.infer<typeof CreateWorkspaceBody>;
+export const Workspace = z.object({ id: z.uuid(), name: z.string(), created_at: z.iso.datetime() });
+export const CreateWorkspaceResponse = z.object({ workspace: Workspace });
+
+export const AddMemberBody = z.object({
+  email: z.email().max(320),
+  role: WorkspaceRole,
+});
+export type AddMemberBody = z.infer<typeof AddMemberBody>;
+export const Member = z.object({
+  user_id: z.uuid(),
+  workspace_id: z.uuid(),
+  email: z.string(),
+  name: z.string(),
+  role: WorkspaceRole,
+  joined_at: z.iso.datetime(),
+});
+export const AddMemberResponse = z.object({ member: Member });
+
+export const NotificationSettingsBody = z.object({ email_on_approval: z.boolean() });
+export type NotificationSettingsBody = z.infer<typeof NotificationSettingsBody>;
+export const NotificationSettings = z.object({ email_on_approval: z.boolean() });
+export const UpdateNotificationSettingsResponse = z.object({
+  success: z.boolean(),
+  email_on_approval: z.boolean(),
+});
+
+export const PreferencesBody = z.object({ approval_tasks_email: z.boolean() });
+export type PreferencesBody = z.infer<typeof PreferencesBody>;
+export const PreferencesResponse = z.object({
+  preferences: z.object({ approval_tasks_email: z.boolean() }),
+});
+
+export const CreateApiKeyBody = z.object({ name: z.string().trim().min(1).max(200) });
+export type CreateApiKeyBody = z.infer<typeof CreateApiKeyBody>;
+export const CreateApiKeyResponse = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  key: z.string().startsWith('sk_'),
+});
+
+export const directoryRoutes = defineRoutes([
+  {
+    operationId: 'get_me',
+    summary: 'The signed-in user and the workspaces they belong to',
+    method: 'GET',
+    path: '/me',
+    owner: 'storage',
+    subject: 'storage.api.get_me.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    responses: { 200: { description: 'The user', schema: MeResponse }, ...sessionErrorResponses },
+  },
+  {
+    operationId: 'update_preferences',
+    summary: "Set the caller's own Approval tasks email preference",
+    method: 'PATCH',
+    path: '/me/preferences',
+    owner: 'storage',
+    subject: 'storage.api.update_preferences.v1',
+    auth: 'session',
+    bodyKind: 'json',
+    request: { body: PreferencesBody },
+    responses: {
+      200: { description: 'Saved', schema: PreferencesResponse },
+      ...sessionErrorResponses,
+    },
+  },
+  {
+    operationId: 'create_workspace',
+    summary: 'Create a workspace; the caller becomes its owner',
+    method: 'POST',
+    path: '/workspaces',
+    owner: 'storage',
+    subject: 'storage.api.create_workspace.v1',
+    auth: 'session',
+    bodyKind: 'json',
+    request: { body: CreateWorkspaceBody },
+    responses: {
+      201: { description: 'Created', schema: CreateWorkspaceResponse },
+      ...sessionErrorResponses,
+    },
+  },
+  {
+    operationId: 'delete_workspace',
+    summary: 'Soft-delete a workspace (owner only); its webhooks then answer 410',
+    method: 'DELETE',
+    path: '/workspaces/:workspaceId',
+    owner: 'storage',
+    subject: 'storage.api.delete_workspace.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: WorkspaceIdParams },
+    responses: { 204: { description: 'Deleted' }, ...sessionErrorResponses },
+  },
+  {
+    operationId: 'add_member',
+    summary: 'Add a member by email, creating the user when unknown (owner only)',
+    method: 'POST',
+    path: '/workspaces/:workspaceId/members',
+    owner: 'storage',
+    subject: 'storage.api.add_member.v1',
+    auth: 'session',
+    bodyKind: 'json',
+    request: { params: WorkspaceIdParams, body: AddMemberBody },
+    responses: {
+      201: { description: 'Added', schema: AddMemberResponse },
+      409: { description: 'Already a member', schema: ErrorBodySchema },
+      ...sessionErrorResponses,
+    },
+  },
+  {
+    operationId: 'get_notification_settings',
+    summary: "The workspace's approval email option",
+    method: 'GET',
+    path: '/workspaces/:workspaceId/notification-settings',
+    owner: 'storage',
+    subject: 'storage.api.get_notification_settings.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: WorkspaceIdParams },
+    responses: {
+      200: { description: 'The settings', schema: NotificationSettings },
+      ...sessionErrorResponses,
+    },
+  },
+  {
+    operationId: 'update_notification_settings',
+    summary: 'Set approval emails for the workspace (spec endpoint 7); any member may',
+    method: 'PATCH',
+    path: '/workspaces/:workspaceId/notification-settings',
+    owner: 'storage',
+    subject: 'storage.api.update_notification_settings.v1',
+    auth: 'session',
+    bodyKind: 'json',
+    request: { params: WorkspaceIdParams, body: NotificationSettingsBody },
+    responses: {
+      200: { description: 'Saved', schema: UpdateNotificationSettingsResponse },
+      ...sessionErrorResponses,
+    },
+  },
+  {
+    operationId: 'create_api_key',
+    summary: 'Create a workspace API key (shown once; stored only as a hash)',
+    method: 'POST',
+    path: '/workspaces/:workspaceId/api-keys',
+    owner: 'storage',
+    subject: 'storage.api.create_api_key.v1',
+    auth: 'session',
+    bodyKind: 'json',
+    request: { params: WorkspaceIdParams, body: CreateApiKeyBody },
+    responses: {
+      201: { description: 'Created', schema: CreateApiKeyResponse },
+      ...sessionErrorResponses,
+    },
+  },
+] as const);
+
+/** `storage.api.ensure_user.v1`: find or create the user of a session subject. */
+export const EnsureUserRequest = z.object({
+  subject: z.string().min(1),
+  email: z.string(),
+  name: z.string(),
+});
+export type EnsureUserRequest = z.infer<typeof EnsureUserRequest>;
+export const EnsureUserReply = z.object({ userId: z.uuid() });
+export type EnsureUserReply = z.infer<typeof EnsureUserReply>;
+
+/** `storage.api.first_workspace.v1`: the first (oldest joined, not deleted) workspace of a user. */
+export const FirstWorkspaceRequest = z.object({ userId: z.uuid() });
+export type FirstWorkspaceRequest = z.infer<typeof FirstWorkspaceRequest>;
+export const FirstWorkspaceReply = z.object({ workspaceId: z.uuid().nullable() });
+export type FirstWorkspaceReply = z.infer<typeof FirstWorkspaceReply>;
+
+/** `storage.api.verify_api_key.v1`: which workspace a presented `sk_` key belongs to, if any. */
+export const VerifyApiKeyRequest = z.object({ key: z.string() });
+export type VerifyApiKeyRequest = z.infer<typeof VerifyApiKeyRequest>;
+export const VerifyApiKeyReply = z.object({
+  valid: z.boolean(),
+  workspaceId: z.uuid().nullable(),
+  keyId: z.uuid().nullable(),
+});
+export type VerifyApiKeyReply = z.infer<typeof VerifyApiKeyReply>;
+
+export const DIRECTORY_SUBJECTS = {
+  ensureUser: 'storage.api.ensure_user.v1',
+  firstWorkspace: 'storage.api.first_workspace.v1',
+  verifyApiKey: 'storage.api.verify_api_key.v1',
+} as const;
+
+/**
+ * KV bucket `directory` published by storage: key `workspace.<id>` holds a DirectoryWorkspace.
+ * Other services read it through @wap/workspace-directory's cached client.
+ */
+export const DIRECTORY_BUCKET = 'directory';
+export const DirectoryWorkspace = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  deleted: z.boolean(),
+  /** userId → role */
+  members: z.record(z.string(), WorkspaceRole),
+});
+export type DirectoryWorkspace = z.infer<typeof DirectoryWorkspace>;
+export function directoryKey(workspaceId: string): string {
+  return `workspace.${workspaceId}`;
+}

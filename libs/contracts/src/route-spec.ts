@@ -1,0 +1,62 @@
+import type { z } from 'zod';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** The service that owns a route and serves its bus subject. */
+export type ServiceName =
+  'storage' | 'chat' | 'mcp-registry' | 'workflow-runner' | 'webhook-ingest';
+
+/**
+ * How the gateway authenticates the caller:
+ * - session: the `session` cookie (a JWT); API keys are refused with 401.
+ * - none: no credential (the custom webhook; provider webhooks verify their own signature).
+ */
+export type RouteAuth = 'session' | 'none';
+
+/**
+ * How the gateway reads the body:
+ * - json: parsed and validated against `request.body`;
+ * - none: no body expected;
+ * - raw: forwarded untouched as base64 with its headers (webhooks parse and verify it themselves);
+ * - multipart: streamed into the object store, forwarded by reference.
+ */
+export type RouteBodyKind = 'json' | 'none' | 'raw' | 'multipart';
+
+export interface RouteResponse {
+  description: string;
+  schema?: z.ZodType;
+  contentType?: string;
+}
+
+/** One REST route as data: the gateway's route table and /openapi.json are both built from these. */
+export interface RouteSpec {
+  operationId: string;
+  summary: string;
+  method: HttpMethod;
+  /** Express-style path, `:name` for parameters. */
+  path: string;
+  owner: ServiceName;
+  /** Bus subject the gateway forwards to: `<owner>.api.<operation>.v<major>`. */
+  subject: string;
+  auth: RouteAuth;
+  bodyKind: RouteBodyKind;
+  request?: {
+    params?: z.ZodObject;
+    query?: z.ZodObject;
+    body?: z.ZodType;
+  };
+  /** Lower-cased request headers forwarded to the service. */
+  forwardHeaders?: readonly string[];
+  responses: Record<number, RouteResponse>;
+}
+
+/** Keeps the literal operation ids and owners so handler maps can be checked at compile time. */
+export function defineRoutes<const T extends readonly RouteSpec[]>(routes: T): T {
+  return routes;
+}
+
+/** Operation ids of the routes a service owns: a service's handler map must have exactly these keys. */
+export type OperationsOf<Routes extends readonly RouteSpec[], Owner extends ServiceName> = Extract<
+  Routes[number],
+  { owner: Owner }
+>['operationId'];
