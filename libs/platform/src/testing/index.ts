@@ -1,0 +1,1 @@
+export { describePlatformContract, type PlatformFactory } from './platform-contract';
