@@ -1,0 +1,11 @@
+export {
+  createSessionVerifier,
+  mintSessionToken,
+  SessionClaims,
+  type SessionVerifier,
+  type SessionVerifierOptions,
+  type JwksVerifierOptions,
+  type SecretVerifierOptions,
+  type MintSessionTokenOptions,
+} from './session';
+export { generateApiKey, hashApiKey, apiKeysEqual, type GeneratedApiKey } from './api-keys';
