@@ -1,0 +1,90 @@
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { Objm } from '@nats-io/obj';
+import { connect } from '@nats-io/transport-node';
+import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
+import type { Logger } from 'pino';
+import type { Clock, IdSource, Platform } from '../platform';
+import { createNatsBus } from './bus';
+import { createNatsKv } from './kv';
+import { createNatsObjectStore } from './objects';
+import { createPostgresSql } from './sql';
+import { createJetStreamStreams } from './streams';
+
+export interface DistributedPlatformOptions {
+  /** NATS server URL(s), comma separated, e.g. `nats://nats:4222`. */
+  natsUrl: string;
+  /** PostgreSQL connection string. */
+  databaseUrl: string;
+  /** Name of the service; it names the NATS connection for monitoring. */
+  serviceName: string;
+  logger: Logger;
+  /** Defaults to the system clock. */
+  clock?: Clock;
+  /** Defaults to random UUIDs. */
+  ids?: IdSource;
+  /** Maximum PostgreSQL connections in the pool. Default 10. */
+  poolSize?: number;
+}
+
+const systemClock: Clock = { now: () => new Date() };
+const randomIds: IdSource = { uuid: () => randomUUID() };
+
+/** The production runtime: NATS (core, JetStream, KV, Object Store) and PostgreSQL. */
+export async function createDistributedPlatform(
+  options: DistributedPlatformOptions,
+): Promise<Platform> {
+  const logger = options.logger.child({ component: 'platform', runtime: 'distributed' });
+  const nc = await connect({
+    servers: options.natsUrl.split(',').map((server) => server.trim()),
+    name: options.serviceName,
+    // A service outlives NATS restarts and failovers: it never gives up reconnecting.
+    maxReconnectAttempts: -1,
+  });
+  let natsConnected = true;
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect') {
+        natsConnected = false;
+        logger.warn({ server: status.server }, 'nats disconnected');
+      } else if (status.type === 'reconnect') {
+        natsConnected = true;
+        logger.info({ server: status.server }, 'nats reconnected');
+      } else if (status.type === 'error') {
+        logger.error({ err: status.error }, 'nats server error');
+      }
+    }
+  })();
+
+  const pool = new Pool({
+    connectionString: options.databaseUrl,
+    max: options.poolSize ?? 10,
+    application_name: options.serviceName,
+  });
+  // An idle client losing its connection emits here; without a listener it would crash the process.
+  pool.on('error', (error) => logger.error({ err: error }, 'postgres idle client failed'));
+
+  const js = jetstream(nc);
+  const jsm = await jetstreamManager(nc);
+  let closed: Promise<void> | undefined;
+
+  return {
+    runtime: 'distributed',
+    bus: createNatsBus(nc, logger),
+    streams: createJetStreamStreams(js, jsm, logger),
+    kv: createNatsKv(new Kvm(js), jsm, logger),
+    objects: createNatsObjectStore(new Objm(js)),
+    sql: createPostgresSql(pool),
+    clock: options.clock ?? systemClock,
+    ids: options.ids ?? randomIds,
+    isReady: () => natsConnected && !nc.isClosed() && !nc.isDraining() && closed === undefined,
+    close() {
+      closed ??= (async () => {
+        await nc.drain();
+        await pool.end();
+      })();
+      return closed;
+    },
+  };
+}

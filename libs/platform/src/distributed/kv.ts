@@ -1,0 +1,140 @@
+import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
+import { Kvm, type KV, type KvEntry as NatsKvEntry } from '@nats-io/kv';
+import { nanos } from '@nats-io/nats-core';
+import type { Logger } from 'pino';
+import { KvConflictError } from '../errors';
+import type { Kv, KvBucket, KvEntry, KvWatchEvent } from '../platform';
+
+function isWrongLastSequence(error: unknown): boolean {
+  return (
+    error instanceof JetStreamApiError &&
+    (error.code === JetStreamApiCodes.StreamWrongLastSequence ||
+      error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+  );
+}
+
+function isLive(entry: NatsKvEntry): boolean {
+  return entry.operation === 'PUT';
+}
+
+function toEntry(entry: NatsKvEntry): KvEntry {
+  return { key: entry.key, value: entry.value, revision: entry.revision };
+}
+
+function toWatchEvent(entry: NatsKvEntry): KvWatchEvent {
+  return isLive(entry)
+    ? { kind: 'put', entry: toEntry(entry) }
+    : { kind: 'delete', key: entry.key, revision: entry.revision };
+}
+
+/** Opens the bucket's stream, creating it when missing, and aligns its TTL with `ttlMs`. */
+async function openBucket(
+  kvm: Kvm,
+  jsm: JetStreamManager,
+  name: string,
+  ttlMs: number,
+): Promise<KV> {
+  const kv = await kvm.create(name, { ttl: ttlMs });
+  const status = await kv.status();
+  // Kvm.create keeps an existing bucket as it is; a changed TTL is applied to its stream here.
+  if (status.ttl !== ttlMs) {
+    await jsm.streams.update(status.streamInfo.config.name, { max_age: nanos(ttlMs) });
+  }
+  return kv;
+}
+
+function bucketApi(name: string, kv: KV, logger: Logger): KvBucket {
+  return {
+    name,
+
+    async get(key) {
+      const entry = await kv.get(key);
+      return entry && isLive(entry) ? toEntry(entry) : null;
+    },
+
+    async create(key, value) {
+      try {
+        return await kv.create(key, value);
+      } catch (error) {
+        if (isWrongLastSequence(error)) throw new KvConflictError(name, key);
+        throw error;
+      }
+    },
+
+    async update(key, value, revision) {
+      // NATS rejects revision 0 outright; no live key has it, so it is a conflict like any other.
+      if (revision < 1) throw new KvConflictError(name, key);
+      try {
+        return await kv.update(key, value, revision);
+      } catch (error) {
+        if (isWrongLastSequence(error)) throw new KvConflictError(name, key);
+        throw error;
+      }
+    },
+
+    put: (key, value) => kv.put(key, value),
+
+    delete: (key) => kv.delete(key),
+
+    async keys() {
+      const keys: string[] = [];
+      for await (const key of await kv.keys()) keys.push(key);
+      return keys;
+    },
+
+    async watch(onEvent, onReady) {
+      const entries = await kv.watch();
+      let ready = false;
+      const markReady = (): void => {
+        if (ready) return;
+        ready = true;
+        onReady?.();
+      };
+      const deliver = (event: KvWatchEvent): void => {
+        try {
+          onEvent(event);
+        } catch (error) {
+          logger.error({ err: error, bucket: name }, 'kv watch handler failed');
+        }
+      };
+      const loop = (async () => {
+        try {
+          for await (const entry of entries) {
+            // During the replay a deleted key is not a current value: nothing to report.
+            if (ready || isLive(entry)) deliver(toWatchEvent(entry));
+            // `delta` is the number of messages still pending after this one: 0 ends the replay.
+            if (entry.delta === 0) markReady();
+          }
+        } catch (error) {
+          logger.error({ err: error, bucket: name }, 'kv watch ended');
+        }
+      })();
+      // An empty bucket replays nothing, so no entry will end the replay.
+      if ((await kv.status()).values === 0) markReady();
+      return {
+        async stop() {
+          entries.stop();
+          await loop;
+        },
+      };
+    },
+  };
+}
+
+export function createNatsKv(kvm: Kvm, jsm: JetStreamManager, logger: Logger): Kv {
+  const buckets = new Map<string, Promise<KvBucket>>();
+  return {
+    bucket(name, options) {
+      const ttlMs = options?.ttlMs ?? 0;
+      const cacheKey = `${name}:${ttlMs}`;
+      let bucket = buckets.get(cacheKey);
+      if (!bucket) {
+        bucket = openBucket(kvm, jsm, name, ttlMs).then((kv) => bucketApi(name, kv, logger));
+        // A failed open is not cached, so the next call tries again.
+        void bucket.catch(() => buckets.delete(cacheKey));
+        buckets.set(cacheKey, bucket);
+      }
+      return bucket;
+    },
+  };
+}

@@ -1,0 +1,156 @@
+import {
+  AckPolicy,
+  JetStreamApiError,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+} from '@nats-io/jetstream';
+import { nanos } from '@nats-io/nats-core';
+import type { Logger } from 'pino';
+import type { ConsumerConfig, StreamConsumer, StreamMessage, Streams } from '../platform';
+import { fromMsgHdrs, toMsgHdrs } from './headers';
+import { InFlight } from './inflight';
+
+/** JetStream's default duplicate window, 2 minutes. */
+const DEFAULT_DUPLICATE_WINDOW_MS = 120_000;
+const DEFAULT_ACK_WAIT_MS = 30_000;
+/** Handlers of one consumer that may run at once; also the pull batch size. */
+const CONSUMER_CONCURRENCY = 16;
+/** Pause before re-opening a consume loop that the client ended (e.g. after a long outage). */
+const CONSUME_RESTART_DELAY_MS = 1_000;
+/** JetStream API error: a stream or consumer exists already with another configuration. */
+const STREAM_NAME_IN_USE = 10058;
+
+function wrapJsMsg(msg: JsMsg): { message: StreamMessage; settled: () => boolean } {
+  let settled = false;
+  const message: StreamMessage = {
+    subject: msg.subject,
+    data: msg.data,
+    headers: fromMsgHdrs(msg.headers),
+    seq: msg.seq,
+    deliveryCount: msg.info.deliveryCount,
+    ack: () => {
+      settled = true;
+      msg.ack();
+    },
+    nak: (delayMs) => {
+      settled = true;
+      msg.nak(delayMs);
+    },
+    term: () => {
+      settled = true;
+      msg.term();
+    },
+    working: () => msg.working(),
+  };
+  return { message, settled: () => settled };
+}
+
+export function createJetStreamStreams(
+  js: JetStreamClient,
+  jsm: JetStreamManager,
+  logger: Logger,
+): Streams {
+  return {
+    async ensureStream(config) {
+      const wanted = {
+        subjects: config.subjects,
+        duplicate_window: nanos(config.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS),
+        max_age: nanos(config.maxAgeMs ?? 0),
+      };
+      try {
+        await jsm.streams.add({ name: config.name, ...wanted });
+      } catch (error) {
+        if (!(error instanceof JetStreamApiError && error.code === STREAM_NAME_IN_USE)) throw error;
+        // The stream exists with another configuration: a newer deployment changes it in place.
+        await jsm.streams.update(config.name, wanted);
+      }
+    },
+
+    async publish(subject, data, options) {
+      const ack = await js.publish(subject, data, {
+        ...(options?.messageId ? { msgID: options.messageId } : {}),
+        ...(options?.headers ? { headers: toMsgHdrs(options.headers) } : {}),
+      });
+      return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
+    },
+
+    async consume(config, handler) {
+      await ensureConsumer(jsm, config);
+      const consumer = await js.consumers.get(config.stream, config.durable);
+      const inFlight = new InFlight();
+      const log = logger.child({ stream: config.stream, consumer: config.durable });
+      let stopping = false;
+      let messages: ConsumerMessages | undefined;
+
+      const handleOne = async (msg: JsMsg): Promise<void> => {
+        const { message, settled } = wrapJsMsg(msg);
+        try {
+          await handler(message);
+        } catch (error) {
+          log.warn({ err: error, seq: msg.seq }, 'stream handler failed; message will be redelivered');
+          if (!settled()) msg.nak();
+        }
+      };
+
+      const run = async (): Promise<void> => {
+        while (!stopping) {
+          try {
+            messages = await consumer.consume({ max_messages: CONSUMER_CONCURRENCY });
+            if (stopping) {
+              await messages.close();
+              break;
+            }
+            for await (const msg of messages) {
+              await inFlight.below(CONSUMER_CONCURRENCY);
+              // Messages pulled but not started when stop() came go back at once, not after ackWait.
+              if (stopping) {
+                msg.nak();
+                continue;
+              }
+              inFlight.track(handleOne(msg));
+            }
+          } catch (error) {
+            if (!stopping) log.error({ err: error }, 'consume loop failed; restarting');
+          }
+          if (!stopping) await new Promise((resolve) => setTimeout(resolve, CONSUME_RESTART_DELAY_MS));
+        }
+      };
+      const loop = run();
+
+      let stopped: Promise<void> | undefined;
+      const stopConsumer: StreamConsumer = {
+        stop() {
+          stopped ??= (async () => {
+            stopping = true;
+            await messages?.close();
+            await loop;
+            await inFlight.settled();
+          })();
+          return stopped;
+        },
+      };
+      return stopConsumer;
+    },
+  };
+}
+
+async function ensureConsumer(jsm: JetStreamManager, config: ConsumerConfig): Promise<void> {
+  const settings = {
+    ack_wait: nanos(config.ackWaitMs ?? DEFAULT_ACK_WAIT_MS),
+    max_deliver: config.maxDeliver ?? -1,
+    ...(config.filterSubject ? { filter_subject: config.filterSubject } : {}),
+  };
+  try {
+    await jsm.consumers.add(config.stream, {
+      durable_name: config.durable,
+      ack_policy: AckPolicy.Explicit,
+      ...settings,
+    });
+  } catch (error) {
+    if (!(error instanceof JetStreamApiError)) throw error;
+    // The durable exists with other settings (an older deployment): bring it up to date.
+    await jsm.consumers.update(config.stream, config.durable, settings);
+  }
+}

@@ -1,0 +1,4 @@
+export { uniqueName } from './names';
+export { testNatsUrl, testServerDatabaseUrl, testLogger } from './services';
+export { createTestDatabase, type TestDatabase } from './database';
+export { createTestPlatform, type TestPlatform } from './platform';
