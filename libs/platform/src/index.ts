@@ -42,3 +42,4 @@ export {
   type ServeOptions,
   type CallOptions,
 } from './rpc';
+export { createDistributedPlatform, type DistributedPlatformOptions } from './distributed';
