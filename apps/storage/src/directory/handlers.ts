@@ -1,0 +1,227 @@
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { generateApiKey, hashApiKey } from '@wap/auth';
+import {
+  AddMemberBody,
+  AppError,
+  CreateApiKeyBody,
+  CreateWorkspaceBody,
+  NotificationSettingsBody,
+  PreferencesBody,
+  WorkspaceIdParams,
+  type Actor,
+  type directoryRoutes,
+  type EnsureUserReply,
+  type EnsureUserRequest,
+  type FirstWorkspaceReply,
+  type FirstWorkspaceRequest,
+  type MeResponse,
+  type OperationsOf,
+  type ServiceReply,
+  type ServiceRequest,
+  type VerifyApiKeyReply,
+  type VerifyApiKeyRequest,
+} from '@wap/contracts';
+import type { RouteHandler } from '@wap/platform';
+import { requireMemberForNotificationSettings, requireOwner } from './access';
+import type { DirectoryPublisher } from './publisher';
+import type { DirectoryRepository } from './repository';
+
+export type DirectoryOperation = OperationsOf<typeof directoryRoutes, 'storage'>;
+
+export interface DirectoryHandlers {
+  routes: Record<DirectoryOperation, RouteHandler>;
+  ensureUser(request: EnsureUserRequest): Promise<EnsureUserReply>;
+  firstWorkspace(request: FirstWorkspaceRequest): Promise<FirstWorkspaceReply>;
+  verifyApiKey(request: VerifyApiKeyRequest): Promise<VerifyApiKeyReply>;
+}
+
+export interface DirectoryHandlersDeps {
+  repository: DirectoryRepository;
+  publisher: DirectoryPublisher;
+  logger: Logger;
+}
+
+const INVALID_KEY: VerifyApiKeyReply = { valid: false, workspaceId: null, keyId: null };
+
+/**
+ * The gateway validated params and body already; parsing again keeps the service safe on its
+ * own (anyone on the bus can send a request) and gives the handlers their types.
+ */
+function parse<Schema extends z.ZodType>(schema: Schema, value: unknown): z.infer<Schema> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new AppError('VALIDATION_ERROR', 'Invalid request', { details: parsed.error.issues });
+  }
+  return parsed.data;
+}
+
+function actorOf(request: ServiceRequest): Actor {
+  if (!request.actor) throw new AppError('UNAUTHORIZED', 'Authentication required');
+  return request.actor;
+}
+
+export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryHandlers {
+  const { repository, publisher, logger } = deps;
+
+  /**
+   * The change is committed when this runs, so a failed publish must not turn the request into
+   * an error the client would retry (and, for a new workspace, duplicate). The next change of
+   * the workspace or the republish at start brings the bucket back in step.
+   */
+  async function publishAfterCommit(workspaceId: string): Promise<void> {
+    try {
+      await publisher.publish(workspaceId);
+    } catch (error) {
+      logger.error({ err: error, workspaceId }, 'directory publish failed');
+    }
+  }
+
+  const routes: Record<DirectoryOperation, RouteHandler> = {
+    async get_me(request): Promise<ServiceReply> {
+      const actor = actorOf(request);
+      const user = await repository.findUser(actor.userId);
+      if (!user) throw new AppError('NOT_FOUND', 'User not found');
+      const memberships = await repository.listMemberships(actor.userId);
+      const body: MeResponse = {
+        user: { id: user.id, email: user.email, name: user.name },
+        workspaces: memberships.map((membership) => ({
+          id: membership.workspaceId,
+          name: membership.workspaceName,
+          role: membership.role,
+          joined_at: membership.joinedAt.toISOString(),
+        })),
+      };
+      return { status: 200, body };
+    },
+
+    async update_preferences(request) {
+      const actor = actorOf(request);
+      const body = parse(PreferencesBody, request.body);
+      const saved = await repository.setApprovalTasksEmail(actor.userId, body.approval_tasks_email);
+      if (saved === null) throw new AppError('NOT_FOUND', 'User not found');
+      return { status: 200, body: { preferences: { approval_tasks_email: saved } } };
+    },
+
+    async create_workspace(request) {
+      const actor = actorOf(request);
+      const body = parse(CreateWorkspaceBody, request.body);
+      const workspace = await repository.createWorkspace(actor.userId, body.name);
+      await publishAfterCommit(workspace.id);
+      return {
+        status: 201,
+        body: {
+          workspace: {
+            id: workspace.id,
+            name: workspace.name,
+            created_at: workspace.createdAt.toISOString(),
+          },
+        },
+      };
+    },
+
+    async delete_workspace(request) {
+      const actor = actorOf(request);
+      const { workspaceId } = parse(WorkspaceIdParams, request.params);
+      requireOwner(
+        await repository.standingOf(workspaceId, actor.userId),
+        'Only workspace owners can delete the workspace',
+      );
+      await repository.softDeleteWorkspace(workspaceId);
+      await publishAfterCommit(workspaceId);
+      return { status: 204 };
+    },
+
+    async add_member(request) {
+      const actor = actorOf(request);
+      const { workspaceId } = parse(WorkspaceIdParams, request.params);
+      const body = parse(AddMemberBody, request.body);
+      requireOwner(
+        await repository.standingOf(workspaceId, actor.userId),
+        'Only workspace owners can add members',
+      );
+      const user = await repository.findOrCreateUserByEmail(body.email);
+      const added = await repository.addMember(workspaceId, user.id, body.role);
+      if (!added) {
+        throw new AppError('CONFLICT', 'User is already a member of this workspace');
+      }
+      await publishAfterCommit(workspaceId);
+      return {
+        status: 201,
+        body: {
+          member: {
+            user_id: user.id,
+            workspace_id: workspaceId,
+            email: user.email,
+            name: user.name,
+            role: body.role,
+            joined_at: added.joinedAt.toISOString(),
+          },
+        },
+      };
+    },
+
+    async get_notification_settings(request) {
+      const actor = actorOf(request);
+      const { workspaceId } = parse(WorkspaceIdParams, request.params);
+      requireMemberForNotificationSettings(await repository.standingOf(workspaceId, actor.userId));
+      const workspace = await repository.findWorkspace(workspaceId);
+      if (!workspace) throw new AppError('NOT_FOUND', 'Workspace not found');
+      return { status: 200, body: { email_on_approval: workspace.emailOnApproval } };
+    },
+
+    async update_notification_settings(request) {
+      const actor = actorOf(request);
+      const { workspaceId } = parse(WorkspaceIdParams, request.params);
+      const body = parse(NotificationSettingsBody, request.body);
+      requireMemberForNotificationSettings(await repository.standingOf(workspaceId, actor.userId));
+      await repository.setEmailOnApproval(workspaceId, body.email_on_approval);
+      return {
+        status: 200,
+        body: { success: true, email_on_approval: body.email_on_approval },
+      };
+    },
+
+    /**
+     * Owners only: a key acts for the whole workspace (MCP and automation), so handing one out is
+     * an administrative act like adding a member; members get 403.
+     */
+    async create_api_key(request) {
+      const actor = actorOf(request);
+      const { workspaceId } = parse(WorkspaceIdParams, request.params);
+      const body = parse(CreateApiKeyBody, request.body);
+      requireOwner(
+        await repository.standingOf(workspaceId, actor.userId),
+        'Only workspace owners can create API keys',
+      );
+      const generated = generateApiKey();
+      const id = await repository.createApiKey({
+        workspaceId,
+        name: body.name,
+        keyHash: generated.hash,
+        prefix: generated.prefix,
+        createdBy: actor.userId,
+      });
+      return { status: 201, body: { id, name: body.name, key: generated.key } };
+    },
+  };
+
+  return {
+    routes,
+
+    async ensureUser(request) {
+      return { userId: await repository.ensureUser(request) };
+    },
+
+    async firstWorkspace(request) {
+      return { workspaceId: await repository.firstWorkspaceOf(request.userId) };
+    },
+
+    async verifyApiKey(request) {
+      if (!request.key.startsWith('sk_')) return INVALID_KEY;
+      const match = await repository.findApiKeyByHash(hashApiKey(request.key));
+      if (!match || match.revoked || match.workspaceDeleted) return INVALID_KEY;
+      return { valid: true, workspaceId: match.workspaceId, keyId: match.keyId };
+    },
+  };
+}

@@ -1,0 +1,5 @@
+export {
+  createDirectoryClient,
+  type DirectoryClient,
+  type DirectoryClientDeps,
+} from './directory-client';
