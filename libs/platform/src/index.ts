@@ -43,3 +43,4 @@ export {
   type CallOptions,
 } from './rpc';
 export { createDistributedPlatform, type DistributedPlatformOptions } from './distributed';
+export { createEmbeddedPlatform, type EmbeddedPlatformOptions } from './embedded';

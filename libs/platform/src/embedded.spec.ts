@@ -1,0 +1,200 @@
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import pino from 'pino';
+import { z } from 'zod';
+import { createEmbeddedPlatform } from './embedded';
+import { KvConflictError } from './errors';
+import type { Platform } from './platform';
+import { describePlatformContract } from './testing';
+
+const logger = pino({ level: 'silent' });
+const dataDirs = new WeakMap<Platform, string>();
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function freshDataDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'embedded-platform-'));
+}
+
+async function open(dataDir: string): Promise<Platform> {
+  const platform = await createEmbeddedPlatform({ dataDir, logger });
+  dataDirs.set(platform, dataDir);
+  return platform;
+}
+
+async function reopen(platform: Platform): Promise<Platform> {
+  const dataDir = dataDirs.get(platform);
+  if (!dataDir) throw new Error('platform was not opened by this spec');
+  await platform.close();
+  return open(dataDir);
+}
+
+async function* chunks(...parts: string[]): AsyncIterable<Uint8Array> {
+  for (const part of parts) yield encoder.encode(part);
+}
+
+async function readAll(content: AsyncIterable<Uint8Array>): Promise<string> {
+  const parts: Uint8Array[] = [];
+  for await (const part of content) parts.push(part);
+  return Buffer.concat(parts).toString();
+}
+
+describePlatformContract('embedded', {
+  create: () => open(freshDataDir()),
+  restart: reopen,
+});
+
+describe('embedded platform', () => {
+  it('refuses a second open of one data folder and allows it after close', async () => {
+    const dataDir = freshDataDir();
+    const first = await open(dataDir);
+    await expect(open(dataDir)).rejects.toThrow(/already open in this process/);
+    expect(first.isReady()).toBe(true);
+    await first.close();
+    expect(first.isReady()).toBe(false);
+    const second = await open(dataDir);
+    await second.close();
+  });
+
+  it('takes over a lock left by a process that is gone, but not one held by a live process', async () => {
+    const dataDir = freshDataDir();
+    const gone = spawnSync(process.execPath, ['-e', '']);
+    fs.writeFileSync(path.join(dataDir, 'LOCK'), String(gone.pid));
+    const platform = await open(dataDir);
+    await platform.close();
+
+    const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
+    try {
+      fs.writeFileSync(path.join(dataDir, 'LOCK'), String(sleeper.pid));
+      await expect(open(dataDir)).rejects.toThrow(`in use by process ${sleeper.pid}`);
+    } finally {
+      sleeper.kill('SIGKILL');
+    }
+  });
+
+  it('loses nothing that resolved before the process was killed', async () => {
+    const dataDir = freshDataDir();
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(__dirname, 'embedded', 'crash-writer.fixture.ts'), dataDir],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (data: Buffer) => {
+        if (data.toString().includes('written')) resolve();
+      });
+      child.on('exit', (code) => reject(new Error(`writer exited early with ${code}`)));
+    });
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+
+    const platform = await open(dataDir);
+    try {
+      const duplicate = await platform.streams.publish('crash.event', encoder.encode('again'), {
+        messageId: 'crash-1',
+      });
+      expect(duplicate).toEqual({ stream: 'CRASH', seq: 1, duplicate: true });
+      const received: string[] = [];
+      const consumer = await platform.streams.consume(
+        { stream: 'CRASH', durable: 'crash-check' },
+        async (message) => {
+          received.push(decoder.decode(message.data));
+          message.ack();
+        },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await consumer.stop();
+      expect(received).toEqual(['survives']);
+
+      const bucket = await platform.kv.bucket('crash');
+      await expect(bucket.create('claim', encoder.encode('late'))).rejects.toBeInstanceOf(
+        KvConflictError,
+      );
+      const object = await platform.objects.get('crash', 'file.txt');
+      expect(await readAll(object?.content ?? chunks())).toBe('object bytes');
+      const rows = z
+        .object({ rows: z.array(z.object({ body: z.string() })) })
+        .parse(await platform.sql.db.execute(sql`select body from crash_rows`));
+      expect(rows.rows).toEqual([{ body: 'row' }]);
+    } finally {
+      await platform.close();
+    }
+  }, 60_000);
+
+  it('keeps KV revisions, bucket ttl and stream dedupe ids across a restart', async () => {
+    let platform = await open(freshDataDir());
+    try {
+      const bucket = await platform.kv.bucket('ttl_kept', { ttlMs: 60_000 });
+      await bucket.put('a', encoder.encode('1'));
+      await bucket.delete('a');
+      const beforeRevision = await bucket.put('b', encoder.encode('2'));
+      await bucket.delete('b');
+      await platform.streams.ensureStream({ name: 'DEDUPE_KEPT', subjects: ['dedupe.>'] });
+      const first = await platform.streams.publish('dedupe.x', encoder.encode('x'), {
+        messageId: 'once',
+      });
+
+      platform = await reopen(platform);
+
+      const reopened = await platform.kv.bucket('ttl_kept');
+      expect(await reopened.keys()).toEqual([]);
+      expect(await reopened.put('c', encoder.encode('3'))).toBe(beforeRevision + 2);
+      const repeat = await platform.streams.publish('dedupe.x', encoder.encode('x'), {
+        messageId: 'once',
+      });
+      expect(repeat).toEqual({ stream: 'DEDUPE_KEPT', seq: first.seq, duplicate: true });
+      const kvLog = fs.readFileSync(
+        path.join(dataDirs.get(platform) ?? '', 'kv', 'ttl_kept.json'),
+        'utf8',
+      );
+      expect(JSON.parse(kvLog)).toEqual({ ttlMs: 60_000 });
+    } finally {
+      await platform.close();
+    }
+  });
+
+  it('keeps every object inside its bucket folder whatever its name', async () => {
+    const dataDir = freshDataDir();
+    const platform = await open(dataDir);
+    try {
+      const name = '../../outside/../../etc/passwd';
+      await platform.objects.put('names', name, chunks('inside'));
+      const stored = await platform.objects.get('names', name);
+      expect(stored?.info.name).toBe(name);
+      expect(await readAll(stored?.content ?? chunks())).toBe('inside');
+      const entries = fs.readdirSync(dataDir, { recursive: true }).map(String);
+      expect(
+        entries.filter((entry) => entry.includes('outside') || entry.includes('passwd')),
+      ).toEqual([]);
+      expect(fs.readdirSync(path.join(dataDir, 'objects', 'names')).length).toBe(2);
+      await expect(platform.objects.put('../escape', 'x', chunks('x'))).rejects.toThrow(
+        /invalid object bucket name/,
+      );
+    } finally {
+      await platform.close();
+    }
+  });
+
+  it('recovers from a record torn by a crash in the middle of a write', async () => {
+    const dataDir = freshDataDir();
+    let platform = await open(dataDir);
+    try {
+      const bucket = await platform.kv.bucket('torn');
+      await bucket.put('whole', encoder.encode('kept'));
+      await platform.close();
+      fs.appendFileSync(path.join(dataDir, 'kv', 'torn.log'), '{"revision":2,"key":"half');
+      platform = await open(dataDir);
+      const reopened = await platform.kv.bucket('torn');
+      expect(decoder.decode((await reopened.get('whole'))?.value)).toBe('kept');
+      await reopened.put('next', encoder.encode('n'));
+      platform = await reopen(platform);
+      const again = await platform.kv.bucket('torn');
+      expect((await again.keys()).sort()).toEqual(['next', 'whole']);
+    } finally {
+      await platform.close();
+    }
+  });
+});

@@ -1,0 +1,157 @@
+import type { Logger } from 'pino';
+import { BusTimeoutError, NoRespondersError } from '../errors';
+import type {
+  Bus,
+  BusMessage,
+  BusReply,
+  BusRequestOptions,
+  BusServeOptions,
+  MessageHeaders,
+  Subscription,
+} from '../platform';
+import { subjectMatches } from './subjects';
+
+interface Listener {
+  pattern: string;
+  queue?: string;
+  active: boolean;
+  /** Handlers still running, so that unsubscribe can let them finish. */
+  inFlight: Set<Promise<unknown>>;
+}
+
+interface Server extends Listener {
+  handler: (message: BusMessage) => Promise<BusReply>;
+}
+
+interface Subscriber extends Listener {
+  handler: (message: BusMessage) => Promise<void> | void;
+  /** Publishes reach one subscriber in order, as from one NATS subscription. */
+  tail: Promise<void>;
+}
+
+/** Copies so that neither side can change a message after it was sent. */
+function copyMessage(subject: string, data: Uint8Array, headers?: MessageHeaders): BusMessage {
+  return { subject, data: new Uint8Array(data), headers: { ...headers } };
+}
+
+/**
+ * Picks the listeners that get one message: every listener outside a queue group, and one
+ * member of each queue group (round robin per group).
+ */
+function chooseRecipients<T extends Listener>(
+  listeners: T[],
+  subject: string,
+  rotation: Map<string, number>,
+): T[] {
+  const matching = listeners.filter(
+    (listener) => listener.active && subjectMatches(listener.pattern, subject),
+  );
+  const recipients: T[] = [];
+  const groups = new Map<string, T[]>();
+  for (const listener of matching) {
+    if (listener.queue === undefined) recipients.push(listener);
+    else groups.set(listener.queue, [...(groups.get(listener.queue) ?? []), listener]);
+  }
+  for (const [queue, members] of groups) {
+    const turn = rotation.get(queue) ?? 0;
+    rotation.set(queue, turn + 1);
+    const member = members[turn % members.length];
+    if (member) recipients.push(member);
+  }
+  return recipients;
+}
+
+function track(listener: Listener, work: Promise<unknown>): void {
+  listener.inFlight.add(work);
+  void work.finally(() => listener.inFlight.delete(work));
+}
+
+async function detach<T extends Listener>(list: T[], listener: T): Promise<void> {
+  listener.active = false;
+  const index = list.indexOf(listener);
+  if (index >= 0) list.splice(index, 1);
+  await Promise.allSettled([...listener.inFlight]);
+}
+
+/** In-process request/reply and publish/subscribe with NATS semantics. */
+export function createEmbeddedBus(logger: Logger): Bus & { close(): Promise<void> } {
+  const servers: Server[] = [];
+  const subscribers: Subscriber[] = [];
+  const queueRotation = new Map<string, number>();
+
+  return {
+    request(subject: string, data: Uint8Array, options: BusRequestOptions): Promise<BusMessage> {
+      const recipients = chooseRecipients(servers, subject, queueRotation);
+      if (recipients.length === 0) return Promise.reject(new NoRespondersError(subject));
+      return new Promise<BusMessage>((resolve, reject) => {
+        let answered = false;
+        const timer = setTimeout(() => {
+          answered = true;
+          reject(new BusTimeoutError(subject, options.timeoutMs));
+        }, options.timeoutMs);
+        for (const server of recipients) {
+          const message = copyMessage(subject, data, options.headers);
+          // setImmediate: the handler never runs inside request(), as with a real network hop.
+          const work = new Promise<void>((done) => setImmediate(done))
+            .then(() => server.handler(message))
+            .then((reply) => {
+              if (answered) return;
+              answered = true;
+              clearTimeout(timer);
+              resolve(copyMessage(subject, reply.data, reply.headers));
+            })
+            .catch((error: unknown) => {
+              // As over NATS, a handler that fails without replying leaves the caller to time out.
+              logger.error({ err: error, subject }, 'bus request handler failed');
+            });
+          track(server, work);
+        }
+      });
+    },
+
+    serve(subject, handler, options?: BusServeOptions): Subscription {
+      const server: Server = {
+        pattern: subject,
+        queue: options?.queue,
+        active: true,
+        inFlight: new Set(),
+        handler,
+      };
+      servers.push(server);
+      return { unsubscribe: () => detach(servers, server) };
+    },
+
+    publish(subject, data, headers) {
+      for (const subscriber of chooseRecipients(subscribers, subject, queueRotation)) {
+        const message = copyMessage(subject, data, headers);
+        subscriber.tail = subscriber.tail
+          .then(() => new Promise<void>((done) => setImmediate(done)))
+          .then(() => (subscriber.active ? subscriber.handler(message) : undefined))
+          .catch((error: unknown) => {
+            logger.error({ err: error, subject }, 'bus subscriber failed');
+          });
+        track(subscriber, subscriber.tail);
+      }
+    },
+
+    subscribe(subject, handler, options?: BusServeOptions): Subscription {
+      const subscriber: Subscriber = {
+        pattern: subject,
+        queue: options?.queue,
+        active: true,
+        inFlight: new Set(),
+        handler,
+        tail: Promise.resolve(),
+      };
+      subscribers.push(subscriber);
+      return { unsubscribe: () => detach(subscribers, subscriber) };
+    },
+
+    async close() {
+      await Promise.all([
+        ...[...servers].map((server) => detach(servers, server)),
+        ...[...subscribers].map((subscriber) => detach(subscribers, subscriber)),
+      ]);
+    },
+  };
+}
