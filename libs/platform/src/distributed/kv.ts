@@ -1,9 +1,12 @@
 import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
-import { Kvm, type KV, type KvEntry as NatsKvEntry } from '@nats-io/kv';
+import type { Kvm, KV, KvEntry as NatsKvEntry } from '@nats-io/kv';
 import { nanos } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
 import { KvConflictError } from '../errors';
 import type { Kv, KvBucket, KvEntry, KvWatchEvent } from '../platform';
+
+/** The duplicate window NATS gives a KV bucket without a TTL, 2 minutes. */
+const KV_DUPLICATE_WINDOW_MS = 120_000;
 
 function isWrongLastSequence(error: unknown): boolean {
   return (
@@ -38,7 +41,13 @@ async function openBucket(
   const status = await kv.status();
   // Kvm.create keeps an existing bucket as it is; a changed TTL is applied to its stream here.
   if (status.ttl !== ttlMs) {
-    await jsm.streams.update(status.streamInfo.config.name, { max_age: nanos(ttlMs) });
+    await jsm.streams.update(status.streamInfo.config.name, {
+      max_age: nanos(ttlMs),
+      // JetStream refuses a duplicate window longer than max_age; KV buckets cap it the same way.
+      duplicate_window: nanos(
+        ttlMs > 0 ? Math.min(ttlMs, KV_DUPLICATE_WINDOW_MS) : KV_DUPLICATE_WINDOW_MS,
+      ),
+    });
   }
   return kv;
 }

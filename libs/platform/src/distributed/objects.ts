@@ -1,4 +1,8 @@
-import type { Objm, ObjectInfo as NatsObjectInfo, ObjectStore as NatsObjectStore } from '@nats-io/obj';
+import type {
+  Objm,
+  ObjectInfo as NatsObjectInfo,
+  ObjectStore as NatsObjectStore,
+} from '@nats-io/obj';
 import type { ObjectInfo, ObjectStore } from '../platform';
 
 function toInfo(info: NatsObjectInfo): ObjectInfo {

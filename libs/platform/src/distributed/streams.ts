@@ -89,7 +89,10 @@ export function createJetStreamStreams(
         try {
           await handler(message);
         } catch (error) {
-          log.warn({ err: error, seq: msg.seq }, 'stream handler failed; message will be redelivered');
+          log.warn(
+            { err: error, seq: msg.seq },
+            'stream handler failed; message will be redelivered',
+          );
           if (!settled()) msg.nak();
         }
       };
@@ -114,7 +117,8 @@ export function createJetStreamStreams(
           } catch (error) {
             if (!stopping) log.error({ err: error }, 'consume loop failed; restarting');
           }
-          if (!stopping) await new Promise((resolve) => setTimeout(resolve, CONSUME_RESTART_DELAY_MS));
+          if (!stopping)
+            await new Promise((resolve) => setTimeout(resolve, CONSUME_RESTART_DELAY_MS));
         }
       };
       const loop = run();
