@@ -1,5 +1,14 @@
+const preset = require('../../jest.preset.cjs');
+
+// @wap/auth imports jose, which ships only ES modules; jest (before Node 24.9) cannot require
+// them, so jose is compiled to CommonJS with the same SWC transform as our sources.
 module.exports = {
-  ...require('../../jest.preset.cjs'),
+  ...preset,
   displayName: 'storage',
   rootDir: __dirname,
+  transform: {
+    ...preset.transform,
+    '/node_modules/jose/.+\\.js$': preset.transform['^.+\\.ts$'],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
 };

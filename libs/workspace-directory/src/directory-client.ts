@@ -22,7 +22,7 @@ export interface DirectoryClient {
   isDeleted(workspaceId: string): boolean;
   /** Resolves once the bucket's current content has been read. */
   ready(): Promise<void>;
-  /** Stops watching the bucket; the last known state stays readable. */
+  /** Stops watching the bucket (once, however often called); the last known state stays readable. */
   stop(): Promise<void>;
 }
 
@@ -63,6 +63,7 @@ export async function createDirectoryClient(deps: DirectoryClientDeps): Promise<
 
   const bucket = await kv.bucket(DIRECTORY_BUCKET);
   const watcher = await bucket.watch(apply, () => markReady());
+  let stopped: Promise<void> | undefined;
 
   function liveWorkspace(workspaceId: string): DirectoryWorkspace | undefined {
     const workspace = workspaces.get(workspaceId);
@@ -81,7 +82,10 @@ export async function createDirectoryClient(deps: DirectoryClientDeps): Promise<
     isMember: (workspaceId, userId) => roleOf(workspaceId, userId) !== undefined,
     isDeleted: (workspaceId) => workspaces.get(workspaceId)?.deleted === true,
     ready: () => replayed,
-    stop: () => watcher.stop(),
+    stop() {
+      stopped ??= watcher.stop();
+      return stopped;
+    },
   };
 }
 
