@@ -209,6 +209,21 @@ describe('distributed platform beyond the contract', () => {
     }
   });
 
+  it('close() lets a request being handled send its reply before the connection drains', async () => {
+    const serving = await platformOnFreshDatabase();
+    const subject = `distributed.${uniqueName('closing')}`;
+    let started = false;
+    serving.bus.serve(subject, async () => {
+      started = true;
+      await sleep(300);
+      return { data: text('answered') };
+    });
+    const reply = platform.bus.request(subject, text('q'), { timeoutMs: 3_000 });
+    await eventually(() => started, 'the handler to start');
+    await serving.close();
+    expect(new TextDecoder().decode((await reply).data)).toBe('answered');
+  });
+
   it('is not ready once closed, and closing twice is harmless', async () => {
     const closing = await platformOnFreshDatabase();
     expect(closing.isReady()).toBe(true);

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { BusTimeoutError, NoRespondersError } from '../errors';
 import type { Bus, BusMessage, BusReply, MessageHeaders, Subscription } from '../platform';
 import { fromMsgHdrs, toMsgHdrs } from './headers';
-import { InFlight } from './inflight';
+import { InFlight, type OpenResources } from './inflight';
 
 function toBusMessage(msg: Msg): BusMessage {
   return { subject: msg.subject, data: msg.data, headers: fromMsgHdrs(msg.headers) };
@@ -22,6 +22,7 @@ function toBusMessage(msg: Msg): BusMessage {
  */
 function listen(
   nc: NatsConnection,
+  open: OpenResources,
   subject: string,
   queue: string | undefined,
   handle: (msg: Msg) => Promise<void>,
@@ -34,17 +35,16 @@ function listen(
       inFlight.track(handle(msg));
     },
   });
-  return {
-    unsubscribe: async () => {
-      if (!subscription.isClosed() && !nc.isClosed() && !nc.isDraining()) {
-        await subscription.drain();
-      }
-      await inFlight.settled();
-    },
-  };
+  const unsubscribe = open.add(async () => {
+    if (!subscription.isClosed() && !nc.isClosed() && !nc.isDraining()) {
+      await subscription.drain();
+    }
+    await inFlight.settled();
+  });
+  return { unsubscribe };
 }
 
-export function createNatsBus(nc: NatsConnection, logger: Logger): Bus {
+export function createNatsBus(nc: NatsConnection, open: OpenResources, logger: Logger): Bus {
   return {
     async request(subject, data, options) {
       try {
@@ -63,7 +63,7 @@ export function createNatsBus(nc: NatsConnection, logger: Logger): Bus {
     },
 
     serve(subject, handler, options) {
-      return listen(nc, subject, options?.queue, async (msg) => {
+      return listen(nc, open, subject, options?.queue, async (msg) => {
         let reply: BusReply;
         try {
           reply = await handler(toBusMessage(msg));
@@ -82,7 +82,7 @@ export function createNatsBus(nc: NatsConnection, logger: Logger): Bus {
     },
 
     subscribe(subject, handler, options) {
-      return listen(nc, subject, options?.queue, async (msg) => {
+      return listen(nc, open, subject, options?.queue, async (msg) => {
         try {
           await handler(toBusMessage(msg));
         } catch (error) {

@@ -7,6 +7,7 @@ import { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { Clock, IdSource, Platform } from '../platform';
 import { createNatsBus } from './bus';
+import { OpenResources } from './inflight';
 import { createNatsKv } from './kv';
 import { createNatsObjectStore } from './objects';
 import { createPostgresSql } from './sql';
@@ -67,13 +68,14 @@ export async function createDistributedPlatform(
 
   const js = jetstream(nc);
   const jsm = await jetstreamManager(nc);
+  const open = new OpenResources();
   let closed: Promise<void> | undefined;
 
   return {
     runtime: 'distributed',
-    bus: createNatsBus(nc, logger),
-    streams: createJetStreamStreams(js, jsm, logger),
-    kv: createNatsKv(new Kvm(js), jsm, logger),
+    bus: createNatsBus(nc, open, logger),
+    streams: createJetStreamStreams(js, jsm, open, logger),
+    kv: createNatsKv(new Kvm(js), jsm, open, logger),
     objects: createNatsObjectStore(new Objm(js)),
     sql: createPostgresSql(pool),
     clock: options.clock ?? systemClock,
@@ -81,6 +83,8 @@ export async function createDistributedPlatform(
     isReady: () => natsConnected && !nc.isClosed() && !nc.isDraining() && closed === undefined,
     close() {
       closed ??= (async () => {
+        // Handlers still running get to reply, ack and finish before the connection drains.
+        await open.stopAll();
         await nc.drain();
         await pool.end();
       })();

@@ -25,3 +25,27 @@ export class InFlight {
     while (this.running.size > 0) await Promise.all([...this.running]);
   }
 }
+
+/**
+ * The subscriptions, consumers and watchers that are open, so that close() can stop them and
+ * let their handlers finish before the connection drains.
+ */
+export class OpenResources {
+  private readonly stops = new Set<() => Promise<void>>();
+
+  /** Registers `stop` and returns it wrapped so that stopping also unregisters it. */
+  add(stop: () => Promise<void>): () => Promise<void> {
+    let stopped: Promise<void> | undefined;
+    const stopOnce = (): Promise<void> => {
+      this.stops.delete(stopOnce);
+      stopped ??= stop();
+      return stopped;
+    };
+    this.stops.add(stopOnce);
+    return stopOnce;
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.stops].map((stop) => stop()));
+  }
+}

@@ -3,6 +3,7 @@ import type { Kvm, KV, KvEntry as NatsKvEntry } from '@nats-io/kv';
 import { nanos } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
 import { KvConflictError } from '../errors';
+import type { OpenResources } from './inflight';
 import type { Kv, KvBucket, KvEntry, KvWatchEvent } from '../platform';
 
 /** The duplicate window NATS gives a KV bucket without a TTL, 2 minutes. */
@@ -52,7 +53,7 @@ async function openBucket(
   return kv;
 }
 
-function bucketApi(name: string, kv: KV, logger: Logger): KvBucket {
+function bucketApi(name: string, kv: KV, open: OpenResources, logger: Logger): KvBucket {
   return {
     name,
 
@@ -121,16 +122,21 @@ function bucketApi(name: string, kv: KV, logger: Logger): KvBucket {
       // An empty bucket replays nothing, so no entry will end the replay.
       if ((await kv.status()).values === 0) markReady();
       return {
-        async stop() {
+        stop: open.add(async () => {
           entries.stop();
           await loop;
-        },
+        }),
       };
     },
   };
 }
 
-export function createNatsKv(kvm: Kvm, jsm: JetStreamManager, logger: Logger): Kv {
+export function createNatsKv(
+  kvm: Kvm,
+  jsm: JetStreamManager,
+  open: OpenResources,
+  logger: Logger,
+): Kv {
   const buckets = new Map<string, Promise<KvBucket>>();
   return {
     bucket(name, options) {
@@ -138,7 +144,7 @@ export function createNatsKv(kvm: Kvm, jsm: JetStreamManager, logger: Logger): K
       const cacheKey = `${name}:${ttlMs}`;
       let bucket = buckets.get(cacheKey);
       if (!bucket) {
-        bucket = openBucket(kvm, jsm, name, ttlMs).then((kv) => bucketApi(name, kv, logger));
+        bucket = openBucket(kvm, jsm, name, ttlMs).then((kv) => bucketApi(name, kv, open, logger));
         // A failed open is not cached, so the next call tries again.
         void bucket.catch(() => buckets.delete(cacheKey));
         buckets.set(cacheKey, bucket);

@@ -10,7 +10,7 @@ import { nanos } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
 import type { ConsumerConfig, StreamConsumer, StreamMessage, Streams } from '../platform';
 import { fromMsgHdrs, toMsgHdrs } from './headers';
-import { InFlight } from './inflight';
+import { InFlight, type OpenResources } from './inflight';
 
 /** JetStream's default duplicate window, 2 minutes. */
 const DEFAULT_DUPLICATE_WINDOW_MS = 120_000;
@@ -50,6 +50,7 @@ function wrapJsMsg(msg: JsMsg): { message: StreamMessage; settled: () => boolean
 export function createJetStreamStreams(
   js: JetStreamClient,
   jsm: JetStreamManager,
+  open: OpenResources,
   logger: Logger,
 ): Streams {
   return {
@@ -123,17 +124,13 @@ export function createJetStreamStreams(
       };
       const loop = run();
 
-      let stopped: Promise<void> | undefined;
       const stopConsumer: StreamConsumer = {
-        stop() {
-          stopped ??= (async () => {
-            stopping = true;
-            await messages?.close();
-            await loop;
-            await inFlight.settled();
-          })();
-          return stopped;
-        },
+        stop: open.add(async () => {
+          stopping = true;
+          await messages?.close();
+          await loop;
+          await inFlight.settled();
+        }),
       };
       return stopConsumer;
     },
