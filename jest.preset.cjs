@@ -11,19 +11,26 @@ for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
   );
 }
 
+const swcTransform = [
+  '@swc/jest',
+  {
+    jsc: { parser: { syntax: 'typescript', decorators: false }, target: 'es2022' },
+    module: { type: 'commonjs' },
+  },
+];
+
 module.exports = {
   testEnvironment: 'node',
   transform: {
-    '^.+\\.ts$': [
-      '@swc/jest',
-      {
-        jsc: { parser: { syntax: 'typescript', decorators: false }, target: 'es2022' },
-        module: { type: 'commonjs' },
-      },
-    ],
+    '^.+\\.ts$': swcTransform,
+    // jose ships only ES modules and jest (before Node 24.9) cannot require them, so its files
+    // are compiled to CommonJS with the same SWC transform as our sources.
+    '/node_modules/jose/.+\\.js$': swcTransform,
   },
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   moduleNameMapper,
   testMatch: ['**/?(*.)+(spec|test).ts'],
   testTimeout: 60_000,
+  reporters: ['default', path.join(__dirname, 'tools/jest-summary-reporter.cjs')],
 };

@@ -50,3 +50,4 @@ export {
   directoryKey,
 } from './directory';
 export { ROUTES, type Routes } from './routes';
+export { CreditBalanceResponse, GrantCreditsBody, creditRoutes } from './credits';

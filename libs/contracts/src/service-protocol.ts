@@ -18,7 +18,7 @@ export const ServiceRequest = z.object({
   query: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
   /** Lower-cased request headers the route asked for (never cookies or authorization). */
   headers: z.record(z.string(), z.string()),
-  body: z.unknown(),
+  body: z.unknown().optional(),
 });
 export type ServiceRequest = z.infer<typeof ServiceRequest>;
 

@@ -1,0 +1,89 @@
+import express, { type Express } from 'express';
+import type { Logger } from 'pino';
+import type { RouteSpec } from '@wap/contracts';
+import { errorHandler, notFoundHandler, requestId } from '@wap/http';
+import { runInServerSpan } from '@wap/observability';
+import type { Bus } from '@wap/platform';
+import type { GatewayConfig } from '../config';
+import { mountDevSignIn } from '../dev/sign-in';
+import { buildOpenApiDocument } from '../openapi/openapi';
+import { mountRoutes } from '../routing/forward';
+import type { SessionAuthenticator } from '../sessions/authenticate';
+import { corsForOrigin } from './cors';
+
+export interface GatewayAppDeps {
+  config: GatewayConfig;
+  bus: Bus;
+  logger: Logger;
+  authenticator: SessionAuthenticator;
+  routes: readonly RouteSpec[];
+  isReady: () => boolean;
+}
+
+export function createGatewayApp(deps: GatewayAppDeps): Express {
+  const { config, logger } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxyHops);
+  app.set('query parser', 'simple');
+
+  app.use(requestId(logger));
+  app.use((req, res, next) => {
+    void runInServerSpan(`${req.method} ${req.path}`, req.headers, async () => {
+      const started = process.hrtime.bigint();
+      await new Promise<void>((resolve) => {
+        res.on('close', resolve);
+        next();
+      });
+      const log = res.locals['logger'] as Logger;
+      log.info(
+        {
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        'request',
+      );
+    });
+  });
+  app.use(corsForOrigin(config.webOrigin));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', (_req, res) => {
+    const ready = deps.isReady();
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready' });
+  });
+  const openApi = buildOpenApiDocument(deps.routes);
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openApi);
+  });
+  app.get('/', (_req, res) => {
+    res.json({
+      service: 'workspace assistant and automation platform',
+      openapi: '/openapi.json',
+      signIn: config.production ? undefined : '/dev/sign-in?email=you@example.com',
+    });
+  });
+  if (!config.production && config.session.mode === 'secret') {
+    mountDevSignIn(app, {
+      secret: config.session.secret,
+      issuer: config.session.issuer,
+      audience: config.session.audience,
+      secureCookie: config.sessionCookieSecure,
+    });
+  }
+
+  mountRoutes(app, deps.routes, {
+    bus: deps.bus,
+    authenticator: deps.authenticator,
+    requestTimeoutMs: config.requestTimeoutMs,
+    bodyLimitBytes: config.bodyLimitBytes,
+  });
+
+  app.use(notFoundHandler());
+  app.use(errorHandler(logger));
+  return app;
+}

@@ -1,0 +1,51 @@
+import { onShutdown, redactConfig } from '@wap/http';
+import { createLogger, startTelemetry } from '@wap/observability';
+import { createDistributedPlatform, withNamespace } from '@wap/platform';
+import { gatewayConfigFromEnv, loadGatewayEnv } from './config';
+import { startGateway } from './service';
+
+/** The gateway's composition root in the distributed runtime: it holds no database, only the bus. */
+async function main(): Promise<void> {
+  const env = loadGatewayEnv(process.env);
+  const logger = createLogger({ service: 'gateway', level: env.LOG_LEVEL });
+  logger.info({ config: redactConfig(env, ['SESSION_JWT_SECRET']) }, 'starting');
+  const telemetry = startTelemetry({
+    serviceName: 'gateway',
+    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+  });
+  const connected = await createDistributedPlatform({
+    natsUrl: env.NATS_URL,
+    // The gateway never queries a database; the adapter's pool stays idle and unconnected.
+    databaseUrl: 'postgres://unused@127.0.0.1/unused',
+    serviceName: 'gateway',
+    logger,
+    poolSize: 1,
+  });
+  const platform = env.NATS_NAMESPACE ? withNamespace(connected, env.NATS_NAMESPACE) : connected;
+  let draining = false;
+  const gateway = await startGateway({
+    bus: platform.bus,
+    logger,
+    config: gatewayConfigFromEnv(env),
+    isReady: () => !draining && platform.isReady(),
+  });
+  onShutdown({
+    logger,
+    steps: [
+      {
+        name: 'http',
+        run: async () => {
+          draining = true;
+          await gateway.stop();
+        },
+      },
+      { name: 'platform', run: () => platform.close() },
+      { name: 'telemetry', run: () => telemetry.shutdown() },
+    ],
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,63 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { ROUTES, type RouteSpec } from '@wap/contracts';
+import { createSessionVerifier } from '@wap/auth';
+import type { Bus } from '@wap/platform';
+import type { GatewayConfig } from './config';
+import { createGatewayApp } from './http/app';
+import { createActorResolver } from './sessions/actor-resolver';
+import { createSessionAuthenticator } from './sessions/authenticate';
+
+export { type GatewayConfig, GatewayEnv, loadGatewayEnv, gatewayConfigFromEnv } from './config';
+
+export interface GatewayHandle {
+  url: string;
+  port: number;
+  /** Stops accepting connections and waits for in-flight requests. */
+  stop(): Promise<void>;
+}
+
+/** Starts the HTTP edge: sessions, the route table forwarded over the bus, Error bodies. */
+export async function startGateway(deps: {
+  bus: Bus;
+  logger: Logger;
+  config: GatewayConfig;
+  isReady: () => boolean;
+  routes?: readonly RouteSpec[];
+}): Promise<GatewayHandle> {
+  const { config, logger } = deps;
+  const verifier = createSessionVerifier(config.session);
+  const authenticator = createSessionAuthenticator({
+    verify: (token) => verifier.verify(token),
+    resolveActor: createActorResolver({ bus: deps.bus, timeoutMs: config.requestTimeoutMs }),
+  });
+  const app = createGatewayApp({
+    config,
+    bus: deps.bus,
+    logger,
+    authenticator,
+    routes: deps.routes ?? ROUTES,
+    isReady: deps.isReady,
+  });
+  const server = createServer(app);
+  // Slightly above typical load-balancer idle timeouts, so the balancer closes idle sockets first.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, resolve);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
+  logger.info({ url }, 'gateway listening');
+  return {
+    url,
+    port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,50 @@
+import {
+  AppError,
+  GrantCreditsBody,
+  WorkspaceIdParams,
+  type Actor,
+  type ServiceRequest,
+} from '@wap/contracts';
+import type { RouteHandler } from '@wap/platform';
+import type { DirectoryClient } from '@wap/workspace-directory';
+import type { CreditLedger } from './ledger';
+
+function requireActor(request: ServiceRequest): Actor {
+  if (!request.actor) throw new AppError('UNAUTHORIZED', 'Authentication required');
+  return request.actor;
+}
+
+/** The credit routes: members read the balance; platform administrators grant and correct. */
+export function creditHandlers(deps: { ledger: CreditLedger; directory: DirectoryClient }): {
+  get_credits: RouteHandler;
+  grant_credits: RouteHandler;
+} {
+  return {
+    async get_credits(request) {
+      const actor = requireActor(request);
+      const { workspaceId } = WorkspaceIdParams.parse(request.params);
+      if (!(await deps.directory.isMember(workspaceId, actor.userId))) {
+        throw new AppError('NOT_FOUND', 'Workspace not found');
+      }
+      return { status: 200, body: { balance: await deps.ledger.balanceOf(workspaceId) } };
+    },
+    async grant_credits(request) {
+      const actor = requireActor(request);
+      const { workspaceId } = WorkspaceIdParams.parse(request.params);
+      const body = GrantCreditsBody.parse(request.body);
+      if (!actor.platformAdmin) {
+        throw new AppError('FORBIDDEN', 'Only platform administrators can grant credits');
+      }
+      const workspace = await deps.directory.workspace(workspaceId);
+      if (!workspace || workspace.deleted) throw new AppError('NOT_FOUND', 'Workspace not found');
+      const balance = await deps.ledger.record({
+        workspaceId,
+        amount: body.amount,
+        kind: body.amount > 0 ? 'grant' : 'correction',
+        reason: body.reason,
+        createdBy: actor.userId,
+      });
+      return { status: 201, body: { balance } };
+    },
+  };
+}

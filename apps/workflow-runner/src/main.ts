@@ -1,0 +1,12 @@
+import { runServiceProcess } from '@wap/service-runtime';
+import { loadConfig } from './config';
+import { startWorkflowRunnerService } from './service';
+
+void runServiceProcess({
+  name: 'workflow-runner',
+  env: loadConfig(process.env),
+  start: ({ platform, logger }) => startWorkflowRunnerService({ platform, logger }),
+}).catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,53 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+
+export interface HealthServer {
+  port: number;
+  /** Makes /readyz answer 503 (used while draining), then stops listening. */
+  close(): Promise<void>;
+}
+
+/**
+ * /healthz answers 200 while the process runs; /readyz answers 200 only while `isReady()` holds,
+ * so Kubernetes stops routing to a replica that lost its connections or is draining.
+ */
+export async function startHealthServer(options: {
+  port: number;
+  host?: string;
+  isReady: () => boolean;
+  logger: Logger;
+}): Promise<HealthServer> {
+  let draining = false;
+  const server: Server = createServer((req, res) => {
+    const path = req.url?.split('?')[0];
+    if (path === '/healthz') return send(res, 200, { status: 'ok' });
+    if (path === '/readyz') {
+      const ready = !draining && options.isReady();
+      return send(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready' });
+    }
+    return send(res, 404, { error: 'Not found', code: 'ROUTE_NOT_FOUND' });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '0.0.0.0', resolve);
+  });
+  const port = (server.address() as AddressInfo).port;
+  options.logger.info({ port }, 'health endpoints listening');
+  return {
+    port,
+    close: async () => {
+      draining = true;
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function send(
+  res: import('node:http').ServerResponse,
+  status: number,
+  body: Record<string, string>,
+): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,6 @@
+export { errorHandler, notFoundHandler, toAppError } from './error-handler';
+export { requestId } from './request-id';
+export { validate } from './validation';
+export { startHealthServer, type HealthServer } from './health';
+export { onShutdown, type ShutdownStep } from './shutdown';
+export { envBoolean, parseConfig, redactConfig } from './env';

@@ -1,0 +1,2 @@
+export { ServiceEnv } from './service-env';
+export { runServiceProcess, type ServiceHandle } from './run-service';

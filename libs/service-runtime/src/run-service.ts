@@ -1,0 +1,57 @@
+import type { Logger } from 'pino';
+import { onShutdown, redactConfig, startHealthServer } from '@wap/http';
+import { createLogger, startTelemetry } from '@wap/observability';
+import { createDistributedPlatform, withNamespace, type Platform } from '@wap/platform';
+import type { ServiceEnv } from './service-env';
+
+/** A started service: what its composition root needs to stop it. */
+export interface ServiceHandle {
+  stop(): Promise<void>;
+}
+
+/**
+ * The distributed composition root shared by every service process, in the order the
+ * conventions ask: config → logger → telemetry → platform → service → health; on SIGTERM the
+ * reverse: not ready, stop the service, drain the bus, close the pool, flush traces, exit.
+ */
+export async function runServiceProcess<Env extends ServiceEnv>(options: {
+  name: string;
+  env: Env;
+  secretKeys?: readonly (keyof Env)[];
+  start: (deps: { platform: Platform; logger: Logger; env: Env }) => Promise<ServiceHandle>;
+}): Promise<void> {
+  const { env, name } = options;
+  const logger = createLogger({ service: name, level: env.LOG_LEVEL });
+  logger.info(
+    { config: redactConfig(env, ['DATABASE_URL', ...(options.secretKeys ?? [])]) },
+    'starting',
+  );
+  const telemetry = startTelemetry({
+    serviceName: name,
+    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+  });
+  const connected = await createDistributedPlatform({
+    natsUrl: env.NATS_URL,
+    databaseUrl: env.DATABASE_URL,
+    serviceName: name,
+    logger,
+    poolSize: env.DATABASE_POOL_SIZE,
+  });
+  const platform = env.NATS_NAMESPACE ? withNamespace(connected, env.NATS_NAMESPACE) : connected;
+  const service = await options.start({ platform, logger, env });
+  const health = await startHealthServer({
+    port: env.HEALTH_PORT,
+    isReady: () => platform.isReady(),
+    logger,
+  });
+  logger.info({ healthPort: health.port }, `${name} ready`);
+  onShutdown({
+    logger,
+    steps: [
+      { name: 'readiness', run: () => health.close() },
+      { name: 'service', run: () => service.stop() },
+      { name: 'platform', run: () => platform.close() },
+      { name: 'telemetry', run: () => telemetry.shutdown() },
+    ],
+  });
+}
