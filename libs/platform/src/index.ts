@@ -44,3 +44,4 @@ export {
 } from './rpc';
 export { createDistributedPlatform, type DistributedPlatformOptions } from './distributed';
 export { createEmbeddedPlatform, type EmbeddedPlatformOptions } from './embedded';
+export { withNamespace } from './namespace';
