@@ -1,4 +1,4 @@
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { Objm } from '@nats-io/obj';
 import { connect } from '@nats-io/transport-node';
@@ -43,6 +43,15 @@ export async function createDistributedPlatform(
     // A service outlives NATS restarts and failovers: it never gives up reconnecting.
     maxReconnectAttempts: -1,
   });
+  let jsm: JetStreamManager;
+  try {
+    // Fails when the server has no JetStream: better now than on the first stream or KV call.
+    jsm = await jetstreamManager(nc);
+  } catch (error) {
+    await nc.close();
+    throw error;
+  }
+  const js = jetstream(nc);
   let natsConnected = true;
   void (async () => {
     for await (const status of nc.status()) {
@@ -66,8 +75,6 @@ export async function createDistributedPlatform(
   // An idle client losing its connection emits here; without a listener it would crash the process.
   pool.on('error', (error) => logger.error({ err: error }, 'postgres idle client failed'));
 
-  const js = jetstream(nc);
-  const jsm = await jetstreamManager(nc);
   const open = new OpenResources();
   let closed: Promise<void> | undefined;
 
