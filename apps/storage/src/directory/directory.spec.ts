@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
+import pino from 'pino';
 import { hashApiKey } from '@wap/auth';
 import {
   DIRECTORY_BUCKET,
@@ -664,6 +665,33 @@ describe.each(runtimes)('storage directory on %s', (_runtime, startRuntime) => {
 
       expect(await directoryEntry(live)).toMatchObject({ id: live, deleted: false });
       expect(await directoryEntry(gone)).toMatchObject({ id: gone, deleted: true });
+    });
+  });
+
+  describe('logs', () => {
+    test('user errors are logged at info; keys are never logged', async () => {
+      const lines: string[] = [];
+      const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+      await service.stop();
+      service = await startStorageService({ platform, logger });
+
+      const owner = await newUser('owner');
+      const outsider = await newUser('outsider');
+      const workspaceId = await createWorkspace(owner);
+      const { key } = await createApiKey(owner, workspaceId);
+      await verifyApiKey(key);
+      await failureOf(createApiKey(outsider, workspaceId));
+
+      const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(records).toContainEqual(
+        expect.objectContaining({
+          level: 30,
+          subject: 'storage.api.create_api_key.v1',
+          code: 'NOT_FOUND',
+          msg: 'Workspace not found',
+        }),
+      );
+      expect(lines.join('\n')).not.toContain(key.slice('sk_live_'.length));
     });
   });
 });
