@@ -19,15 +19,21 @@ interface Listener {
   inFlight: Set<Promise<unknown>>;
 }
 
+/** A `serve` subscription: its handler's reply answers a request. */
 interface Server extends Listener {
+  kind: 'server';
   handler: (message: BusMessage) => Promise<BusReply>;
 }
 
+/** A `subscribe` subscription: gets every message on its subjects, answers nothing. */
 interface Subscriber extends Listener {
+  kind: 'subscriber';
   handler: (message: BusMessage) => Promise<void> | void;
-  /** Publishes reach one subscriber in order, as from one NATS subscription. */
+  /** Messages reach one subscriber in order, as from one NATS subscription. */
   tail: Promise<void>;
 }
+
+type AnyListener = Server | Subscriber;
 
 /** Copies so that neither side can change a message after it was sent. */
 function copyMessage(subject: string, data: Uint8Array, headers?: MessageHeaders): BusMessage {
@@ -73,15 +79,49 @@ async function detach<T extends Listener>(list: T[], listener: T): Promise<void>
   await Promise.allSettled([...listener.inFlight]);
 }
 
-/** In-process request/reply and publish/subscribe with NATS semantics. */
+/**
+ * In-process request/reply and publish/subscribe with NATS semantics: as on NATS, a request or
+ * a publish reaches every matching subscription, whether made with serve or subscribe; only a
+ * server's reply answers a request, and a publish's replies are dropped.
+ */
 export function createEmbeddedBus(logger: Logger): Bus & { close(): Promise<void> } {
-  const servers: Server[] = [];
-  const subscribers: Subscriber[] = [];
+  const listeners: AnyListener[] = [];
   const queueRotation = new Map<string, number>();
+
+  /** Runs a server's handler; `onReply` gets its answer. Never inside the caller's own call. */
+  function runServer(
+    server: Server,
+    message: BusMessage,
+    onReply: (reply: BusReply) => void,
+  ): void {
+    const work = new Promise<void>((done) => setImmediate(done))
+      .then(() => server.handler(message))
+      .then(onReply)
+      .catch((error: unknown) => {
+        // As over NATS, a handler that fails without replying leaves the caller to time out.
+        logger.error({ err: error, subject: message.subject }, 'bus request handler failed');
+      });
+    track(server, work);
+  }
+
+  function runSubscriber(subscriber: Subscriber, message: BusMessage): void {
+    subscriber.tail = subscriber.tail
+      .then(() => new Promise<void>((done) => setImmediate(done)))
+      .then(() => (subscriber.active ? subscriber.handler(message) : undefined))
+      .catch((error: unknown) => {
+        logger.error({ err: error, subject: message.subject }, 'bus subscriber failed');
+      });
+    track(subscriber, subscriber.tail);
+  }
+
+  function listen(listener: AnyListener): Subscription {
+    listeners.push(listener);
+    return { unsubscribe: () => detach(listeners, listener) };
+  }
 
   return {
     request(subject: string, data: Uint8Array, options: BusRequestOptions): Promise<BusMessage> {
-      const recipients = chooseRecipients(servers, subject, queueRotation);
+      const recipients = chooseRecipients(listeners, subject, queueRotation);
       if (recipients.length === 0) return Promise.reject(new NoRespondersError(subject));
       return new Promise<BusMessage>((resolve, reject) => {
         let answered = false;
@@ -89,69 +129,55 @@ export function createEmbeddedBus(logger: Logger): Bus & { close(): Promise<void
           answered = true;
           reject(new BusTimeoutError(subject, options.timeoutMs));
         }, options.timeoutMs);
-        for (const server of recipients) {
+        for (const recipient of recipients) {
           const message = copyMessage(subject, data, options.headers);
-          // setImmediate: the handler never runs inside request(), as with a real network hop.
-          const work = new Promise<void>((done) => setImmediate(done))
-            .then(() => server.handler(message))
-            .then((reply) => {
-              if (answered) return;
-              answered = true;
-              clearTimeout(timer);
-              resolve(copyMessage(subject, reply.data, reply.headers));
-            })
-            .catch((error: unknown) => {
-              // As over NATS, a handler that fails without replying leaves the caller to time out.
-              logger.error({ err: error, subject }, 'bus request handler failed');
-            });
-          track(server, work);
+          if (recipient.kind === 'subscriber') {
+            runSubscriber(recipient, message);
+            continue;
+          }
+          runServer(recipient, message, (reply) => {
+            if (answered) return;
+            answered = true;
+            clearTimeout(timer);
+            resolve(copyMessage(subject, reply.data, reply.headers));
+          });
         }
       });
     },
 
     serve(subject, handler, options?: BusServeOptions): Subscription {
-      const server: Server = {
+      return listen({
+        kind: 'server',
         pattern: subject,
         queue: options?.queue,
         active: true,
         inFlight: new Set(),
         handler,
-      };
-      servers.push(server);
-      return { unsubscribe: () => detach(servers, server) };
+      });
     },
 
     publish(subject, data, headers) {
-      for (const subscriber of chooseRecipients(subscribers, subject, queueRotation)) {
+      for (const recipient of chooseRecipients(listeners, subject, queueRotation)) {
         const message = copyMessage(subject, data, headers);
-        subscriber.tail = subscriber.tail
-          .then(() => new Promise<void>((done) => setImmediate(done)))
-          .then(() => (subscriber.active ? subscriber.handler(message) : undefined))
-          .catch((error: unknown) => {
-            logger.error({ err: error, subject }, 'bus subscriber failed');
-          });
-        track(subscriber, subscriber.tail);
+        if (recipient.kind === 'subscriber') runSubscriber(recipient, message);
+        else runServer(recipient, message, () => undefined);
       }
     },
 
     subscribe(subject, handler, options?: BusServeOptions): Subscription {
-      const subscriber: Subscriber = {
+      return listen({
+        kind: 'subscriber',
         pattern: subject,
         queue: options?.queue,
         active: true,
         inFlight: new Set(),
         handler,
         tail: Promise.resolve(),
-      };
-      subscribers.push(subscriber);
-      return { unsubscribe: () => detach(subscribers, subscriber) };
+      });
     },
 
     async close() {
-      await Promise.all([
-        ...[...servers].map((server) => detach(servers, server)),
-        ...[...subscribers].map((subscriber) => detach(subscribers, subscriber)),
-      ]);
+      await Promise.all([...listeners].map((listener) => detach(listeners, listener)));
     },
   };
 }

@@ -150,6 +150,22 @@ export function describePlatformContract(name: string, factory: PlatformFactory)
         }
       });
 
+      it('delivers a request to a plain subscriber too, which cannot answer it', async () => {
+        const subject = `contract.${uniqueSuffix()}.listened`;
+        const heard: string[] = [];
+        const subscription = platform.bus.subscribe(subject, (message) => {
+          heard.push(read(message.data));
+        });
+        try {
+          await expect(
+            platform.bus.request(subject, text('question'), { timeoutMs: 300 }),
+          ).rejects.toBeInstanceOf(BusTimeoutError);
+          expect(heard).toEqual(['question']);
+        } finally {
+          await subscription.unsubscribe();
+        }
+      });
+
       it('spreads requests over the members of a queue group, one answer each', async () => {
         const subject = `contract.${uniqueSuffix()}.work`;
         const handledBy = { a: 0, b: 0 };
@@ -204,8 +220,10 @@ export function describePlatformContract(name: string, factory: PlatformFactory)
         ];
         try {
           // A round trip through a served subject makes sure the subscriptions are registered.
-          const ping = platform.bus.serve(`${prefix}.ping`, async () => ({ data: text('pong') }));
-          await platform.bus.request(`${prefix}.ping`, text(''), { timeoutMs: 5_000 });
+          // (Outside the prefix: on NATS the request itself would reach the `>` subscriber.)
+          const pingSubject = `contract.${uniqueSuffix()}.ping`;
+          const ping = platform.bus.serve(pingSubject, async () => ({ data: text('pong') }));
+          await platform.bus.request(pingSubject, text(''), { timeoutMs: 5_000 });
           await ping.unsubscribe();
 
           platform.bus.publish(`${prefix}.evt.created`, text('1'), { 'x-k': 'v' });
