@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import {
@@ -29,7 +28,10 @@ export interface StorageServiceDeps {
   platform: Platform;
   logger: Logger;
   /**
-   * Folder of the drizzle-kit migrations; by default found beside the bundle or the sources.
+   * Folder of the drizzle-kit migrations. Default `../migrations` from this file: right for the
+   * sources (apps/storage/src) and for the storage bundle (dist/apps/storage/src/main.js, with
+   * the migrations copied to dist/apps/storage/migrations); a launcher bundling several services
+   * (apps/embedded) passes its own.
    */
   migrationsFolder?: string;
 }
@@ -37,15 +39,6 @@ export interface StorageServiceDeps {
 export interface StorageService {
   /** Stops serving; requests being handled still get their reply. */
   stop(): Promise<void>;
-}
-
-/**
- * Where the migrations are when no folder is given: beside the bundle (the build copies them to
- * dist/apps/storage/migrations next to main.js), else beside the sources (apps/storage/migrations).
- */
-function defaultMigrationsFolder(): string {
-  const besideBundle = path.join(__dirname, 'migrations');
-  return fs.existsSync(besideBundle) ? besideBundle : path.join(__dirname, '../migrations');
 }
 
 /** User errors are part of normal traffic: logged at info, with their code, never with a body. */
@@ -70,7 +63,7 @@ export async function startStorageService(deps: StorageServiceDeps): Promise<Sto
   const { platform, logger } = deps;
   await platform.sql.migrate({
     schema: SQL_SCHEMA,
-    migrationsFolder: deps.migrationsFolder ?? defaultMigrationsFolder(),
+    migrationsFolder: deps.migrationsFolder ?? path.join(__dirname, '../migrations'),
   });
   const bucket = await platform.kv.bucket(DIRECTORY_BUCKET);
   const repository = createDirectoryRepository({

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,7 +10,13 @@ import {
   type Actor,
   type ServiceReply,
 } from '@wap/contracts';
-import { callApi, callRoute, createEmbeddedPlatform, type Platform } from '@wap/platform';
+import {
+  callApi,
+  callRoute,
+  createEmbeddedPlatform,
+  withNamespace,
+  type Platform,
+} from '@wap/platform';
 import { createTestPlatform, testLogger } from '@wap/testing';
 import type { DirectoryOperation } from '../directory/handlers';
 
@@ -27,7 +34,9 @@ export const runtimes: ReadonlyArray<[string, () => Promise<RuntimeUnderTest>]> 
     'distributed (NATS + PostgreSQL)',
     async () => {
       const test = await createTestPlatform({ serviceName: 'storage-test' });
-      return { platform: test.platform, cleanup: () => test.cleanup() };
+      // A namespace of its own: other test runs on the shared NATS serve the same subjects.
+      const namespace = `t${randomBytes(6).toString('hex')}`;
+      return { platform: withNamespace(test.platform, namespace), cleanup: () => test.cleanup() };
     },
   ],
   [
