@@ -1,0 +1,3 @@
+export { createLogger, withRequestLogger, type LoggerOptions } from './logger';
+export { startTelemetry, type Telemetry, type TelemetryOptions } from './telemetry';
+export { runInServerSpan, currentTraceId, type IncomingHeaders } from './spans';
