@@ -13,6 +13,8 @@ export function toAppError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
   const parserError = error as BodyParserError;
   switch (parserError?.type) {
+    case undefined:
+      return undefined;
     case 'entity.too.large':
       return new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large');
     case 'entity.parse.failed':

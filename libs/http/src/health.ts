@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 
@@ -43,11 +43,7 @@ export async function startHealthServer(options: {
   };
 }
 
-function send(
-  res: import('node:http').ServerResponse,
-  status: number,
-  body: Record<string, string>,
-): void {
+function send(res: ServerResponse, status: number, body: Record<string, string>): void {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
 }

@@ -1,0 +1,67 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ROUTES } from '@wap/contracts';
+import { onShutdown, redactConfig } from '@wap/http';
+import { createLogger, startTelemetry } from '@wap/observability';
+import { createEmbeddedPlatform } from '@wap/platform';
+import { gatewayConfigFromEnv, startGateway } from '@wap/gateway-service';
+import { startAllServices } from './compose';
+import { loadEmbeddedEnv } from './config';
+import { dataDirSecret } from './secrets';
+
+/** Every service in one process on the embedded runtime: `npm start`. */
+async function main(): Promise<void> {
+  const env = loadEmbeddedEnv(process.env);
+  const dataDir = resolve(env.DATA_DIR);
+  mkdirSync(dataDir, { recursive: true });
+  const logger = createLogger({ service: 'embedded', level: env.LOG_LEVEL });
+  logger.info({ config: redactConfig(env, ['SESSION_JWT_SECRET']) }, 'starting');
+  const telemetry = startTelemetry({
+    serviceName: 'embedded',
+    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+  });
+
+  const platform = await createEmbeddedPlatform({ dataDir, logger });
+  const services = await startAllServices(platform, logger);
+
+  const sessionSecret =
+    env.SESSION_JWKS_URL || env.SESSION_JWT_SECRET
+      ? env.SESSION_JWT_SECRET
+      : dataDirSecret(dataDir, 'session-secret');
+  let draining = false;
+  const gateway = await startGateway({
+    bus: platform.bus,
+    logger: logger.child({ service: 'gateway' }),
+    config: gatewayConfigFromEnv({ ...env, SESSION_JWT_SECRET: sessionSecret }),
+    isReady: () => !draining && platform.isReady(),
+    routes: ROUTES,
+  });
+
+  onShutdown({
+    logger,
+    steps: [
+      {
+        name: 'http',
+        run: async () => {
+          draining = true;
+          await gateway.stop();
+        },
+      },
+      { name: 'services', run: () => services.stop() },
+      { name: 'platform', run: () => platform.close() },
+      { name: 'telemetry', run: () => telemetry.shutdown() },
+    ],
+  });
+  process.stdout.write(
+    `\nPlatform running at ${gateway.url}\n` +
+      (env.NODE_ENV === 'production'
+        ? ''
+        : `Sign in: ${gateway.url}/dev/sign-in?email=you@example.com\n`) +
+      `Data: ${dataDir}\n\n`,
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
