@@ -33,8 +33,6 @@ export const GatewayEnv = z
     BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
     /** Trust X-Forwarded-* from this many proxy hops (Kubernetes ingress: 1). */
     TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0),
-    /** Port of /healthz and /readyz in the distributed runtime (the gateway also serves them on PORT). */
-    HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(9000),
     /** pino level. */
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])

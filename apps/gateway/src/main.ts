@@ -15,11 +15,8 @@ async function main(): Promise<void> {
   });
   const connected = await createDistributedPlatform({
     natsUrl: env.NATS_URL,
-    // The gateway never queries a database; the adapter's pool stays idle and unconnected.
-    databaseUrl: 'postgres://unused@127.0.0.1/unused',
     serviceName: 'gateway',
     logger,
-    poolSize: 1,
   });
   const platform = env.NATS_NAMESPACE ? withNamespace(connected, env.NATS_NAMESPACE) : connected;
   let draining = false;

@@ -191,4 +191,19 @@ describe.each(runtimes)('directory client on %s', (_runtime, startRuntime) => {
     expect(client.isDeleted(workspace.id)).toBe(false);
     expect(client.isMember(workspace.id, owner)).toBe(true);
   });
+
+  test('confirmed lookups read KV when the local copy has not seen a write yet', async () => {
+    const client = await startClient();
+    // A stopped watch stands in for one that lags: only the read-through can see the new entry.
+    await client.stop();
+    const owner = randomUUID();
+    const workspace = newWorkspace({ [owner]: 'owner' });
+    await publish(directoryKey(workspace.id), workspace);
+
+    expect(client.roleOf(workspace.id, owner)).toBeUndefined();
+    expect(await client.confirmedRoleOf(workspace.id, owner)).toBe('owner');
+    expect(await client.confirmedRoleOf(workspace.id, randomUUID())).toBeUndefined();
+    expect(await client.confirmedWorkspace(workspace.id)).toEqual(workspace);
+    expect(await client.confirmedWorkspace(randomUUID())).toBeUndefined();
+  });
 });

@@ -20,6 +20,13 @@ export interface DirectoryClient {
   isMember(workspaceId: string, userId: string): boolean;
   /** True when the workspace existed and was soft-deleted (webhooks answer 410 for it). */
   isDeleted(workspaceId: string): boolean;
+  /**
+   * The user's role, reading KV directly when the local copy says "not a member": the watch can
+   * lag a write by milliseconds, and a workspace created a moment ago must not answer 404.
+   */
+  confirmedRoleOf(workspaceId: string, userId: string): Promise<WorkspaceRole | undefined>;
+  /** The workspace, read from KV directly when the local copy does not know it yet. */
+  confirmedWorkspace(workspaceId: string): Promise<DirectoryWorkspace | undefined>;
   /** Resolves once the bucket's current content has been read. */
   ready(): Promise<void>;
   /** Stops watching the bucket (once, however often called); the last known state stays readable. */
@@ -76,8 +83,23 @@ export async function createDirectoryClient(deps: DirectoryClientDeps): Promise<
     return members && Object.hasOwn(members, userId) ? members[userId] : undefined;
   }
 
+  async function readThrough(workspaceId: string): Promise<void> {
+    const entry = await bucket.get(directoryKey(workspaceId));
+    if (entry) apply({ kind: 'put', entry });
+  }
+
   return {
     workspace: (workspaceId) => workspaces.get(workspaceId),
+    async confirmedRoleOf(workspaceId, userId) {
+      const cached = roleOf(workspaceId, userId);
+      if (cached) return cached;
+      await readThrough(workspaceId);
+      return roleOf(workspaceId, userId);
+    },
+    async confirmedWorkspace(workspaceId) {
+      if (!workspaces.has(workspaceId)) await readThrough(workspaceId);
+      return workspaces.get(workspaceId);
+    },
     roleOf,
     isMember: (workspaceId, userId) => roleOf(workspaceId, userId) !== undefined,
     isDeleted: (workspaceId) => workspaces.get(workspaceId)?.deleted === true,

@@ -23,7 +23,7 @@ export function creditHandlers(deps: { ledger: CreditLedger; directory: Director
     async get_credits(request) {
       const actor = requireActor(request);
       const { workspaceId } = WorkspaceIdParams.parse(request.params);
-      if (!(await deps.directory.isMember(workspaceId, actor.userId))) {
+      if (!(await deps.directory.confirmedRoleOf(workspaceId, actor.userId))) {
         throw new AppError('NOT_FOUND', 'Workspace not found');
       }
       return { status: 200, body: { balance: await deps.ledger.balanceOf(workspaceId) } };
@@ -35,7 +35,7 @@ export function creditHandlers(deps: { ledger: CreditLedger; directory: Director
       if (!actor.platformAdmin) {
         throw new AppError('FORBIDDEN', 'Only platform administrators can grant credits');
       }
-      const workspace = await deps.directory.workspace(workspaceId);
+      const workspace = await deps.directory.confirmedWorkspace(workspaceId);
       if (!workspace || workspace.deleted) throw new AppError('NOT_FOUND', 'Workspace not found');
       const balance = await deps.ledger.record({
         workspaceId,

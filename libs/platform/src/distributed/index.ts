@@ -5,7 +5,7 @@ import { connect } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import type { Logger } from 'pino';
-import type { Clock, IdSource, Platform } from '../platform';
+import type { Clock, IdSource, Platform, Sql } from '../platform';
 import { createNatsBus } from './bus';
 import { OpenResources } from './inflight';
 import { createNatsKv } from './kv';
@@ -16,8 +16,8 @@ import { createJetStreamStreams } from './streams';
 export interface DistributedPlatformOptions {
   /** NATS server URL(s), comma separated, e.g. `nats://nats:4222`. */
   natsUrl: string;
-  /** PostgreSQL connection string. */
-  databaseUrl: string;
+  /** PostgreSQL connection string; absent for a process that keeps nothing (the gateway). */
+  databaseUrl?: string;
   /** Name of the service; it names the NATS connection for monitoring. */
   serviceName: string;
   logger: Logger;
@@ -67,13 +67,15 @@ export async function createDistributedPlatform(
     }
   })();
 
-  const pool = new Pool({
-    connectionString: options.databaseUrl,
-    max: options.poolSize ?? 10,
-    application_name: options.serviceName,
-  });
+  const pool = options.databaseUrl
+    ? new Pool({
+        connectionString: options.databaseUrl,
+        max: options.poolSize ?? 10,
+        application_name: options.serviceName,
+      })
+    : undefined;
   // An idle client losing its connection emits here; without a listener it would crash the process.
-  pool.on('error', (error) => logger.error({ err: error }, 'postgres idle client failed'));
+  pool?.on('error', (error) => logger.error({ err: error }, 'postgres idle client failed'));
 
   const open = new OpenResources();
   let closed: Promise<void> | undefined;
@@ -84,7 +86,7 @@ export async function createDistributedPlatform(
     streams: createJetStreamStreams(js, jsm, open, logger),
     kv: createNatsKv(new Kvm(js), jsm, open, logger),
     objects: createNatsObjectStore(new Objm(js)),
-    sql: createPostgresSql(pool),
+    sql: pool ? createPostgresSql(pool) : noDatabase(options.serviceName),
     clock: options.clock ?? systemClock,
     ids: options.ids ?? randomIds,
     isReady: () => natsConnected && !nc.isClosed() && !nc.isDraining() && closed === undefined,
@@ -93,9 +95,22 @@ export async function createDistributedPlatform(
         // Handlers still running get to reply, ack and finish before the connection drains.
         await open.stopAll();
         await nc.drain();
-        await pool.end();
+        await pool?.end();
       })();
       return closed;
     },
+  };
+}
+
+/** The SQL of a process configured without a database: any use is a wiring bug, said loudly. */
+function noDatabase(serviceName: string): Sql {
+  const refuse = (): never => {
+    throw new Error(`${serviceName} was started without a database (no databaseUrl)`);
+  };
+  return {
+    get db(): never {
+      return refuse();
+    },
+    migrate: async () => refuse(),
   };
 }
