@@ -1,72 +1,73 @@
 import { z } from 'zod';
 import { envBoolean, parseConfig } from '@wap/http';
 
-/** The gateway's environment, parsed once in main.ts. */
-export const GatewayEnv = z
-  .object({
-    /** development, test or production; production refuses dev sign-in and secret sessions. */
-    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-    /** HTTP port of the gateway. */
-    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-    /** Interface to listen on. */
-    HOST: z.string().default('0.0.0.0'),
-    /** NATS server(s), comma-separated. */
-    NATS_URL: z.string().default('nats://127.0.0.1:4222'),
-    /** Prefix for every subject, shared with the services of the same deployment. */
-    NATS_NAMESPACE: z
-      .string()
-      .regex(/^[a-z0-9]{1,32}$/)
-      .optional(),
-    /** HS256 secret for session cookies (development only). */
-    SESSION_JWT_SECRET: z.string().min(32).optional(),
-    /** JWKS URL of the identity provider that signs session cookies. */
-    SESSION_JWKS_URL: z.url().optional(),
-    /** Expected `iss` of session tokens. */
-    SESSION_ISSUER: z.string().optional(),
-    /** Expected `aud` of session tokens. */
-    SESSION_AUDIENCE: z.string().optional(),
-    /** Browser origin allowed to call the API with credentials (CORS), e.g. https://app.example.com. */
-    WEB_ORIGIN: z.url().optional(),
-    /** How long the gateway waits for a service to answer before 503, in ms. */
-    REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
-    /** Largest JSON body accepted, in bytes. */
-    BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
-    /** Trust X-Forwarded-* from this many proxy hops (Kubernetes ingress: 1). */
-    TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0),
-    /** pino level. */
-    LOG_LEVEL: z
-      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
-      .default('info'),
-    /** OTLP/HTTP endpoint for traces; unset means no export. */
-    OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
-    /** Adds a Secure attribute to the dev sign-in cookie. */
-    SESSION_COOKIE_SECURE: envBoolean(true),
-  })
-  .superRefine((env, ctx) => {
-    const jwks = env.SESSION_JWKS_URL !== undefined;
-    if (jwks && (!env.SESSION_ISSUER || !env.SESSION_AUDIENCE)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['SESSION_JWKS_URL'],
-        message: 'SESSION_JWKS_URL needs SESSION_ISSUER and SESSION_AUDIENCE',
-      });
-    }
-    if (!jwks && !env.SESSION_JWT_SECRET) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['SESSION_JWT_SECRET'],
-        message:
-          'set SESSION_JWKS_URL (with issuer and audience) or, in development, SESSION_JWT_SECRET',
-      });
-    }
-    if (env.NODE_ENV === 'production' && !jwks) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['SESSION_JWKS_URL'],
-        message: 'production verifies sessions against SESSION_JWKS_URL',
-      });
-    }
-  });
+/** What the HTTP edge reads from the environment, whichever runtime hosts it. */
+export const GatewayHttpEnv = z.object({
+  /** development, test or production; production refuses dev sign-in and secret sessions. */
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  /** HTTP port of the gateway. */
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Interface to listen on. */
+  HOST: z.string().default('0.0.0.0'),
+  /** HS256 secret for session cookies (development only). */
+  SESSION_JWT_SECRET: z.string().min(32).optional(),
+  /** JWKS URL of the identity provider that signs session cookies. */
+  SESSION_JWKS_URL: z.url().optional(),
+  /** Expected `iss` of session tokens. */
+  SESSION_ISSUER: z.string().optional(),
+  /** Expected `aud` of session tokens. */
+  SESSION_AUDIENCE: z.string().optional(),
+  /** Browser origin allowed to call the API with credentials (CORS), e.g. https://app.example.com. */
+  WEB_ORIGIN: z.url().optional(),
+  /** How long the gateway waits for a service to answer before 503, in ms. */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  /** Largest JSON body accepted, in bytes. */
+  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
+  /** Trust X-Forwarded-* from this many proxy hops (Kubernetes ingress: 1). */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0),
+  /** pino level. */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** OTLP/HTTP endpoint for traces; unset means no export. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  /** Adds a Secure attribute to the dev sign-in cookie. */
+  SESSION_COOKIE_SECURE: envBoolean(true),
+});
+export type GatewayHttpEnv = z.infer<typeof GatewayHttpEnv>;
+
+/** The gateway process's environment (distributed runtime), parsed once in main.ts. */
+export const GatewayEnv = GatewayHttpEnv.extend({
+  /** NATS server(s), comma-separated. */
+  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** Prefix for every subject, shared with the services of the same deployment. */
+  NATS_NAMESPACE: z
+    .string()
+    .regex(/^[a-z0-9]{1,32}$/)
+    .optional(),
+}).superRefine((env, ctx) => {
+  const jwks = env.SESSION_JWKS_URL !== undefined;
+  if (jwks && (!env.SESSION_ISSUER || !env.SESSION_AUDIENCE)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['SESSION_JWKS_URL'],
+      message: 'SESSION_JWKS_URL needs SESSION_ISSUER and SESSION_AUDIENCE',
+    });
+  }
+  if (!jwks && !env.SESSION_JWT_SECRET) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['SESSION_JWT_SECRET'],
+      message:
+        'set SESSION_JWKS_URL (with issuer and audience) or, in development, SESSION_JWT_SECRET',
+    });
+  }
+  if (env.NODE_ENV === 'production' && !jwks) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['SESSION_JWKS_URL'],
+      message: 'production verifies sessions against SESSION_JWKS_URL',
+    });
+  }
+});
 export type GatewayEnv = z.infer<typeof GatewayEnv>;
 
 /** What the gateway's HTTP edge needs, whichever runtime hosts it. */
@@ -87,23 +88,6 @@ export interface GatewayConfig {
 export function loadGatewayEnv(env: NodeJS.ProcessEnv): GatewayEnv {
   return parseConfig(GatewayEnv, env);
 }
-
-/** The variables the HTTP edge reads; the embedded launcher passes its own env, which has them too. */
-export type GatewayHttpEnv = Pick<
-  GatewayEnv,
-  | 'NODE_ENV'
-  | 'PORT'
-  | 'HOST'
-  | 'SESSION_JWT_SECRET'
-  | 'SESSION_JWKS_URL'
-  | 'SESSION_ISSUER'
-  | 'SESSION_AUDIENCE'
-  | 'WEB_ORIGIN'
-  | 'REQUEST_TIMEOUT_MS'
-  | 'BODY_LIMIT_BYTES'
-  | 'TRUST_PROXY_HOPS'
-  | 'SESSION_COOKIE_SECURE'
->;
 
 export function gatewayConfigFromEnv(env: GatewayHttpEnv): GatewayConfig {
   const session: GatewayConfig['session'] =

@@ -9,7 +9,13 @@ import { createGatewayApp } from './http/app';
 import { createActorResolver } from './sessions/actor-resolver';
 import { createSessionAuthenticator } from './sessions/authenticate';
 
-export { type GatewayConfig, GatewayEnv, loadGatewayEnv, gatewayConfigFromEnv } from './config';
+export {
+  type GatewayConfig,
+  GatewayEnv,
+  GatewayHttpEnv,
+  loadGatewayEnv,
+  gatewayConfigFromEnv,
+} from './config';
 
 export interface GatewayHandle {
   url: string;
