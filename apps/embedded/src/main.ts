@@ -30,7 +30,7 @@ async function main(): Promise<void> {
       : dataDirSecret(dataDir, 'session-secret');
   let draining = false;
   const gateway = await startGateway({
-    bus: platform.bus,
+    platform,
     logger: logger.child({ service: 'gateway' }),
     config: gatewayConfigFromEnv({ ...env, SESSION_JWT_SECRET: sessionSecret }),
     isReady: () => !draining && platform.isReady(),

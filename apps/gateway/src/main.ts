@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const platform = env.NATS_NAMESPACE ? withNamespace(connected, env.NATS_NAMESPACE) : connected;
   let draining = false;
   const gateway = await startGateway({
-    bus: platform.bus,
+    platform,
     logger,
     config: gatewayConfigFromEnv(env),
     isReady: () => !draining && platform.isReady(),

@@ -3,10 +3,11 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ROUTES, type RouteSpec } from '@wap/contracts';
 import { createSessionVerifier } from '@wap/auth';
-import type { Bus } from '@wap/platform';
+import type { Platform } from '@wap/platform';
 import type { GatewayConfig } from './config';
 import { createGatewayApp } from './http/app';
 import { createActorResolver } from './sessions/actor-resolver';
+import { createApiKeyAuthenticator } from './sessions/api-keys';
 import { createSessionAuthenticator } from './sessions/authenticate';
 
 export {
@@ -26,7 +27,8 @@ export interface GatewayHandle {
 
 /** Starts the HTTP edge: sessions, the route table forwarded over the bus, Error bodies. */
 export async function startGateway(deps: {
-  bus: Bus;
+  /** The gateway uses the bus, and the object store for raw bodies too large for one message. */
+  platform: Pick<Platform, 'bus' | 'objects' | 'ids'>;
   logger: Logger;
   config: GatewayConfig;
   isReady: () => boolean;
@@ -36,13 +38,20 @@ export async function startGateway(deps: {
   const verifier = createSessionVerifier(config.session);
   const authenticator = createSessionAuthenticator({
     verify: (token) => verifier.verify(token),
-    resolveActor: createActorResolver({ bus: deps.bus, timeoutMs: config.requestTimeoutMs }),
+    resolveActor: createActorResolver({
+      bus: deps.platform.bus,
+      timeoutMs: config.requestTimeoutMs,
+    }),
   });
   const app = createGatewayApp({
     config,
-    bus: deps.bus,
+    platform: deps.platform,
     logger,
     authenticator,
+    authenticateApiKey: createApiKeyAuthenticator({
+      bus: deps.platform.bus,
+      timeoutMs: config.requestTimeoutMs,
+    }),
     routes: deps.routes ?? ROUTES,
     isReady: deps.isReady,
   });

@@ -7,7 +7,16 @@ export {
   type ErrorBody,
   type AppErrorOptions,
 } from './errors';
-export { Actor, ServiceRequest, ServiceReply, BusErrorReply } from './service-protocol';
+export {
+  Actor,
+  ServiceRequest,
+  ServiceReply,
+  BusErrorReply,
+  ApiKeyPrincipal,
+  BodyReference,
+  RawRequestMeta,
+  type RawServiceRequest,
+} from './service-protocol';
 export {
   defineRoutes,
   type RouteSpec,

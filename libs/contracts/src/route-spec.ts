@@ -10,14 +10,16 @@ export type ServiceName =
  * How the gateway authenticates the caller:
  * - session: the `session` cookie (a JWT); API keys are refused with 401.
  * - none: no credential (the custom webhook; provider webhooks verify their own signature).
+ * - api_key: `Authorization: Bearer sk_...`, a workspace API key (the platform's MCP server only).
  */
-export type RouteAuth = 'session' | 'none';
+export type RouteAuth = 'session' | 'none' | 'api_key';
 
 /**
  * How the gateway reads the body:
  * - json: parsed and validated against `request.body`;
  * - none: no body expected;
- * - raw: forwarded untouched as base64 with its headers (webhooks parse and verify it themselves);
+ * - raw: forwarded as bytes with every header but cookies and credentials (webhooks parse and
+ *   verify it themselves; see RawServiceRequest);
  * - multipart: streamed into the object store, forwarded by reference.
  */
 export type RouteBodyKind = 'json' | 'none' | 'raw' | 'multipart';
@@ -45,8 +47,10 @@ export interface RouteSpec {
     query?: z.ZodObject;
     body?: z.ZodType;
   };
-  /** Lower-cased request headers forwarded to the service. */
+  /** Lower-cased request headers forwarded to the service (raw routes get all of them). */
   forwardHeaders?: readonly string[];
+  /** Largest body accepted on this route, in bytes, when it differs from the gateway's default. */
+  bodyLimitBytes?: number;
   responses: Record<number, RouteResponse>;
 }
 

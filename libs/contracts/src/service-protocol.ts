@@ -42,3 +42,41 @@ export const BusErrorReply = z.object({
   }),
 });
 export type BusErrorReply = z.infer<typeof BusErrorReply>;
+
+/** The workspace API key a request was authenticated with (routes with auth `api_key`). */
+export const ApiKeyPrincipal = z.object({ workspaceId: z.uuid(), keyId: z.uuid() });
+export type ApiKeyPrincipal = z.infer<typeof ApiKeyPrincipal>;
+
+/** Where a raw body too large for one bus message was put instead (the object store). */
+export const BodyReference = z.object({
+  bucket: z.string(),
+  name: z.string(),
+  size: z.number().int().nonnegative(),
+});
+export type BodyReference = z.infer<typeof BodyReference>;
+
+/**
+ * A raw route's request as the gateway forwards it: this metadata travels as JSON in a message
+ * header, the body bytes as the message data (or, when large, in the object store: `bodyRef`).
+ */
+export const RawRequestMeta = z.object({
+  requestId: z.string(),
+  method: z.string(),
+  path: z.string(),
+  params: z.record(z.string(), z.string()),
+  query: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
+  /** Every request header, lower-cased, except cookie and authorization. */
+  headers: z.record(z.string(), z.string()),
+  /** The scheme the client used: X-Forwarded-Proto behind a trusted proxy, else the socket's. */
+  protocol: z.enum(['http', 'https']),
+  host: z.string(),
+  remoteAddress: z.string(),
+  apiKey: ApiKeyPrincipal.nullable(),
+  bodyRef: BodyReference.optional(),
+});
+export type RawRequestMeta = z.infer<typeof RawRequestMeta>;
+
+/** What a raw route's handler receives: the metadata and the body's bytes, whole. */
+export interface RawServiceRequest extends Omit<RawRequestMeta, 'bodyRef'> {
+  body: Uint8Array;
+}

@@ -12,14 +12,23 @@ import type { z } from 'zod';
 import {
   AppError,
   BusErrorReply,
+  RawRequestMeta,
   ServiceReply,
   ServiceRequest,
   isErrorCode,
-  type OperationsOf,
+  type RawServiceRequest,
   type RouteSpec,
   type ServiceName,
 } from '@wap/contracts';
-import type { Bus, BusReply, MessageHeaders, Subscription } from './platform';
+import type {
+  Bus,
+  BusMessage,
+  BusReply,
+  IdSource,
+  MessageHeaders,
+  ObjectStore,
+  Subscription,
+} from './platform';
 
 const ERROR_HEADER = 'wap-error';
 const tracer = trace.getTracer('@wap/platform');
@@ -117,18 +126,35 @@ export function serveApi<Schema extends z.ZodType, Reply>(
   handler: (request: z.infer<Schema>) => Promise<Reply>,
   options: ServeOptions,
 ): Subscription {
+  return serveMessages(
+    bus,
+    subject,
+    async (message) => {
+      const parsed = requestSchema.safeParse(decodeJson(message.data));
+      if (!parsed.success) {
+        throw new AppError('VALIDATION_ERROR', 'Invalid request', {
+          details: parsed.error.issues,
+        });
+      }
+      return handler(parsed.data);
+    },
+    options,
+  );
+}
+
+/** Serves a subject whose handler answers JSON; failures become typed error replies. */
+function serveMessages(
+  bus: Bus,
+  subject: string,
+  handler: (message: BusMessage) => Promise<unknown>,
+  options: ServeOptions,
+): Subscription {
   return bus.serve(
     subject,
     (message) =>
       withTraceFromHeaders(message.headers, subject, async () => {
         try {
-          const parsed = requestSchema.safeParse(decodeJson(message.data));
-          if (!parsed.success) {
-            throw new AppError('VALIDATION_ERROR', 'Invalid request', {
-              details: parsed.error.issues,
-            });
-          }
-          return { data: encodeJson(await handler(parsed.data)) };
+          return { data: encodeJson(await handler(message)) };
         } catch (error) {
           return errorReply(error, subject, options.logger);
         }
@@ -163,6 +189,13 @@ export async function callApi<Schema extends z.ZodType>(
       span.end();
     }
   });
+  return decodeReply(reply, replySchema);
+}
+
+function decodeReply<Schema extends z.ZodType>(
+  reply: BusMessage,
+  replySchema: Schema,
+): z.infer<Schema> {
   const body = decodeJson(reply.data);
   if (reply.headers[ERROR_HEADER]) throw toAppError(BusErrorReply.parse(body));
   return replySchema.parse(body);
@@ -170,6 +203,23 @@ export async function callApi<Schema extends z.ZodType>(
 
 /** Handles one REST route forwarded by the gateway. */
 export type RouteHandler = (request: ServiceRequest) => Promise<ServiceReply>;
+
+/** Handles one raw route (webhooks, the MCP endpoint): the body arrives as bytes. */
+export type RawRouteHandler = (request: RawServiceRequest) => Promise<ServiceReply>;
+
+/** The handler map of a service: one handler per route it owns, raw or JSON as the route says. */
+export type RouteHandlers<Routes extends readonly RouteSpec[], Owner extends ServiceName> = {
+  [Route in Extract<Routes[number], { owner: Owner }> as Route['operationId']]: Route extends {
+    bodyKind: 'raw';
+  }
+    ? RawRouteHandler
+    : RouteHandler;
+};
+
+export interface ServeRoutesOptions extends ServeOptions {
+  /** Where large raw bodies are parked by the gateway; needed when the service owns raw routes. */
+  objects?: ObjectStore;
+}
 
 /**
  * Serves every route `owner` owns. The handler map is typed from the route table, so a route
@@ -179,17 +229,98 @@ export function serveRoutes<Routes extends readonly RouteSpec[], Owner extends S
   bus: Bus,
   routes: Routes,
   owner: Owner,
-  handlers: Record<OperationsOf<Routes, Owner>, RouteHandler>,
-  options: ServeOptions,
+  handlers: NoInfer<RouteHandlers<Routes, Owner>>,
+  options: ServeRoutesOptions,
 ): Subscription[] {
-  const byOperation = handlers as Record<string, RouteHandler>;
+  const byOperation = handlers as Record<string, RouteHandler | RawRouteHandler>;
   return routes
     .filter((route) => route.owner === owner)
     .map((route) => {
       const handler = byOperation[route.operationId];
       if (!handler) throw new Error(`no handler for route ${route.operationId}`);
-      return serveApi(bus, route.subject, ServiceRequest, handler, options);
+      if (route.bodyKind !== 'raw') {
+        return serveApi(bus, route.subject, ServiceRequest, handler as RouteHandler, options);
+      }
+      const { objects } = options;
+      if (!objects) throw new Error(`raw route ${route.operationId} needs the object store`);
+      return serveMessages(
+        bus,
+        route.subject,
+        async (message) => (handler as RawRouteHandler)(await readRawRequest(message, objects)),
+        options,
+      );
     });
+}
+
+const RAW_META_HEADER = 'wap-raw-request';
+/** Bodies above this travel through the object store: a NATS message holds 1 MiB at most. */
+export const INLINE_BODY_LIMIT_BYTES = 512 * 1024;
+/** Object bucket where the gateway parks large raw bodies for the duration of one request. */
+export const REQUEST_BODIES_BUCKET = 'request-bodies';
+
+async function readRawRequest(
+  message: BusMessage,
+  objects: ObjectStore,
+): Promise<RawServiceRequest> {
+  const encoded = message.headers[RAW_META_HEADER];
+  if (!encoded) throw new AppError('BAD_REQUEST', 'Raw request metadata is missing');
+  const { bodyRef, ...meta } = RawRequestMeta.parse(
+    JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')),
+  );
+  if (!bodyRef) return { ...meta, body: message.data };
+  const stored = await objects.get(bodyRef.bucket, bodyRef.name);
+  if (!stored) throw new AppError('SERVICE_UNAVAILABLE', 'The request body is no longer available');
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of stored.content) chunks.push(chunk);
+  return { ...meta, body: new Uint8Array(Buffer.concat(chunks)) };
+}
+
+/**
+ * Forwards a raw route: metadata in a header, the body as the message data, or parked in the
+ * object store when it is too large for one message (and removed once the service answered).
+ */
+export async function callRawRoute(
+  deps: { bus: Bus; objects: ObjectStore; ids: IdSource },
+  subject: string,
+  meta: Omit<RawRequestMeta, 'bodyRef'>,
+  body: Uint8Array,
+  options: CallOptions,
+): Promise<ServiceReply> {
+  let bodyRef: RawRequestMeta['bodyRef'];
+  if (body.length > INLINE_BODY_LIMIT_BYTES) {
+    const name = deps.ids.uuid();
+    await deps.objects.put(
+      REQUEST_BODIES_BUCKET,
+      name,
+      (async function* () {
+        yield body;
+      })(),
+    );
+    bodyRef = { bucket: REQUEST_BODIES_BUCKET, name, size: body.length };
+  }
+  const headers = injectTraceHeaders({
+    ...options.headers,
+    [RAW_META_HEADER]: Buffer.from(JSON.stringify({ ...meta, bodyRef })).toString('base64url'),
+  });
+  try {
+    const reply = await tracer.startActiveSpan(
+      subject,
+      { kind: SpanKind.PRODUCER },
+      async (span) => {
+        try {
+          return await deps.bus.request(subject, bodyRef ? new Uint8Array() : body, {
+            timeoutMs: options.timeoutMs,
+            headers,
+          });
+        } finally {
+          span.end();
+        }
+      },
+    );
+    return decodeReply(reply, ServiceReply);
+  } finally {
+    if (bodyRef) await deps.objects.delete(bodyRef.bucket, bodyRef.name);
+  }
 }
 
 /** Calls a route subject the way the gateway does, returning the service's reply. */

@@ -53,7 +53,7 @@ export async function startStack(
   const { platform, cleanup } = await platformFor(runtime, logger);
   const services = await startAllServices(platform, logger);
   const gateway = await startGateway({
-    bus: platform.bus,
+    platform,
     logger,
     isReady: () => platform.isReady(),
     routes: options.routes ?? ROUTES,

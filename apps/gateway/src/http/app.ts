@@ -3,19 +3,21 @@ import type { Logger } from 'pino';
 import type { RouteSpec } from '@wap/contracts';
 import { errorHandler, notFoundHandler, requestId } from '@wap/http';
 import { runInServerSpan } from '@wap/observability';
-import type { Bus } from '@wap/platform';
+import type { Platform } from '@wap/platform';
 import type { GatewayConfig } from '../config';
 import { mountDevSignIn } from '../dev/sign-in';
 import { buildOpenApiDocument } from '../openapi/openapi';
-import { mountRoutes } from '../routing/forward';
+import { mountRoutes, type ForwardingDeps } from '../routing/forward';
 import type { SessionAuthenticator } from '../sessions/authenticate';
 import { corsForOrigin } from './cors';
 
 export interface GatewayAppDeps {
   config: GatewayConfig;
-  bus: Bus;
+  /** The bus for forwarding; objects and ids for raw bodies too large for one message. */
+  platform: Pick<Platform, 'bus' | 'objects' | 'ids'>;
   logger: Logger;
   authenticator: SessionAuthenticator;
+  authenticateApiKey: ForwardingDeps['authenticateApiKey'];
   routes: readonly RouteSpec[];
   isReady: () => boolean;
 }
@@ -77,8 +79,11 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   }
 
   mountRoutes(app, deps.routes, {
-    bus: deps.bus,
+    bus: deps.platform.bus,
+    objects: deps.platform.objects,
+    ids: deps.platform.ids,
     authenticator: deps.authenticator,
+    authenticateApiKey: deps.authenticateApiKey,
     requestTimeoutMs: config.requestTimeoutMs,
     bodyLimitBytes: config.bodyLimitBytes,
   });

@@ -1,12 +1,30 @@
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
-import { AppError, type RouteSpec, type ServiceReply, type ServiceRequest } from '@wap/contracts';
+import {
+  AppError,
+  type ApiKeyPrincipal,
+  type RouteSpec,
+  type ServiceReply,
+  type ServiceRequest,
+} from '@wap/contracts';
 import { validate } from '@wap/http';
-import { BusTimeoutError, NoRespondersError, callRoute, type Bus } from '@wap/platform';
+import {
+  BusTimeoutError,
+  NoRespondersError,
+  callRawRoute,
+  callRoute,
+  type Bus,
+  type IdSource,
+  type ObjectStore,
+} from '@wap/platform';
 import type { SessionAuthenticator } from '../sessions/authenticate';
 
 export interface ForwardingDeps {
   bus: Bus;
+  objects: ObjectStore;
+  ids: IdSource;
   authenticator: SessionAuthenticator;
+  /** The workspace a `Bearer sk_...` key belongs to, or a 401. */
+  authenticateApiKey: (req: Request) => Promise<ApiKeyPrincipal>;
   requestTimeoutMs: number;
   bodyLimitBytes: number;
 }
@@ -22,7 +40,17 @@ export function mountRoutes(
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     const handlers: RequestHandler[] = [];
     if (route.bodyKind === 'json') handlers.push(requireJsonContentType, parseJson);
-    handlers.push(forward(route, deps));
+    if (route.bodyKind === 'raw') {
+      // Raw routes are for callers without a session (webhooks, MCP clients with API keys).
+      if (route.auth === 'session')
+        throw new Error(`raw route ${route.operationId} takes no session`);
+      handlers.push(
+        express.raw({ type: () => true, limit: route.bodyLimitBytes ?? deps.bodyLimitBytes }),
+        forwardRaw(route, deps),
+      );
+    } else {
+      handlers.push(forward(route, deps));
+    }
     app[method](route.path, ...handlers);
   }
 }
@@ -39,6 +67,53 @@ const requireJsonContentType: RequestHandler = (req, _res, next) => {
   }
   next();
 };
+
+function unavailableWhenUnanswered(route: RouteSpec) {
+  return (error: unknown): never => {
+    if (error instanceof NoRespondersError || error instanceof BusTimeoutError) {
+      throw new AppError('SERVICE_UNAVAILABLE', `The ${route.owner} service is unavailable`);
+    }
+    throw error;
+  };
+}
+
+/** Headers never forwarded on raw routes: the caller's credentials stay at the edge. */
+const CREDENTIAL_HEADERS = new Set(['cookie', 'authorization']);
+
+function forwardRaw(route: RouteSpec, deps: ForwardingDeps): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const apiKey = route.auth === 'api_key' ? await deps.authenticateApiKey(req) : null;
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (value === undefined || CREDENTIAL_HEADERS.has(name)) continue;
+        headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      }
+      const body: Uint8Array = Buffer.isBuffer(req.body) ? req.body : new Uint8Array();
+      const reply = await callRawRoute(
+        deps,
+        route.subject,
+        {
+          requestId: String(res.locals['requestId']),
+          method: req.method,
+          path: req.path,
+          params: { ...req.params } as Record<string, string>,
+          query: req.query as ServiceRequest['query'],
+          headers,
+          protocol: req.protocol === 'https' ? 'https' : 'http',
+          host: req.get('host') ?? '',
+          remoteAddress: req.ip ?? '',
+          apiKey,
+        },
+        body,
+        { timeoutMs: deps.requestTimeoutMs },
+      ).catch(unavailableWhenUnanswered(route));
+      writeReply(res, reply);
+    } catch (error) {
+      next(error);
+    }
+  };
+}
 
 function forward(route: RouteSpec, deps: ForwardingDeps): RequestHandler {
   return async (req, res, next) => {
@@ -64,12 +139,7 @@ function forward(route: RouteSpec, deps: ForwardingDeps): RequestHandler {
       };
       const reply = await callRoute(deps.bus, route.subject, request, {
         timeoutMs: deps.requestTimeoutMs,
-      }).catch((error: unknown) => {
-        if (error instanceof NoRespondersError || error instanceof BusTimeoutError) {
-          throw new AppError('SERVICE_UNAVAILABLE', `The ${route.owner} service is unavailable`);
-        }
-        throw error;
-      });
+      }).catch(unavailableWhenUnanswered(route));
       writeReply(res, reply);
     } catch (error) {
       next(error);

@@ -1,0 +1,37 @@
+import type { Request } from 'express';
+import {
+  AppError,
+  DIRECTORY_SUBJECTS,
+  VerifyApiKeyReply,
+  type ApiKeyPrincipal,
+} from '@wap/contracts';
+import { BusTimeoutError, NoRespondersError, callApi, type Bus } from '@wap/platform';
+
+const BEARER_API_KEY = /^bearer\s+(sk_[A-Za-z0-9_-]{8,200})$/i;
+
+/**
+ * Authenticates `Authorization: Bearer sk_...` against the stored key hashes (storage), for the
+ * routes that accept workspace API keys. Every failure is the same 401, so keys cannot be probed.
+ */
+export function createApiKeyAuthenticator(deps: { bus: Bus; timeoutMs: number }) {
+  return async function authenticateApiKey(req: Request): Promise<ApiKeyPrincipal> {
+    const match = BEARER_API_KEY.exec(req.get('authorization')?.trim() ?? '');
+    if (!match?.[1]) throw new AppError('UNAUTHORIZED', 'A workspace API key is required');
+    const verdict = await callApi(
+      deps.bus,
+      DIRECTORY_SUBJECTS.verifyApiKey,
+      { key: match[1] },
+      VerifyApiKeyReply,
+      { timeoutMs: deps.timeoutMs },
+    ).catch((error: unknown) => {
+      if (error instanceof NoRespondersError || error instanceof BusTimeoutError) {
+        throw new AppError('SERVICE_UNAVAILABLE', 'The directory service is unavailable');
+      }
+      throw error;
+    });
+    if (!verdict.valid || !verdict.workspaceId || !verdict.keyId) {
+      throw new AppError('UNAUTHORIZED', 'Invalid API key');
+    }
+    return { workspaceId: verdict.workspaceId, keyId: verdict.keyId };
+  };
+}
