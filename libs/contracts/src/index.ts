@@ -60,3 +60,41 @@ export {
 } from './directory';
 export { ROUTES, type Routes } from './routes';
 export { CreditBalanceResponse, GrantCreditsBody, creditRoutes } from './credits';
+export { workflowRoutes } from './workflows';
+export { webhookRoutes } from './webhooks';
+export { mcpRoutes } from './mcp';
+export {
+  Envelope,
+  RunningHours,
+  CustomResponse,
+  WEBHOOKS_BUCKET,
+  webhookKey,
+  WebhookAddress,
+  CREDIT_BALANCES_BUCKET,
+  creditBalanceKey,
+  CreditSnapshot,
+  WEBHOOK_INFLIGHT_BUCKET,
+  WebhookPayload,
+  WEBHOOK_PAYLOADS_BUCKET,
+  WEBHOOK_EVENTS_STREAM,
+  WEBHOOK_RECEIVED_SUBJECT,
+  WebhookReceived,
+  RUNS_STREAM,
+  START_RUN_SUBJECT,
+  StartRun,
+  WORKFLOW_SUBJECTS,
+  ListWorkflowsRequest,
+  WorkflowSummary,
+  ListWorkflowsReply,
+  StartRunRequest,
+  StartRunReply,
+  GetRunRequest,
+  RunSummary,
+  GetRunReply,
+  MCP_SUBJECTS,
+  ListToolsRequest,
+  ToolDescriptor,
+  ListToolsReply,
+  CallToolRequest,
+  CallToolReply,
+} from './automation';

@@ -1,7 +1,16 @@
 import { creditRoutes } from './credits';
 import { directoryRoutes } from './directory';
+import { mcpRoutes } from './mcp';
 import type { RouteSpec } from './route-spec';
+import { webhookRoutes } from './webhooks';
+import { workflowRoutes } from './workflows';
 
 /** Every REST route the gateway serves from the bus, in one table. */
-export const ROUTES = [...directoryRoutes, ...creditRoutes] as const satisfies readonly RouteSpec[];
+export const ROUTES = [
+  ...directoryRoutes,
+  ...creditRoutes,
+  ...workflowRoutes,
+  ...webhookRoutes,
+  ...mcpRoutes,
+] as const satisfies readonly RouteSpec[];
 export type Routes = typeof ROUTES;

@@ -1,0 +1,183 @@
+import { z } from 'zod';
+
+/**
+ * What workflow-runner, webhook-ingest, mcp-registry and chat tell each other about workflows,
+ * runs and tools. REST routes live in workflows.ts, webhooks.ts and mcp.ts; these are the bus
+ * subjects, streams and KV buckets between the services.
+ */
+
+/** Every stream message is this envelope; `id` is also the JetStream Nats-Msg-Id (dedupe). */
+export function Envelope<Data extends z.ZodType>(data: Data) {
+  return z.object({ type: z.string(), id: z.string(), time: z.iso.datetime(), data });
+}
+
+/** Running hours of a workflow (absent: always open). Days 1..7, 1 = Monday; times HH:MM. */
+export const RunningHours = z.object({
+  timezone: z.string().min(1),
+  days: z.array(z.number().int().min(1).max(7)).min(1),
+  start: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/),
+  end: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/),
+});
+export type RunningHours = z.infer<typeof RunningHours>;
+
+/** The Custom Response option of a Custom Webhook trigger. */
+export const CustomResponse = z.object({ enabled: z.boolean(), body: z.string().max(65_536) });
+export type CustomResponse = z.infer<typeof CustomResponse>;
+
+/**
+ * KV bucket `webhooks`, published by workflow-runner, read by webhook-ingest from a local
+ * cache: key `hook.<webhookId>`. A removed trigger deletes its key (404); a deleted workspace
+ * is known from the directory bucket (410).
+ */
+export const WEBHOOKS_BUCKET = 'webhooks';
+export function webhookKey(webhookId: string): string {
+  return `hook.${webhookId}`;
+}
+export const WebhookAddress = z.object({
+  webhookId: z.uuid(),
+  workflowId: z.uuid(),
+  workspaceId: z.uuid(),
+  status: z.enum(['draft', 'live']),
+  customResponse: CustomResponse.nullable(),
+  runningHours: RunningHours.nullable(),
+  queueOutsideWindow: z.boolean(),
+  /** Credits one run of the workflow needs (sum of its paid steps). */
+  creditCost: z.number().int().nonnegative(),
+});
+export type WebhookAddress = z.infer<typeof WebhookAddress>;
+
+/** KV bucket `credit-balances`, published by workflow-runner: key `workspace.<id>` → CreditSnapshot. */
+export const CREDIT_BALANCES_BUCKET = 'credit-balances';
+export function creditBalanceKey(workspaceId: string): string {
+  return `workspace.${workspaceId}`;
+}
+export const CreditSnapshot = z.object({ balance: z.number().int() });
+export type CreditSnapshot = z.infer<typeof CreditSnapshot>;
+
+/**
+ * KV bucket `webhook-inflight`: fingerprints of identical requests (no idempotency header)
+ * whose run has not ended; webhook-ingest creates the key, workflow-runner deletes it when the
+ * run ends (any final status). Value: the eventId of the run holding it.
+ */
+export const WEBHOOK_INFLIGHT_BUCKET = 'webhook-inflight';
+
+/** A webhook body as carried in streams: inline JSON, or parked in the object store when large. */
+export const WebhookPayload = z.union([
+  z.object({ kind: z.literal('inline'), body: z.unknown() }),
+  z.object({
+    kind: z.literal('object'),
+    bucket: z.string(),
+    name: z.string(),
+    size: z.number().int().nonnegative(),
+  }),
+]);
+export type WebhookPayload = z.infer<typeof WebhookPayload>;
+/** Object bucket for webhook bodies too large to travel inline in a stream message. */
+export const WEBHOOK_PAYLOADS_BUCKET = 'webhook-payloads';
+
+/** Stream WEBHOOK_EVENTS: every valid webhook request, live or draft (they become test events). */
+export const WEBHOOK_EVENTS_STREAM = 'WEBHOOK_EVENTS';
+export const WEBHOOK_RECEIVED_SUBJECT = 'webhook.evt.received.v1';
+export const WebhookReceived = z.object({
+  eventId: z.uuid(),
+  webhookId: z.uuid(),
+  workflowId: z.uuid(),
+  workspaceId: z.uuid(),
+  receivedAt: z.iso.datetime(),
+  /** Request headers, lower-cased (no cookies or credentials). */
+  headers: z.record(z.string(), z.string()),
+  payload: WebhookPayload,
+});
+export type WebhookReceived = z.infer<typeof WebhookReceived>;
+
+/** Stream RUNS: work for workflow-runner. The envelope id (= runId) dedupes retried publishes. */
+export const RUNS_STREAM = 'RUNS';
+export const START_RUN_SUBJECT = 'workflow.cmd.start_run.v1';
+export const StartRun = z.object({
+  runId: z.uuid(),
+  workflowId: z.uuid(),
+  workspaceId: z.uuid(),
+  trigger: z.discriminatedUnion('type', [
+    z.object({ type: z.literal('custom_webhook'), eventId: z.uuid(), payload: WebhookPayload }),
+    z.object({ type: z.literal('mcp'), keyId: z.uuid(), input: z.record(z.string(), z.unknown()) }),
+  ]),
+  /** Key in WEBHOOK_INFLIGHT_BUCKET to delete when the run ends, or null. */
+  inflightKey: z.string().nullable(),
+  /** The run waits (status queued) until this instant: the next running-hours window. */
+  notBefore: z.iso.datetime().nullable(),
+});
+export type StartRun = z.infer<typeof StartRun>;
+
+/** workflow-runner bus API used by the platform's MCP server (keys act for their workspace). */
+export const WORKFLOW_SUBJECTS = {
+  listWorkflows: 'workflow.api.list_workflows.v1',
+  startRun: 'workflow.api.start_run.v1',
+  getRun: 'workflow.api.get_run.v1',
+} as const;
+export const ListWorkflowsRequest = z.object({ workspaceId: z.uuid() });
+export const WorkflowSummary = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  status: z.enum(['draft', 'live']),
+  credit_cost: z.number().int().nonnegative(),
+});
+export const ListWorkflowsReply = z.object({ workflows: z.array(WorkflowSummary) });
+/** Fails with INSUFFICIENT_CREDITS (402) like a webhook run, NOT_FOUND for another workspace's workflow. */
+export const StartRunRequest = z.object({
+  workspaceId: z.uuid(),
+  workflowId: z.uuid(),
+  keyId: z.uuid(),
+  input: z.record(z.string(), z.unknown()).default({}),
+});
+export const StartRunReply = z.object({ runId: z.uuid() });
+export const GetRunRequest = z.object({ workspaceId: z.uuid(), runId: z.uuid() });
+export const RunSummary = z.object({
+  id: z.uuid(),
+  workflow_id: z.uuid(),
+  status: z.enum(['queued', 'running', 'waiting_approval', 'succeeded', 'failed', 'cancelled']),
+  credits_charged: z.number().int(),
+  created_at: z.iso.datetime(),
+  finished_at: z.iso.datetime().nullable(),
+  steps: z.array(
+    z.object({
+      name: z.string(),
+      type: z.string(),
+      status: z.string(),
+      output: z.unknown().optional(),
+      error: z.string().nullable().optional(),
+    }),
+  ),
+});
+export const GetRunReply = z.object({ run: RunSummary });
+
+/** mcp-registry bus API used by the assistant and by mcp_tool workflow steps. */
+export const MCP_SUBJECTS = {
+  listTools: 'mcp.api.list_tools.v1',
+  callTool: 'mcp.api.call_tool.v1',
+} as const;
+/** The enabled tools of enabled servers that `userId` may use in the workspace (access modes applied). */
+export const ListToolsRequest = z.object({ workspaceId: z.uuid(), userId: z.uuid() });
+export const ToolDescriptor = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  serverId: z.string(),
+  serverName: z.string(),
+  inputSchema: z.record(z.string(), z.unknown()),
+});
+export const ListToolsReply = z.object({ tools: z.array(ToolDescriptor) });
+/** Calls one tool as `userId` (access modes enforced); `toolId` or `serverId` + `toolName`. */
+export const CallToolRequest = z.object({
+  workspaceId: z.uuid(),
+  userId: z.uuid(),
+  toolId: z.string().optional(),
+  serverId: z.string().optional(),
+  toolName: z.string().optional(),
+  arguments: z.record(z.string(), z.unknown()).default({}),
+  timeoutMs: z.number().int().positive().max(300_000).optional(),
+});
+export const CallToolReply = z.object({
+  isError: z.boolean(),
+  content: z.array(z.unknown()),
+  structuredContent: z.unknown().optional(),
+});
