@@ -2,7 +2,7 @@
 // Uses SESSION_JWT_SECRET, else the secret the embedded runtime generated in DATA_DIR.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { mintSessionToken } from '@wap/auth';
+import { developmentSubject, mintSessionToken } from '@wap/auth';
 
 async function main(): Promise<void> {
   if (process.env['NODE_ENV'] === 'production') {
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const normalized = email.toLowerCase();
   const token = await mintSessionToken({
     secret,
-    sub: `dev|${normalized}`,
+    sub: developmentSubject(normalized),
     email: normalized,
     name: name ?? normalized.split('@')[0] ?? normalized,
     expiresInSec: 7 * 24 * 3600,

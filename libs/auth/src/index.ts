@@ -1,4 +1,5 @@
 export {
+  developmentSubject,
   createSessionVerifier,
   mintSessionToken,
   SessionClaims,

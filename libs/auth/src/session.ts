@@ -171,3 +171,8 @@ export function mintSessionToken(options: MintSessionTokenOptions): Promise<stri
   if (options.audience !== undefined) jwt.setAudience(options.audience);
   return jwt.sign(new TextEncoder().encode(options.secret));
 }
+
+/** Subject of development identities (dev sign-in, the dev CLI): never a real provider's subject. */
+export function developmentSubject(email: string): string {
+  return `dev|${email.toLowerCase()}`;
+}

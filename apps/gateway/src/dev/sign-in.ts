@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { z } from 'zod';
-import { mintSessionToken } from '@wap/auth';
+import { developmentSubject, mintSessionToken } from '@wap/auth';
 import { validate } from '@wap/http';
 import { sessionCookie } from '../sessions/cookies';
 
@@ -10,11 +10,6 @@ const SignInQuery = z.object({
 });
 
 const DEV_SESSION_LIFETIME_SEC = 7 * 24 * 3600;
-
-/** Subject given to development identities, so they never collide with a real provider's. */
-export function devSubject(email: string): string {
-  return `dev|${email.toLowerCase()}`;
-}
 
 /**
  * Development sign-in: sets a session cookie for any email and redirects to `/`. Only mounted
@@ -30,7 +25,7 @@ export function mountDevSignIn(
       const email = query.email.toLowerCase();
       const token = await mintSessionToken({
         secret: options.secret,
-        sub: devSubject(email),
+        sub: developmentSubject(email),
         email,
         name: query.name || email.split('@')[0] || email,
         issuer: options.issuer,
