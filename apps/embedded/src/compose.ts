@@ -14,8 +14,10 @@ function migrationsOf(service: string): string {
 }
 
 /** Starts every service (not the gateway) on one platform; stop() stops them in reverse. */
-export async function startAllServices(platform: Platform, logger: Logger): Promise<ServiceHandle> {
-  const serviceLogger = (service: string) => logger.child({ service });
+export async function startAllServices(
+  platform: Platform,
+  serviceLogger: (service: string) => Logger,
+): Promise<ServiceHandle> {
   const services: ServiceHandle[] = [
     await startStorageService({
       platform,

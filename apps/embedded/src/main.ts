@@ -14,7 +14,8 @@ async function main(): Promise<void> {
   const env = loadEmbeddedEnv(process.env);
   const dataDir = resolve(env.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
-  const logger = createLogger({ service: 'embedded', level: env.LOG_LEVEL });
+  const loggerFor = (service: string) => createLogger({ service, level: env.LOG_LEVEL });
+  const logger = loggerFor('embedded');
   logger.info({ config: redactConfig(env, ['SESSION_JWT_SECRET']) }, 'starting');
   const telemetry = startTelemetry({
     serviceName: 'embedded',
@@ -22,7 +23,7 @@ async function main(): Promise<void> {
   });
 
   const platform = await createEmbeddedPlatform({ dataDir, logger });
-  const services = await startAllServices(platform, logger);
+  const services = await startAllServices(platform, loggerFor);
 
   const sessionSecret =
     env.SESSION_JWKS_URL || env.SESSION_JWT_SECRET
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
   let draining = false;
   const gateway = await startGateway({
     platform,
-    logger: logger.child({ service: 'gateway' }),
+    logger: loggerFor('gateway'),
     config: gatewayConfigFromEnv({ ...env, SESSION_JWT_SECRET: sessionSecret }),
     isReady: () => !draining && platform.isReady(),
     routes: ROUTES,

@@ -51,7 +51,7 @@ export async function startStack(
 ): Promise<TestStack> {
   const logger = testLogger();
   const { platform, cleanup } = await platformFor(runtime, logger);
-  const services = await startAllServices(platform, logger);
+  const services = await startAllServices(platform, () => logger);
   const gateway = await startGateway({
     platform,
     logger,
