@@ -10,3 +10,14 @@ export {
   type MintSessionTokenOptions,
 } from './session';
 export { generateApiKey, hashApiKey, apiKeysEqual, type GeneratedApiKey } from './api-keys';
+export {
+  parseCredentialKeys,
+  sealSecret,
+  openSecret,
+  rewrapSecret,
+  sealedKeyId,
+  generateCredentialKey,
+  CredentialError,
+  type CredentialKey,
+  type CredentialKeyring,
+} from './credentials';
