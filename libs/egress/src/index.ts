@@ -1,0 +1,10 @@
+export {
+  parseAllowlist,
+  isAddressAllowed,
+  assertPublicUrl,
+  createGuardedFetch,
+  EgressBlockedError,
+  type EgressAllowlist,
+  type GuardedFetch,
+  type GuardedFetchOptions,
+} from './guard';
