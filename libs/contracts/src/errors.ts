@@ -35,6 +35,24 @@ export const ERROR_CODES = {
     status: 500,
     summary: 'An unexpected failure; the details are in the logs, never in the body.',
   },
+  INSECURE_SERVER_URL: { status: 400, summary: 'The MCP server URL must use https.' },
+  SERVER_URL_NOT_ALLOWED: {
+    status: 400,
+    summary: 'The URL is not a public address the platform may reach (SSRF guard).',
+  },
+  MCP_NOT_REFRESHABLE: { status: 400, summary: 'Only custom (HTTP) MCP servers can be refreshed.' },
+  MCP_SYNC_IN_PROGRESS: {
+    status: 409,
+    summary: 'A tool sync of this MCP server is already running.',
+  },
+  MCP_SYNC_FAILED: {
+    status: 502,
+    summary: 'The MCP server could not be reached or listed; details.errors says why.',
+  },
+  MCP_CALL_FAILED: {
+    status: 502,
+    summary: 'The MCP server could not be reached for the tool call.',
+  },
   SERVICE_UNAVAILABLE: {
     status: 503,
     summary: 'The service that owns the route did not answer in time.',

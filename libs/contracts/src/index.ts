@@ -62,7 +62,34 @@ export { ROUTES, type Routes } from './routes';
 export { CreditBalanceResponse, GrantCreditsBody, creditRoutes } from './credits';
 export { workflowRoutes } from './workflows';
 export { webhookRoutes } from './webhooks';
-export { mcpRoutes } from './mcp';
+export {
+  mcpRoutes,
+  McpAccessMode,
+  McpAuthType,
+  McpHeaders,
+  McpAuthConfig,
+  RegisterMcpServerBody,
+  UpdateMcpServerBody,
+  McpServerShapeA,
+  McpServerShapeB,
+  McpServerView,
+  McpToolRecord,
+  RegisterMcpServerResponse,
+  McpServerResponse,
+  ListMcpServersResponse,
+  RefreshResponseDetailed,
+  RefreshResponseSummary,
+  McpServerIdParams,
+  McpToolIdParams,
+  RefreshMcpServerQuery,
+  RefreshMcpServerBody,
+  ListMcpToolsQuery,
+  ListMcpServersQuery,
+  UpdateMcpToolBody,
+  UpdateMcpToolResponse,
+  ListMcpToolsResponse,
+  WORKSPACE_HEADER,
+} from './mcp';
 export {
   Envelope,
   RunningHours,
