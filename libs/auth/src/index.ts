@@ -21,3 +21,15 @@ export {
   type CredentialKey,
   type CredentialKeyring,
 } from './credentials';
+export {
+  verifyStripeSignature,
+  verifyGitHubSignature,
+  verifyLinearSignature,
+  verifySlackSignature,
+  STRIPE_TOLERANCE_SECONDS,
+  SLACK_TOLERANCE_SECONDS,
+  LINEAR_TOLERANCE_MS,
+  type SignatureCheck,
+  type SignatureInput,
+  type SignedHeaders,
+} from './webhook-signatures';
