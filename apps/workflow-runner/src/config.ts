@@ -1,9 +1,38 @@
+import { z } from 'zod';
 import { parseConfig } from '@wap/http';
 import { ServiceEnv } from '@wap/service-runtime';
 
-/** The workflow runner's environment: the common service variables for now. */
-export const WorkflowRunnerEnv = ServiceEnv;
+/** The runner's own settings; each has a default, so the embedded launcher may pass none. */
+export const WorkflowRunnerSettings = z.object({
+  /** Public origin of the gateway; webhook addresses are `<PUBLIC_BASE_URL>/webhooks/<id>`. */
+  PUBLIC_BASE_URL: z.url().default('http://localhost:3000'),
+  /** Test events kept per workflow; older ones are pruned as new ones arrive. */
+  TEST_EVENTS_PER_WORKFLOW: z.coerce.number().int().min(1).max(1000).default(50),
+  /** Runs one replica executes at once. */
+  RUN_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
+  /** How often the run table is read for due runs (delays ending, queued runs), in ms. */
+  RUN_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+  /** Lease of a run being executed; a dead replica's runs resume after it lapses, in ms. */
+  RUN_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
+  /** Longest wait for an http_request step's response, in ms. */
+  HTTP_STEP_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
+  /** An http_request step keeps this many bytes of the response body. */
+  HTTP_STEP_MAX_RESPONSE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1_024)
+    .default(256 * 1024),
+  /** Longest wait for a step served over the bus (MCP tool, table row, assistant), in ms. */
+  STEP_BUS_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(60_000),
+  /** Hosts, addresses and CIDRs http_request steps may reach although they are not public. */
+  SSRF_ALLOWLIST: z.string().default(''),
+});
+export type WorkflowRunnerSettings = z.infer<typeof WorkflowRunnerSettings>;
 
-export function loadConfig(env: NodeJS.ProcessEnv) {
+/** The workflow runner's environment: the common service variables and its own. */
+export const WorkflowRunnerEnv = ServiceEnv.extend(WorkflowRunnerSettings.shape);
+export type WorkflowRunnerEnv = z.infer<typeof WorkflowRunnerEnv>;
+
+export function loadConfig(env: NodeJS.ProcessEnv): WorkflowRunnerEnv {
   return parseConfig(WorkflowRunnerEnv, env);
 }

@@ -5,7 +5,8 @@ import { startWorkflowRunnerService } from './service';
 void runServiceProcess({
   name: 'workflow-runner',
   env: loadConfig(process.env),
-  start: ({ platform, logger }) => startWorkflowRunnerService({ platform, logger }),
+  start: ({ platform, logger, env }) =>
+    startWorkflowRunnerService({ platform, logger, settings: env }),
 }).catch((error: unknown) => {
   console.error(error);
   process.exit(1);

@@ -1,43 +1,139 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ROUTES } from '@wap/contracts';
+import { createGuardedFetch, parseAllowlist } from '@wap/egress';
 import { serveRoutes, type Platform } from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { createDirectoryClient } from '@wap/workspace-directory';
+import { serveWorkflowApi } from './bus/workflow-api';
+import { WorkflowRunnerSettings } from './config';
 import { creditHandlers } from './credits/handlers';
 import { createCreditLedger } from './credits/ledger';
+import { createCreditSnapshots } from './credits/snapshots';
+import { consumeRunRequests } from './runs/consumer';
+import { startRunExecutor } from './runs/executor';
+import { createRunRepository } from './runs/repository';
+import { createStepExecutor } from './runs/steps';
+import { consumeWebhookEvents } from './test-events/consumer';
+import { createTestEventRepository } from './test-events/repository';
+import { workflowHandlers } from './workflows/handlers';
+import { createWorkflowRepository } from './workflows/repository';
+import { createWebhookPublisher } from './workflows/webhook-publisher';
 
 /**
- * Composes the workflow runner. It owns the credit ledger today; workflows, runs, schedules and
- * approvals join it in issue #3.
+ * Composes the workflow runner: credit ledger, workflows and their webhook addresses, test
+ * events, runs (consumer of RUNS, scheduler table, executor) and the MCP server's bus API.
  */
 export async function startWorkflowRunnerService(deps: {
   platform: Platform;
   logger: Logger;
   migrationsFolder?: string;
+  /** The runner's settings; any left out take their defaults (see config.ts). */
+  settings?: Partial<WorkflowRunnerSettings>;
 }): Promise<ServiceHandle> {
   const { platform, logger } = deps;
+  const settings = WorkflowRunnerSettings.parse(deps.settings ?? {});
   await platform.sql.migrate({
     schema: 'workflow_runner',
     migrationsFolder: deps.migrationsFolder ?? join(__dirname, '../migrations'),
   });
+  const { db } = platform.sql;
+  const { clock, ids } = platform;
   const directory = await createDirectoryClient({ kv: platform.kv, logger });
-  const ledger = createCreditLedger({
-    db: platform.sql.db,
-    clock: platform.clock,
-    ids: platform.ids,
+  const ledger = createCreditLedger({ db, clock, ids });
+  const snapshots = await createCreditSnapshots({ kv: platform.kv, ledger, logger });
+  const workflows = createWorkflowRepository({ db, clock, ids });
+  const runs = createRunRepository({ db, clock });
+  const testEvents = createTestEventRepository({
+    db,
+    capPerWorkflow: settings.TEST_EVENTS_PER_WORKFLOW,
   });
-  const subscriptions = serveRoutes(
-    platform.bus,
-    ROUTES,
-    'workflow-runner',
-    creditHandlers({ ledger, directory }),
-    { queue: 'workflow-runner', logger },
-  );
+  const publisher = await createWebhookPublisher({ kv: platform.kv, workflows, logger });
+  await publisher.publishAll();
+  await snapshots.publishAll();
+
+  const httpFetch = createGuardedFetch({ allowlist: parseAllowlist(settings.SSRF_ALLOWLIST) });
+  const executor = startRunExecutor({
+    runs,
+    ledger,
+    snapshots,
+    steps: createStepExecutor({
+      bus: platform.bus,
+      httpFetch,
+      httpTimeoutMs: settings.HTTP_STEP_TIMEOUT_MS,
+      maxResponseBytes: settings.HTTP_STEP_MAX_RESPONSE_BYTES,
+      busTimeoutMs: settings.STEP_BUS_TIMEOUT_MS,
+    }),
+    kv: platform.kv,
+    clock,
+    ids,
+    logger,
+    config: {
+      concurrency: settings.RUN_CONCURRENCY,
+      pollIntervalMs: settings.RUN_POLL_INTERVAL_MS,
+      leaseMs: settings.RUN_LEASE_MS,
+    },
+  });
+  const onRunCreated = () => executor.nudge();
+  const consumers = [
+    await consumeWebhookEvents({
+      streams: platform.streams,
+      objects: platform.objects,
+      testEvents,
+      workflows,
+      logger,
+    }),
+    await consumeRunRequests({
+      streams: platform.streams,
+      objects: platform.objects,
+      runs,
+      workflows,
+      logger,
+      onRunCreated,
+    }),
+  ];
+  const subscriptions = [
+    ...serveRoutes(
+      platform.bus,
+      ROUTES,
+      'workflow-runner',
+      {
+        ...creditHandlers({ ledger, directory, snapshots }),
+        ...workflowHandlers({
+          workflows,
+          runs,
+          testEvents,
+          ledger,
+          publisher,
+          directory,
+          ids,
+          publicBaseUrl: settings.PUBLIC_BASE_URL,
+          onRunCreated,
+        }),
+      },
+      { queue: 'workflow-runner', logger },
+    ),
+    ...serveWorkflowApi({
+      bus: platform.bus,
+      streams: platform.streams,
+      objects: platform.objects,
+      workflows,
+      runs,
+      ledger,
+      clock,
+      ids,
+      logger,
+      onRunCreated,
+    }),
+  ];
   return {
     stop: async () => {
       await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));
+      await Promise.all(consumers.map((consumer) => consumer.stop()));
+      await executor.stop();
+      await httpFetch.close();
       await directory.stop();
     },
   };
 }
+export type { WorkflowRunnerSettings } from './config';

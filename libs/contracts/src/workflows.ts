@@ -1,4 +1,513 @@
+import { z } from 'zod';
+import { CustomResponse, RunningHours } from './automation';
+import { ErrorBodySchema, sessionErrorResponses } from './common';
 import { defineRoutes } from './route-spec';
 
+/*
+ * Workflows: a Custom Webhook trigger and an ordered list of steps. Settings values that are
+ * strings may hold templates: `{{Custom Webhook.<key>.<subkey>}}` (the trigger's JSON body) and
+ * `{{steps.<step name>.<path>}}` (an earlier step's output); a missing variable becomes "".
+ */
+
+/** A step name: referenced as `{{steps.<name>...}}`, so no dots and no braces. */
+export const StepName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(/^[^.{}]+$/, 'a step name cannot contain dots or braces');
+
+const HttpMethodName = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']);
+
+export const HttpRequestSettings = z.object({
+  method: HttpMethodName,
+  /** An absolute http(s) URL once templates are filled. */
+  url: z.string().min(1).max(4096),
+  headers: z.record(z.string(), z.string()).optional(),
+  /** A string is sent as it is; any other JSON value is sent as application/json. */
+  body: z.unknown().optional(),
+});
+export const DelaySettings = z.object({
+  /** Up to 7 days; the run waits in the scheduler table, not in memory. */
+  seconds: z.number().min(0).max(604_800),
+});
+export const McpToolSettings = z
+  .object({
+    toolId: z.string().min(1).optional(),
+    serverId: z.string().min(1).optional(),
+    toolName: z.string().min(1).optional(),
+    arguments: z.record(z.string(), z.unknown()).default({}),
+  })
+  .refine(
+    (settings) => settings.toolId !== undefined || (settings.serverId && settings.toolName),
+    'give toolId, or serverId and toolName',
+  );
+export const AssistantPromptSettings = z.object({ prompt: z.string().min(1).max(20_000) });
+export const ApprovalSettings = z.object({
+  reviewerIds: z.array(z.uuid()).min(1).max(50),
+  message: z.string().max(5_000).optional(),
+});
+export const TableRowSettings = z.object({
+  tableId: z.string().min(1),
+  values: z.record(z.string(), z.unknown()),
+});
+
+/** The settings schema of every step type; GET /workflows/step-types publishes them as JSON Schema. */
+export const STEP_SETTINGS = {
+  http_request: HttpRequestSettings,
+  delay: DelaySettings,
+  mcp_tool: McpToolSettings,
+  assistant_prompt: AssistantPromptSettings,
+  approval: ApprovalSettings,
+  table_row: TableRowSettings,
+} as const;
+export type StepType = keyof typeof STEP_SETTINGS;
+export const StepType = z.enum([
+  'http_request',
+  'delay',
+  'mcp_tool',
+  'assistant_prompt',
+  'approval',
+  'table_row',
+]);
+
+export const StepInput = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('http_request'),
+    name: StepName.optional(),
+    settings: HttpRequestSettings,
+  }),
+  z.object({ type: z.literal('delay'), name: StepName.optional(), settings: DelaySettings }),
+  z.object({ type: z.literal('mcp_tool'), name: StepName.optional(), settings: McpToolSettings }),
+  z.object({
+    type: z.literal('assistant_prompt'),
+    name: StepName.optional(),
+    settings: AssistantPromptSettings,
+  }),
+  z.object({ type: z.literal('approval'), name: StepName.optional(), settings: ApprovalSettings }),
+  z.object({ type: z.literal('table_row'), name: StepName.optional(), settings: TableRowSettings }),
+]);
+export type StepInput = z.infer<typeof StepInput>;
+
+/** Steps as sent: names, when given, must be unique (they are how later steps refer to outputs). */
+export const StepsInput = z
+  .array(StepInput)
+  .max(100)
+  .superRefine((steps, ctx) => {
+    const seen = new Set<string>();
+    steps.forEach((step, index) => {
+      if (step.name === undefined) return;
+      if (seen.has(step.name)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'step names must be unique',
+          path: [index, 'name'],
+        });
+      }
+      seen.add(step.name);
+    });
+  });
+
+export const TriggerInput = z.object({
+  type: z.literal('custom_webhook'),
+  customResponse: CustomResponse.optional(),
+});
+export type TriggerInput = z.infer<typeof TriggerInput>;
+
+export const WorkflowSettingsInput = z.object({
+  runningHours: RunningHours.nullable().optional(),
+  queueOutsideWindow: z.boolean().optional(),
+  /** A failed step stops the run (default); false records the failure and goes on. */
+  stopOnNodeFailure: z.boolean().optional(),
+});
+
+export const CreateWorkflowBody = z.object({
+  workspaceId: z.uuid(),
+  name: z.string().trim().min(1).max(200),
+  trigger: TriggerInput,
+  steps: StepsInput,
+  settings: WorkflowSettingsInput.optional(),
+});
+export type CreateWorkflowBody = z.infer<typeof CreateWorkflowBody>;
+
+/** Every field optional; `trigger: null` removes the trigger (its address then answers 404). */
+export const UpdateWorkflowBody = z.object({
+  name: z.string().trim().min(1).max(200).optional(),
+  trigger: TriggerInput.nullable().optional(),
+  steps: StepsInput.optional(),
+  settings: WorkflowSettingsInput.optional(),
+});
+export type UpdateWorkflowBody = z.infer<typeof UpdateWorkflowBody>;
+
+export const RunWorkflowBody = z.object({ testEventId: z.uuid().optional() }).optional();
+
+export const WorkflowStatus = z.enum(['draft', 'live']);
+export const Step = z.object({
+  type: StepType,
+  name: z.string(),
+  settings: z.record(z.string(), z.unknown()),
+});
+export type Step = z.infer<typeof Step>;
+export const Workflow = z.object({
+  id: z.uuid(),
+  workspace_id: z.uuid(),
+  name: z.string(),
+  status: WorkflowStatus,
+  trigger: z
+    .object({
+      type: z.literal('custom_webhook'),
+      webhook_id: z.uuid(),
+      customResponse: CustomResponse.nullable(),
+    })
+    .nullable(),
+  steps: z.array(Step),
+  settings: z.object({
+    runningHours: RunningHours.nullable(),
+    queueOutsideWindow: z.boolean(),
+    stopOnNodeFailure: z.boolean(),
+  }),
+  /** Credits one run needs: the sum of its paid steps' prices. */
+  credit_cost: z.number().int().nonnegative(),
+  /** When the user action Run was last used; Set live needs one. */
+  last_test_run_at: z.iso.datetime().nullable(),
+  created_by: z.uuid(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+export type Workflow = z.infer<typeof Workflow>;
+export const WebhookInfo = z.object({ id: z.uuid(), url: z.string() });
+export const WorkflowWithWebhook = z.object({
+  workflow: Workflow,
+  webhook: WebhookInfo.nullable(),
+});
+export const WorkflowResponse = z.object({ workflow: Workflow });
+export const WorkflowListResponse = z.object({ workflows: z.array(Workflow) });
+
+export const TestEvent = z.object({
+  id: z.uuid(),
+  received_at: z.iso.datetime(),
+  body: z.unknown(),
+  headers: z.record(z.string(), z.string()),
+});
+export const TestEventsResponse = z.object({ events: z.array(TestEvent) });
+
+export const RunStatus = z.enum([
+  'queued',
+  'running',
+  'waiting_approval',
+  'succeeded',
+  'failed',
+  'cancelled',
+]);
+export type RunStatus = z.infer<typeof RunStatus>;
+export const StepRunStatus = z.enum([
+  'pending',
+  'running',
+  'waiting',
+  'succeeded',
+  'failed',
+  'skipped',
+]);
+export type StepRunStatus = z.infer<typeof StepRunStatus>;
+export const RunTrigger = z.object({
+  type: z.enum(['custom_webhook', 'mcp', 'manual']),
+  event_id: z.uuid().nullable(),
+  test_event_id: z.uuid().nullable(),
+  key_id: z.uuid().nullable(),
+});
+export const StepRun = z.object({
+  index: z.number().int(),
+  name: z.string(),
+  type: StepType,
+  status: StepRunStatus,
+  /** The settings with every template filled, as the step used them. */
+  input: z.unknown(),
+  output: z.unknown(),
+  error: z.string().nullable(),
+  credits_charged: z.number().int(),
+  started_at: z.iso.datetime().nullable(),
+  finished_at: z.iso.datetime().nullable(),
+  duration_ms: z.number().int().nullable(),
+});
+export const Run = z.object({
+  id: z.uuid(),
+  workflow_id: z.uuid(),
+  workspace_id: z.uuid(),
+  status: RunStatus,
+  trigger: RunTrigger,
+  /** The trigger's JSON body: the `Custom Webhook` variables. */
+  input: z.unknown(),
+  steps: z.array(StepRun),
+  credits_charged: z.number().int(),
+  error: z.string().nullable(),
+  not_before: z.iso.datetime().nullable(),
+  created_at: z.iso.datetime(),
+  started_at: z.iso.datetime().nullable(),
+  finished_at: z.iso.datetime().nullable(),
+});
+export type Run = z.infer<typeof Run>;
+export const RunResponse = z.object({ run: Run });
+export const RunListResponse = z.object({ runs: z.array(Run) });
+export const RunStartedResponse = z.object({ runId: z.uuid() });
+
+export const StepTypeInfo = z.object({
+  type: StepType,
+  credit_price: z.number().int().nonnegative(),
+  settings_schema: z.record(z.string(), z.unknown()),
+});
+export const StepTypesResponse = z.object({ step_types: z.array(StepTypeInfo) });
+
+export const WorkflowIdParams = z.object({ id: z.uuid() });
+export const RunIdParams = z.object({ runId: z.uuid() });
+export const WorkspaceQuery = z.object({ workspaceId: z.uuid() });
+
+/** The spec's 402 body: `{error, code: INSUFFICIENT_CREDITS, message}`. */
+export const InsufficientCreditsBody = z.object({
+  error: z.string(),
+  code: z.literal('INSUFFICIENT_CREDITS'),
+  message: z.string(),
+});
+export const CREDIT_MESSAGES = {
+  depleted: 'Your credit balance is depleted. Upgrade your plan to continue running flows.',
+  insufficient: 'Insufficient credits to run this flow. Upgrade your plan to continue.',
+} as const;
+/**
+ * The one credit rule of every run (webhook, MCP, Run, at run start): a balance of zero or below
+ * is depleted, whatever the workflow costs; below the workflow's cost is insufficient.
+ * Returns the spec's message, or null when the run may start.
+ */
+export function creditShortfallMessage(balance: number, creditCost: number): string | null {
+  if (balance <= 0) return CREDIT_MESSAGES.depleted;
+  if (balance < creditCost) return CREDIT_MESSAGES.insufficient;
+  return null;
+}
+
+/**
+ * Bus subjects that steps call, served by the services that own tables and the assistant. Until
+ * they are served, those steps fail with a clear error.
+ */
+export const STEP_SUBJECTS = {
+  tableRow: 'storage.api.table_row.v1',
+  assistantPrompt: 'chat.api.assistant_prompt.v1',
+} as const;
+export const TableRowRequest = z.object({
+  workspaceId: z.uuid(),
+  userId: z.uuid(),
+  tableId: z.string(),
+  values: z.record(z.string(), z.unknown()),
+});
+export const TableRowReply = z.object({ row: z.record(z.string(), z.unknown()) });
+export const AssistantPromptRequest = z.object({
+  workspaceId: z.uuid(),
+  userId: z.uuid(),
+  prompt: z.string(),
+});
+export const AssistantPromptReply = z.object({ text: z.string() });
+
+const workflowNotFound = { description: 'Not found, or not a member', schema: ErrorBodySchema };
+
 /** The REST routes of workflow-runner (workflows, runs, test events). */
-export const workflowRoutes = defineRoutes([] as const);
+export const workflowRoutes = defineRoutes([
+  {
+    operationId: 'list_step_types',
+    summary: 'Step types with their credit price and the JSON Schema of their settings',
+    method: 'GET',
+    path: '/workflows/step-types',
+    owner: 'workflow-runner',
+    subject: 'workflow.api.list_step_types.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    responses: {
+      200: { description: 'The step types', schema: StepTypesResponse },
+      ...sessionErrorResponses,
+    },
+  },
+  {
+    operationId: 'create_workflow',
+    summary: 'Create a workflow (draft) with its Custom Webhook address',
+    method: 'POST',
+    path: '/workflows',
+    owner: 'workflow-runner',
+    subject: 'workflow.api.create_workflow.v1',
+    auth: 'session',
+    bodyKind: 'json',
+    request: { body: CreateWorkflowBody },
+    responses: {
+      201: { description: 'Created', schema: WorkflowWithWebhook },
+      ...sessionErrorResponses,
+    },
+  },
+  {
+    operationId: 'list_workflows',
+    summary: "The workspace's workflows, newest first",
+    method: 'GET',
+    path: '/workflows',
+    owner: 'workflow-runner',
+    subject: 'workflow.api.list_workflows_of_workspace.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { query: WorkspaceQuery },
+    responses: {
+      200: { description: 'The workflows', schema: WorkflowListResponse },
+      ...sessionErrorResponses,
+    },
+  },
+  {
+    operationId: 'get_workflow',
+    summary: 'One workflow',
+    method: 'GET',
+    path: '/workflows/:id',
+    owner: 'workflow-runner',
+    subject: 'workflow.api.get_workflow.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: WorkflowIdParams },
+    responses: {
+      200: { description: 'The workflow', schema: WorkflowWithWebhook },
+      ...sessionErrorResponses,
+      404: workflowNotFound,
+    },
+  },
+  {
+    operationId: 'update_workflow',
+    summary: 'Change name, trigger (null removes it), steps or settings',
+    method: 'PATCH',
+    path: '/workflows/:id',
+    owner: 'workflow-runner',
+    subject: 'workflow.api.update_workflow.v1',
+    auth: 'session',
+    bodyKind: 'json',
+    request: { params: WorkflowIdParams, body: UpdateWorkflowBody },
+    responses: {
+      200: { description: 'The workflow', schema: WorkflowWithWebhook },
+      ...sessionErrorResponses,
+      404: workflowNotFound,
+    },
+  },
+  {
+    operationId: 'delete_workflow',
+    summary: 'Delete a workflow; its address answers 404 from then on, its runs stay readable',
+    method: 'DELETE',
+    path: '/workflows/:id',
+    owner: 'workflow-runner',
+    subject: 'workflow.api.delete_workflow.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: WorkflowIdParams },
+    responses: { 204: { description: 'Deleted' }, ...sessionErrorResponses, 404: workflowNotFound },
+  },
+  {
+    operationId: 'run_workflow',
+    summary: 'The user action Run: one run on the chosen, else the latest, test event',
+    method: 'POST',
+    path: '/workflows/:id/run',
+    owner: 'workflow-runner',
+    subject: 'workflow.api.run_workflow.v1',
+    auth: 'session',
+    bodyKind: 'json',
+    request: { params: WorkflowIdParams, body: RunWorkflowBody },
+    responses: {
+      202: { description: 'The run is queued', schema: RunStartedResponse },
+      402: { description: 'INSUFFICIENT_CREDITS', schema: InsufficientCreditsBody },
+      ...sessionErrorResponses,
+      404: workflowNotFound,
+    },
+  },
+  {
+    operationId: 'set_workflow_live',
+    summary: 'Set live: webhook requests start runs from now on',
+    method: 'POST',
+    path: '/workflows/:id/live',
+    owner: 'workflow-runner',
+    subject: 'workflow.api.set_workflow_live.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: WorkflowIdParams },
+    responses: {
+      200: { description: 'Live', schema: WorkflowResponse },
+      409: { description: 'Not Run yet, or no trigger', schema: ErrorBodySchema },
+      ...sessionErrorResponses,
+      404: workflowNotFound,
+    },
+  },
+  {
+    operationId: 'set_workflow_draft',
+    summary: 'Back to draft: webhook requests are only saved as test events',
+    method: 'POST',
+    path: '/workflows/:id/draft',
+    owner: 'workflow-runner',
+    subject: 'workflow.api.set_workflow_draft.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: WorkflowIdParams },
+    responses: {
+      200: { description: 'Draft', schema: WorkflowResponse },
+      ...sessionErrorResponses,
+      404: workflowNotFound,
+    },
+  },
+  {
+    operationId: 'duplicate_workflow',
+    summary: 'Copy a workflow (as a draft) with a new webhook address',
+    method: 'POST',
+    path: '/workflows/:id/duplicate',
+    owner: 'workflow-runner',
+    subject: 'workflow.api.duplicate_workflow.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: WorkflowIdParams },
+    responses: {
+      201: { description: 'The copy', schema: WorkflowWithWebhook },
+      ...sessionErrorResponses,
+      404: workflowNotFound,
+    },
+  },
+  {
+    operationId: 'list_test_events',
+    summary: "The workflow's captured webhook requests, newest first",
+    method: 'GET',
+    path: '/workflows/:id/test-events',
+    owner: 'workflow-runner',
+    subject: 'workflow.api.list_test_events.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: WorkflowIdParams },
+    responses: {
+      200: { description: 'The test events', schema: TestEventsResponse },
+      ...sessionErrorResponses,
+      404: workflowNotFound,
+    },
+  },
+  {
+    operationId: 'list_runs',
+    summary: "The workflow's runs, newest first",
+    method: 'GET',
+    path: '/workflows/:id/runs',
+    owner: 'workflow-runner',
+    subject: 'workflow.api.list_runs.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: WorkflowIdParams },
+    responses: {
+      200: { description: 'The runs', schema: RunListResponse },
+      ...sessionErrorResponses,
+      404: workflowNotFound,
+    },
+  },
+  {
+    operationId: 'get_run',
+    summary: 'One run with its steps',
+    method: 'GET',
+    path: '/runs/:runId',
+    owner: 'workflow-runner',
+    subject: 'workflow.api.get_run_details.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: RunIdParams },
+    responses: {
+      200: { description: 'The run', schema: RunResponse },
+      ...sessionErrorResponses,
+      404: workflowNotFound,
+    },
+  },
+] as const);

@@ -8,6 +8,7 @@ import {
 import type { RouteHandler } from '@wap/platform';
 import type { DirectoryClient } from '@wap/workspace-directory';
 import type { CreditLedger } from './ledger';
+import type { CreditSnapshots } from './snapshots';
 
 function requireActor(request: ServiceRequest): Actor {
   if (!request.actor) throw new AppError('UNAUTHORIZED', 'Authentication required');
@@ -15,7 +16,11 @@ function requireActor(request: ServiceRequest): Actor {
 }
 
 /** The credit routes: members read the balance; platform administrators grant and correct. */
-export function creditHandlers(deps: { ledger: CreditLedger; directory: DirectoryClient }): {
+export function creditHandlers(deps: {
+  ledger: CreditLedger;
+  directory: DirectoryClient;
+  snapshots: CreditSnapshots;
+}): {
   get_credits: RouteHandler;
   grant_credits: RouteHandler;
 } {
@@ -44,6 +49,7 @@ export function creditHandlers(deps: { ledger: CreditLedger; directory: Director
         reason: body.reason,
         createdBy: actor.userId,
       });
+      await deps.snapshots.publish(workspaceId);
       return { status: 201, body: { balance } };
     },
   };

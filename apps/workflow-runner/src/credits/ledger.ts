@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { AppError } from '@wap/contracts';
 import type { Clock, IdSource, SqlDatabase } from '@wap/platform';
 import { creditLedger } from '../db/schema';
@@ -56,7 +56,59 @@ export function createCreditLedger(deps: { db: SqlDatabase; clock: Clock; ids: I
     });
   }
 
-  return { balanceOf, record };
+  /**
+   * Charges one paid step of a run, once: a resumed run charging the same step again gets the
+   * first charge back. Under the workspace's advisory lock the balance is read and the charge
+   * written together, so runs racing for the last credits never take the balance below zero.
+   */
+  async function chargeStep(charge: {
+    workspaceId: string;
+    runId: string;
+    stepIndex: number;
+    amount: number;
+    reason: string;
+  }): Promise<{ charged: boolean; balance: number }> {
+    return db.transaction(async (tx) => {
+      await tx.execute(
+        sql`select pg_advisory_xact_lock(hashtext(${`credits:${charge.workspaceId}`}))`,
+      );
+      const [row] = await tx
+        .select({ balance: sql<string>`coalesce(sum(${creditLedger.amount}), 0)` })
+        .from(creditLedger)
+        .where(eq(creditLedger.workspaceId, charge.workspaceId));
+      const balance = Number(row?.balance ?? 0);
+      const [earlier] = await tx
+        .select({ id: creditLedger.id })
+        .from(creditLedger)
+        .where(
+          and(eq(creditLedger.runId, charge.runId), eq(creditLedger.stepIndex, charge.stepIndex)),
+        );
+      if (earlier) return { charged: true, balance };
+      if (balance < charge.amount) return { charged: false, balance };
+      await tx.insert(creditLedger).values({
+        id: deps.ids.uuid(),
+        workspaceId: charge.workspaceId,
+        amount: -charge.amount,
+        kind: 'charge',
+        reason: charge.reason,
+        createdBy: null,
+        createdAt: deps.clock.now(),
+        runId: charge.runId,
+        stepIndex: charge.stepIndex,
+      });
+      return { charged: true, balance: balance - charge.amount };
+    });
+  }
+
+  /** Every workspace that has ledger entries, for republishing the balances at start. */
+  async function workspaceIds(): Promise<string[]> {
+    const rows = await db
+      .selectDistinct({ workspaceId: creditLedger.workspaceId })
+      .from(creditLedger);
+    return rows.map((row) => row.workspaceId);
+  }
+
+  return { balanceOf, record, chargeStep, workspaceIds };
 }
 
 export type CreditLedger = ReturnType<typeof createCreditLedger>;

@@ -1,5 +1,18 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, pgSchema, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgSchema,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 /** The runner's own PostgreSQL schema; no other service reads it. */
 export const workflowRunnerSchema = pgSchema('workflow_runner');
@@ -18,9 +31,142 @@ export const creditLedger = workflowRunnerSchema.table(
     reason: text('reason').notNull(),
     createdBy: uuid('created_by'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /** A charge's run and step: a step is charged once, however often a crashed run resumes. */
+    runId: uuid('run_id'),
+    stepIndex: integer('step_index'),
   },
   (table) => [
     index('credit_ledger_workspace_idx').on(table.workspaceId),
+    uniqueIndex('credit_ledger_run_step_idx').on(table.runId, table.stepIndex),
     check('credit_ledger_kind_check', sql`${table.kind} in ('grant', 'correction', 'charge')`),
   ],
+);
+
+const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/**
+ * Workflows. `webhook_id` is the Custom Webhook trigger's address (null: no trigger); a deleted
+ * workflow keeps its row (`deleted_at`) so that its runs stay readable.
+ */
+export const workflows = workflowRunnerSchema.table(
+  'workflows',
+  {
+    id: uuid('id').primaryKey(),
+    workspaceId: uuid('workspace_id').notNull(),
+    name: text('name').notNull(),
+    status: text('status').notNull(),
+    webhookId: uuid('webhook_id').unique(),
+    customResponse: jsonb('custom_response'),
+    steps: jsonb('steps').notNull(),
+    runningHours: jsonb('running_hours'),
+    queueOutsideWindow: boolean('queue_outside_window').notNull(),
+    stopOnNodeFailure: boolean('stop_on_node_failure').notNull(),
+    creditCost: integer('credit_cost').notNull(),
+    lastTestRunAt: timestamptz('last_test_run_at'),
+    createdBy: uuid('created_by').notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+    updatedAt: timestamptz('updated_at').notNull(),
+    deletedAt: timestamptz('deleted_at'),
+  },
+  (table) => [
+    index('workflows_workspace_idx').on(table.workspaceId, table.createdAt),
+    check('workflows_status_check', sql`${table.status} in ('draft', 'live')`),
+  ],
+);
+
+/** Webhook requests kept per workflow (newest first, capped): the events a Run can use. */
+export const testEvents = workflowRunnerSchema.table(
+  'test_events',
+  {
+    id: uuid('id').primaryKey(),
+    workflowId: uuid('workflow_id').notNull(),
+    workspaceId: uuid('workspace_id').notNull(),
+    webhookId: uuid('webhook_id').notNull(),
+    receivedAt: timestamptz('received_at').notNull(),
+    body: jsonb('body'),
+    headers: jsonb('headers').notNull(),
+  },
+  (table) => [index('test_events_workflow_idx').on(table.workflowId, table.receivedAt)],
+);
+
+/**
+ * Runs, which are also the scheduler's table: a run is due when `wake_at` has passed and no
+ * live lease holds it; a replica that dies mid-run lets its lease lapse and another resumes.
+ */
+export const runs = workflowRunnerSchema.table(
+  'runs',
+  {
+    id: uuid('id').primaryKey(),
+    workflowId: uuid('workflow_id').notNull(),
+    workspaceId: uuid('workspace_id').notNull(),
+    status: text('status').notNull(),
+    triggerType: text('trigger_type').notNull(),
+    eventId: uuid('event_id'),
+    testEventId: uuid('test_event_id'),
+    keyId: uuid('key_id'),
+    input: jsonb('input'),
+    /** The user the run acts for (the workflow's creator). */
+    actingUserId: uuid('acting_user_id').notNull(),
+    stopOnNodeFailure: boolean('stop_on_node_failure').notNull(),
+    creditCost: integer('credit_cost').notNull(),
+    creditsCharged: integer('credits_charged').notNull().default(0),
+    inflightKey: text('inflight_key'),
+    error: text('error'),
+    notBefore: timestamptz('not_before'),
+    /** When the scheduler should next look at the run; null while it waits for an approval or has ended. */
+    wakeAt: timestamptz('wake_at'),
+    leaseOwner: text('lease_owner'),
+    leaseUntil: timestamptz('lease_until'),
+    createdAt: timestamptz('created_at').notNull(),
+    startedAt: timestamptz('started_at'),
+    finishedAt: timestamptz('finished_at'),
+  },
+  (table) => [
+    index('runs_workflow_idx').on(table.workflowId, table.createdAt),
+    index('runs_due_idx').on(table.wakeAt),
+    check(
+      'runs_status_check',
+      sql`${table.status} in ('queued', 'running', 'waiting_approval', 'succeeded', 'failed', 'cancelled')`,
+    ),
+  ],
+);
+
+/** One row per step of a run, written as the run goes: the steps of the workflow as the run began. */
+export const runSteps = workflowRunnerSchema.table(
+  'run_steps',
+  {
+    runId: uuid('run_id').notNull(),
+    stepIndex: integer('step_index').notNull(),
+    name: text('name').notNull(),
+    type: text('type').notNull(),
+    /** The step's settings as they were when the run was created (templates unfilled). */
+    settings: jsonb('settings').notNull(),
+    status: text('status').notNull(),
+    input: jsonb('input'),
+    output: jsonb('output'),
+    error: text('error'),
+    creditsCharged: integer('credits_charged').notNull().default(0),
+    /** A delay step's end. */
+    resumeAt: timestamptz('resume_at'),
+    startedAt: timestamptz('started_at'),
+    finishedAt: timestamptz('finished_at'),
+    durationMs: integer('duration_ms'),
+  },
+  (table) => [primaryKey({ columns: [table.runId, table.stepIndex] })],
+);
+
+/** Approvals a run waits for; the approvals issue decides them. */
+export const approvals = workflowRunnerSchema.table(
+  'approvals',
+  {
+    id: uuid('id').primaryKey(),
+    runId: uuid('run_id').notNull(),
+    stepIndex: integer('step_index').notNull(),
+    workspaceId: uuid('workspace_id').notNull(),
+    reviewerIds: jsonb('reviewer_ids').notNull(),
+    message: text('message'),
+    status: text('status').notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+  },
+  (table) => [uniqueIndex('approvals_run_step_idx').on(table.runId, table.stepIndex)],
 );

@@ -1,0 +1,119 @@
+import type { Logger } from 'pino';
+import {
+  AppError,
+  creditShortfallMessage,
+  GetRunRequest,
+  ListWorkflowsRequest,
+  START_RUN_SUBJECT,
+  StartRunRequest,
+  WORKFLOW_SUBJECTS,
+  type StartRun,
+} from '@wap/contracts';
+import {
+  encodeJson,
+  injectTraceHeaders,
+  serveApi,
+  type Bus,
+  type Clock,
+  type IdSource,
+  type ObjectStore,
+  type Streams,
+  type Subscription,
+} from '@wap/platform';
+import type { CreditLedger } from '../credits/ledger';
+import { createRunFromRequest } from '../runs/consumer';
+import { toRun, type RunRepository } from '../runs/repository';
+import type { WorkflowRepository } from '../workflows/repository';
+
+/**
+ * The bus API of the platform's MCP server: a workspace API key lists its workspace's
+ * workflows, starts runs (credits checked like a webhook run) and reads them.
+ */
+export function serveWorkflowApi(deps: {
+  bus: Bus;
+  streams: Streams;
+  objects: ObjectStore;
+  workflows: WorkflowRepository;
+  runs: RunRepository;
+  ledger: CreditLedger;
+  clock: Clock;
+  ids: IdSource;
+  logger: Logger;
+  onRunCreated: () => void;
+}): Subscription[] {
+  const options = { queue: 'workflow-runner', logger: deps.logger };
+  return [
+    serveApi(
+      deps.bus,
+      WORKFLOW_SUBJECTS.listWorkflows,
+      ListWorkflowsRequest,
+      async (request) => {
+        const rows = await deps.workflows.listByWorkspace(request.workspaceId);
+        return {
+          workflows: rows.map((row) => ({
+            id: row.id,
+            name: row.name,
+            status: row.status === 'live' ? ('live' as const) : ('draft' as const),
+            credit_cost: row.creditCost,
+          })),
+        };
+      },
+      options,
+    ),
+
+    serveApi(
+      deps.bus,
+      WORKFLOW_SUBJECTS.startRun,
+      StartRunRequest,
+      async (request) => {
+        const workflow = await deps.workflows.find(request.workflowId);
+        if (!workflow || workflow.workspaceId !== request.workspaceId) {
+          throw new AppError('NOT_FOUND', 'Workflow not found');
+        }
+        const shortfall = creditShortfallMessage(
+          await deps.ledger.balanceOf(workflow.workspaceId),
+          workflow.creditCost,
+        );
+        if (shortfall) throw new AppError('INSUFFICIENT_CREDITS', shortfall);
+        const start: StartRun = {
+          runId: deps.ids.uuid(),
+          workflowId: workflow.id,
+          workspaceId: workflow.workspaceId,
+          trigger: { type: 'mcp', keyId: request.keyId, input: request.input },
+          inflightKey: null,
+          notBefore: null,
+        };
+        await deps.streams.publish(
+          START_RUN_SUBJECT,
+          encodeJson({
+            type: START_RUN_SUBJECT,
+            id: start.runId,
+            time: deps.clock.now().toISOString(),
+            data: start,
+          }),
+          { messageId: start.runId, headers: injectTraceHeaders() },
+        );
+        // The consumer would create it too (idempotently); creating it here lets the caller read
+        // the run at once.
+        await createRunFromRequest(deps, start);
+        deps.onRunCreated();
+        return { runId: start.runId };
+      },
+      options,
+    ),
+
+    serveApi(
+      deps.bus,
+      WORKFLOW_SUBJECTS.getRun,
+      GetRunRequest,
+      async (request) => {
+        const found = await deps.runs.get(request.runId);
+        if (!found || found.run.workspaceId !== request.workspaceId) {
+          throw new AppError('NOT_FOUND', 'Run not found');
+        }
+        return { run: toRun(found.run, found.steps) };
+      },
+      options,
+    ),
+  ];
+}

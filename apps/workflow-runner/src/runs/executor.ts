@@ -1,0 +1,249 @@
+import type { Logger } from 'pino';
+import {
+  CREDIT_MESSAGES,
+  creditShortfallMessage,
+  WEBHOOK_INFLIGHT_BUCKET,
+  type StepType,
+} from '@wap/contracts';
+import type { Clock, IdSource, Kv } from '@wap/platform';
+import type { CreditLedger } from '../credits/ledger';
+import type { CreditSnapshots } from '../credits/snapshots';
+import { STEP_PRICES } from '../workflows/step-catalog';
+import { isFinalStepStatus, type RunRepository, type RunRow } from './repository';
+import type { StepExecutor } from './steps';
+import { resolveTemplates } from './templates';
+
+export interface RunExecutorConfig {
+  /** Runs one replica executes at once. */
+  concurrency: number;
+  /** How often the scheduler table is read for due runs, in milliseconds. */
+  pollIntervalMs: number;
+  /** A run's lease; a replica that dies lets it lapse and another resumes the run. */
+  leaseMs: number;
+}
+
+export interface RunExecutor {
+  /** Looks for due runs now instead of at the next poll (a run was just created). */
+  nudge(): void;
+  /** Stops claiming; running runs stop after their current step and go back to the table. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Executes runs from the scheduler table (`runs.wake_at` + a lease). The table, not a stream
+ * message, is what keeps a run: a crash at any point leaves the run leased to nobody once the
+ * lease lapses, and the next claim resumes it at its first unfinished step. A step that was
+ * running when the process died runs again (at least once); its credit charge is not repeated.
+ */
+export function startRunExecutor(deps: {
+  runs: RunRepository;
+  ledger: CreditLedger;
+  snapshots: CreditSnapshots;
+  steps: StepExecutor;
+  kv: Kv;
+  clock: Clock;
+  ids: IdSource;
+  logger: Logger;
+  config: RunExecutorConfig;
+}): RunExecutor {
+  const { runs, clock, logger, config } = deps;
+  const owner = `runner-${deps.ids.uuid()}`;
+  const active = new Set<Promise<void>>();
+  let stopping = false;
+  let polling = false;
+  let pollAgain = false;
+
+  async function releaseInflight(run: RunRow): Promise<void> {
+    if (run.inflightKey) {
+      const bucket = await deps.kv.bucket(WEBHOOK_INFLIGHT_BUCKET);
+      await bucket.delete(run.inflightKey);
+    }
+    await runs.markInflightReleased(run.id);
+  }
+
+  async function finish(run: RunRow, status: 'succeeded' | 'failed', error: string | null) {
+    await runs.finish(run, status, error);
+    logger.info({ runId: run.id, status }, 'run ended');
+    await releaseInflight(run);
+  }
+
+  async function execute(runId: string): Promise<void> {
+    const loaded = await runs.get(runId);
+    if (!loaded) return;
+    const { run, steps } = loaded;
+    if (run.status === 'succeeded' || run.status === 'failed' || run.status === 'cancelled') {
+      // Ended before a crash kept it from releasing its in-flight key.
+      await releaseInflight(run);
+      return;
+    }
+    if (run.status === 'waiting_approval') {
+      await runs.release(run.id, owner, null);
+      return;
+    }
+    if (run.status === 'queued') {
+      const message = creditShortfallMessage(
+        await deps.ledger.balanceOf(run.workspaceId),
+        run.creditCost,
+      );
+      if (message) {
+        await finish(run, 'failed', message);
+        return;
+      }
+      await runs.markRunning(run.id);
+    }
+
+    const outputs: Record<string, unknown> = {};
+    for (const step of steps) {
+      if (isFinalStepStatus(step.status)) {
+        outputs[step.name] = step.output;
+        continue;
+      }
+      if (step.status === 'waiting') {
+        await runs.release(run.id, owner, null);
+        return;
+      }
+      if (stopping) {
+        await runs.release(run.id, owner, clock.now());
+        return;
+      }
+      const startedAt = step.startedAt ?? clock.now();
+      const input = resolveTemplates(step.settings, { trigger: run.input, steps: outputs });
+      await runs.startStep(run.id, step.stepIndex, { input, startedAt });
+      step.startedAt = startedAt;
+
+      const price = STEP_PRICES[step.type as StepType];
+      if (price > 0 && step.creditsCharged === 0) {
+        const charge = await deps.ledger.chargeStep({
+          workspaceId: run.workspaceId,
+          runId: run.id,
+          stepIndex: step.stepIndex,
+          amount: price,
+          reason: `run ${run.id} step ${step.stepIndex + 1} (${step.type})`,
+        });
+        if (!charge.charged) {
+          await runs.endStep(run.id, step, {
+            status: 'failed',
+            output: null,
+            error: CREDIT_MESSAGES.insufficient,
+          });
+          await finish(run, 'failed', CREDIT_MESSAGES.insufficient);
+          return;
+        }
+        await runs.setStepCharge(run.id, step.stepIndex, price);
+        await deps.snapshots.publish(run.workspaceId);
+      }
+
+      const outcome = await deps.steps.execute(step.type as StepType, input, {
+        workspaceId: run.workspaceId,
+        actingUserId: run.actingUserId,
+        startedAt,
+        now: clock.now(),
+      });
+      switch (outcome.kind) {
+        case 'succeeded':
+          await runs.endStep(run.id, step, {
+            status: 'succeeded',
+            output: outcome.output,
+            error: null,
+          });
+          outputs[step.name] = outcome.output;
+          break;
+        case 'failed':
+          await runs.endStep(run.id, step, {
+            status: 'failed',
+            output: outcome.output ?? null,
+            error: outcome.error,
+          });
+          outputs[step.name] = outcome.output ?? null;
+          if (run.stopOnNodeFailure) {
+            await finish(run, 'failed', `Step "${step.name}" failed: ${outcome.error}`);
+            return;
+          }
+          break;
+        case 'wait_until':
+          await runs.setStepResumeAt(run.id, step.stepIndex, outcome.at);
+          await runs.release(run.id, owner, outcome.at);
+          return;
+        case 'wait_approval':
+          await runs.awaitApproval(run, step.stepIndex, {
+            id: deps.ids.uuid(),
+            reviewerIds: outcome.reviewerIds,
+            message: outcome.message,
+          });
+          await runs.release(run.id, owner, null);
+          return;
+        default:
+          assertNever(outcome);
+      }
+    }
+    await finish(run, 'succeeded', null);
+  }
+
+  function track(runId: string): void {
+    const renewal = setInterval(
+      () => {
+        runs.renewLease(runId, owner, config.leaseMs).catch((error: unknown) => {
+          logger.warn({ err: error, runId }, 'could not renew a run lease');
+        });
+      },
+      Math.max(250, Math.floor(config.leaseMs / 3)),
+    );
+    const execution = execute(runId)
+      .catch((error: unknown) => {
+        // The lease lapses and another claim resumes the run; nothing is lost.
+        logger.error({ err: error, runId }, 'run execution failed; it resumes after its lease');
+      })
+      .finally(() => {
+        clearInterval(renewal);
+        active.delete(execution);
+        if (!stopping) nudge();
+      });
+    active.add(execution);
+  }
+
+  async function poll(): Promise<void> {
+    if (stopping) return;
+    if (polling) {
+      pollAgain = true;
+      return;
+    }
+    polling = true;
+    try {
+      do {
+        pollAgain = false;
+        const capacity = config.concurrency - active.size;
+        if (capacity <= 0) return;
+        const claimed = await runs.claimDue(owner, config.leaseMs, capacity);
+        for (const runId of claimed) track(runId);
+        if (claimed.length === capacity) pollAgain = true;
+      } while (pollAgain && !stopping);
+    } catch (error) {
+      logger.warn({ err: error }, 'claiming due runs failed; retrying at the next poll');
+    } finally {
+      polling = false;
+    }
+  }
+
+  function nudge(): void {
+    void poll();
+  }
+
+  const timer = setInterval(nudge, config.pollIntervalMs);
+  nudge();
+
+  return {
+    nudge,
+    async stop() {
+      stopping = true;
+      clearInterval(timer);
+      while (active.size > 0 || polling) {
+        await Promise.allSettled([...active]);
+        if (polling) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+  };
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unexpected outcome ${JSON.stringify(value)}`);
+}

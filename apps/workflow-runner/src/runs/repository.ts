@@ -1,0 +1,308 @@
+import { and, asc, desc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { Step, type Run, type RunStatus, type StepRunStatus, type StepType } from '@wap/contracts';
+import type { Clock, SqlDatabase } from '@wap/platform';
+import { approvals, runs, runSteps } from '../db/schema';
+import type { WorkflowRow } from '../workflows/repository';
+
+export type RunRow = typeof runs.$inferSelect;
+export type RunStepRow = typeof runSteps.$inferSelect;
+
+export const FINAL_RUN_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled'];
+const FINAL_STEP_STATUSES: readonly StepRunStatus[] = ['succeeded', 'failed', 'skipped'];
+
+export function isFinalStepStatus(status: string): boolean {
+  return (FINAL_STEP_STATUSES as readonly string[]).includes(status);
+}
+
+export interface NewRun {
+  runId: string;
+  workflow: WorkflowRow;
+  trigger:
+    | { type: 'custom_webhook'; eventId: string }
+    | { type: 'mcp'; keyId: string }
+    | { type: 'manual'; testEventId: string | null };
+  input: unknown;
+  inflightKey: string | null;
+  notBefore: Date | null;
+}
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+export function toRun(row: RunRow, steps: readonly RunStepRow[]): Run {
+  return {
+    id: row.id,
+    workflow_id: row.workflowId,
+    workspace_id: row.workspaceId,
+    status: row.status as RunStatus,
+    trigger: {
+      type: row.triggerType as Run['trigger']['type'],
+      event_id: row.eventId,
+      test_event_id: row.testEventId,
+      key_id: row.keyId,
+    },
+    input: row.input,
+    steps: steps.map((step) => ({
+      index: step.stepIndex,
+      name: step.name,
+      type: step.type as StepType,
+      status: step.status as StepRunStatus,
+      input: step.input,
+      output: step.output,
+      error: step.error,
+      credits_charged: step.creditsCharged,
+      started_at: iso(step.startedAt),
+      finished_at: iso(step.finishedAt),
+      duration_ms: step.durationMs,
+    })),
+    credits_charged: row.creditsCharged,
+    error: row.error,
+    not_before: iso(row.notBefore),
+    created_at: row.createdAt.toISOString(),
+    started_at: iso(row.startedAt),
+    finished_at: iso(row.finishedAt),
+  };
+}
+
+export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
+  const { db, clock } = deps;
+
+  async function stepsOf(runIds: readonly string[]): Promise<Map<string, RunStepRow[]>> {
+    const byRun = new Map<string, RunStepRow[]>();
+    if (runIds.length === 0) return byRun;
+    const rows = await db
+      .select()
+      .from(runSteps)
+      .where(inArray(runSteps.runId, [...runIds]))
+      .orderBy(asc(runSteps.runId), asc(runSteps.stepIndex));
+    for (const row of rows) byRun.set(row.runId, [...(byRun.get(row.runId) ?? []), row]);
+    return byRun;
+  }
+
+  return {
+    /**
+     * Creates the run and its steps (the workflow's steps as they are now) unless a run with
+     * this id exists: a redelivered or republished request creates nothing new.
+     */
+    async create(input: NewRun): Promise<boolean> {
+      const workflowSteps = z.array(Step).parse(input.workflow.steps);
+      const now = clock.now();
+      return db.transaction(async (tx) => {
+        const inserted = await tx
+          .insert(runs)
+          .values({
+            id: input.runId,
+            workflowId: input.workflow.id,
+            workspaceId: input.workflow.workspaceId,
+            status: 'queued',
+            triggerType: input.trigger.type,
+            eventId: input.trigger.type === 'custom_webhook' ? input.trigger.eventId : null,
+            testEventId: input.trigger.type === 'manual' ? input.trigger.testEventId : null,
+            keyId: input.trigger.type === 'mcp' ? input.trigger.keyId : null,
+            input: input.input ?? null,
+            actingUserId: input.workflow.createdBy,
+            stopOnNodeFailure: input.workflow.stopOnNodeFailure,
+            creditCost: input.workflow.creditCost,
+            inflightKey: input.inflightKey,
+            notBefore: input.notBefore,
+            wakeAt: input.notBefore && input.notBefore > now ? input.notBefore : now,
+            createdAt: now,
+          })
+          .onConflictDoNothing({ target: runs.id })
+          .returning({ id: runs.id });
+        if (inserted.length === 0) return false;
+        if (workflowSteps.length > 0) {
+          await tx.insert(runSteps).values(
+            workflowSteps.map((step, index) => ({
+              runId: input.runId,
+              stepIndex: index,
+              name: step.name,
+              type: step.type,
+              settings: step.settings,
+              status: 'pending',
+            })),
+          );
+        }
+        return true;
+      });
+    },
+
+    async get(runId: string): Promise<{ run: RunRow; steps: RunStepRow[] } | undefined> {
+      const [run] = await db.select().from(runs).where(eq(runs.id, runId));
+      if (!run) return undefined;
+      return { run, steps: (await stepsOf([run.id])).get(run.id) ?? [] };
+    },
+
+    async listByWorkflow(workflowId: string, limit: number): Promise<Run[]> {
+      const rows = await db
+        .select()
+        .from(runs)
+        .where(eq(runs.workflowId, workflowId))
+        .orderBy(desc(runs.createdAt), desc(runs.id))
+        .limit(limit);
+      const steps = await stepsOf(rows.map((row) => row.id));
+      return rows.map((row) => toRun(row, steps.get(row.id) ?? []));
+    },
+
+    /**
+     * Leases up to `limit` due runs to `owner`: due means `wake_at` has passed and no live lease
+     * holds the run. SKIP LOCKED lets replicas claim side by side without waiting on each other.
+     */
+    async claimDue(owner: string, leaseMs: number, limit: number): Promise<string[]> {
+      const now = clock.now();
+      return db.transaction(async (tx) => {
+        const due = await tx
+          .select({ id: runs.id })
+          .from(runs)
+          .where(and(lte(runs.wakeAt, now), or(isNull(runs.leaseUntil), lt(runs.leaseUntil, now))))
+          .orderBy(asc(runs.wakeAt))
+          .limit(limit)
+          .for('update', { skipLocked: true });
+        const ids = due.map((row) => row.id);
+        if (ids.length === 0) return ids;
+        await tx
+          .update(runs)
+          .set({ leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs) })
+          .where(inArray(runs.id, ids));
+        return ids;
+      });
+    },
+
+    /** Extends the lease while the run executes; false when another owner has taken it. */
+    async renewLease(runId: string, owner: string, leaseMs: number): Promise<boolean> {
+      const renewed = await db
+        .update(runs)
+        .set({ leaseUntil: new Date(clock.now().getTime() + leaseMs) })
+        .where(and(eq(runs.id, runId), eq(runs.leaseOwner, owner)))
+        .returning({ id: runs.id });
+      return renewed.length > 0;
+    },
+
+    /** Gives the run back to the scheduler, due again at `wakeAt` (null: not until something changes). */
+    async release(runId: string, owner: string, wakeAt: Date | null): Promise<void> {
+      await db
+        .update(runs)
+        .set({ leaseOwner: null, leaseUntil: null, wakeAt })
+        .where(and(eq(runs.id, runId), eq(runs.leaseOwner, owner)));
+    },
+
+    async markRunning(runId: string): Promise<void> {
+      await db
+        .update(runs)
+        .set({ status: 'running', startedAt: clock.now() })
+        .where(and(eq(runs.id, runId), eq(runs.status, 'queued')));
+    },
+
+    /**
+     * Ends the run: a final status, the steps that never ran marked skipped. `wake_at` stays set
+     * while an in-flight key is still to be released, so a crash before the release retries it.
+     */
+    async finish(run: RunRow, status: RunStatus, error: string | null): Promise<void> {
+      const now = clock.now();
+      await db.transaction(async (tx) => {
+        await tx
+          .update(runSteps)
+          .set({ status: 'skipped' })
+          .where(and(eq(runSteps.runId, run.id), eq(runSteps.status, 'pending')));
+        await tx
+          .update(runs)
+          .set({
+            status,
+            error,
+            finishedAt: now,
+            wakeAt: run.inflightKey ? now : null,
+          })
+          .where(eq(runs.id, run.id));
+      });
+    },
+
+    async markInflightReleased(runId: string): Promise<void> {
+      await db
+        .update(runs)
+        .set({ wakeAt: null, leaseOwner: null, leaseUntil: null })
+        .where(eq(runs.id, runId));
+    },
+
+    async startStep(
+      runId: string,
+      stepIndex: number,
+      values: { input: unknown; startedAt: Date },
+    ): Promise<void> {
+      await db
+        .update(runSteps)
+        .set({ status: 'running', input: values.input, startedAt: values.startedAt })
+        .where(and(eq(runSteps.runId, runId), eq(runSteps.stepIndex, stepIndex)));
+    },
+
+    async setStepCharge(runId: string, stepIndex: number, credits: number): Promise<void> {
+      await db.transaction(async (tx) => {
+        await tx
+          .update(runSteps)
+          .set({ creditsCharged: credits })
+          .where(and(eq(runSteps.runId, runId), eq(runSteps.stepIndex, stepIndex)));
+        await tx
+          .update(runs)
+          .set({
+            creditsCharged: sql`(select coalesce(sum(${runSteps.creditsCharged}), 0) from ${runSteps} where ${runSteps.runId} = ${runId})`,
+          })
+          .where(eq(runs.id, runId));
+      });
+    },
+
+    async endStep(
+      runId: string,
+      step: RunStepRow,
+      values: { status: 'succeeded' | 'failed'; output: unknown; error: string | null },
+    ): Promise<void> {
+      const now = clock.now();
+      const startedAt = step.startedAt ?? now;
+      await db
+        .update(runSteps)
+        .set({
+          status: values.status,
+          output: values.output ?? null,
+          error: values.error,
+          finishedAt: now,
+          durationMs: Math.max(0, now.getTime() - startedAt.getTime()),
+        })
+        .where(and(eq(runSteps.runId, runId), eq(runSteps.stepIndex, step.stepIndex)));
+    },
+
+    async setStepResumeAt(runId: string, stepIndex: number, resumeAt: Date): Promise<void> {
+      await db
+        .update(runSteps)
+        .set({ resumeAt })
+        .where(and(eq(runSteps.runId, runId), eq(runSteps.stepIndex, stepIndex)));
+    },
+
+    /** Pauses at an approval step: the approval is recorded once and the step waits for it. */
+    async awaitApproval(
+      run: RunRow,
+      stepIndex: number,
+      approval: { id: string; reviewerIds: string[]; message: string | null },
+    ): Promise<void> {
+      await db.transaction(async (tx) => {
+        await tx
+          .insert(approvals)
+          .values({
+            id: approval.id,
+            runId: run.id,
+            stepIndex,
+            workspaceId: run.workspaceId,
+            reviewerIds: approval.reviewerIds,
+            message: approval.message,
+            status: 'pending',
+            createdAt: clock.now(),
+          })
+          .onConflictDoNothing();
+        await tx
+          .update(runSteps)
+          .set({ status: 'waiting' })
+          .where(and(eq(runSteps.runId, run.id), eq(runSteps.stepIndex, stepIndex)));
+        await tx.update(runs).set({ status: 'waiting_approval' }).where(eq(runs.id, run.id));
+      });
+    },
+  };
+}
+
+export type RunRepository = ReturnType<typeof createRunRepository>;

@@ -1,0 +1,578 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  AppError,
+  CREDIT_BALANCES_BUCKET,
+  CREDIT_MESSAGES,
+  creditBalanceKey,
+  CreditSnapshot,
+  GetRunReply,
+  ListWorkflowsReply,
+  RUNS_STREAM,
+  START_RUN_SUBJECT,
+  StartRunReply,
+  WEBHOOK_INFLIGHT_BUCKET,
+  WEBHOOK_RECEIVED_SUBJECT,
+  WORKFLOW_SUBJECTS,
+  WorkflowWithWebhook,
+  type Actor,
+  type StartRun,
+  type StepInput,
+  type WebhookReceived,
+} from '@wap/contracts';
+import { callApi, decodeJson, encodeJson, type Platform } from '@wap/platform';
+import type { ServiceHandle } from '@wap/service-runtime';
+import { createCreditLedger } from '../credits/ledger';
+import { createTestEventRepository } from '../test-events/repository';
+import { createRunRepository } from './repository';
+import { createWorkflowRepository } from '../workflows/repository';
+import {
+  actorFor,
+  CALL_TIMEOUT_MS,
+  callRunnerRoute,
+  eventually,
+  publishWorkspace,
+  runReaching,
+  runtimes,
+  startRunner,
+  type RuntimeUnderTest,
+} from '../testing/runner-harness';
+
+interface Received {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+/** A local HTTP server the http_request steps call (allow-listed for this spec only). */
+async function startTargetServer(): Promise<{ url: string; received: Received[]; server: Server }> {
+  const received: Received[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      if (req.url?.startsWith('/fail')) {
+        res.writeHead(500, { 'content-type': 'text/plain' }).end('broken');
+        return;
+      }
+      if (req.url?.startsWith('/order')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ id: 'order-7', items: [{ sku: 'A1' }] }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, received, server };
+}
+
+describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
+  let runtime: RuntimeUnderTest;
+  let platform: Platform;
+  let runner: ServiceHandle;
+  let target: Awaited<ReturnType<typeof startTargetServer>>;
+  const admin = actorFor('admin', { platformAdmin: true });
+
+  beforeAll(async () => {
+    runtime = await makeRuntime();
+    platform = runtime.platform;
+    target = await startTargetServer();
+    runner = await startRunner(platform, { SSRF_ALLOWLIST: '127.0.0.1', RUN_LEASE_MS: 1_000 });
+  });
+  afterAll(async () => {
+    await runner.stop();
+    await new Promise((resolve) => target.server.close(resolve));
+    await runtime.cleanup();
+  });
+
+  async function newWorkspace(credits: number): Promise<{ owner: Actor; workspaceId: string }> {
+    const owner = actorFor(`owner-${randomUUID().slice(0, 8)}`);
+    const workspaceId = await publishWorkspace(platform, [owner]);
+    if (credits > 0) {
+      const granted = await callRunnerRoute(platform, 'grant_credits', admin, {
+        params: { workspaceId },
+        body: { amount: credits, reason: 'spec' },
+      });
+      expect(granted.status).toBe(201);
+    }
+    return { owner, workspaceId };
+  }
+
+  async function createWorkflow(
+    owner: Actor,
+    workspaceId: string,
+    steps: StepInput[],
+    settings: Record<string, unknown> = {},
+  ) {
+    const reply = await callRunnerRoute(platform, 'create_workflow', owner, {
+      body: {
+        workspaceId,
+        name: 'spec flow',
+        trigger: { type: 'custom_webhook' },
+        steps,
+        settings,
+      },
+    });
+    expect(reply.status).toBe(201);
+    return WorkflowWithWebhook.parse(reply.body);
+  }
+
+  async function publishTestEvent(
+    created: ReturnType<typeof WorkflowWithWebhook.parse>,
+    body: unknown,
+  ): Promise<string> {
+    const eventId = randomUUID();
+    const data: WebhookReceived = {
+      eventId,
+      webhookId: created.webhook?.id ?? randomUUID(),
+      workflowId: created.workflow.id,
+      workspaceId: created.workflow.workspace_id,
+      receivedAt: new Date().toISOString(),
+      headers: { 'content-type': 'application/json' },
+      payload: { kind: 'inline', body },
+    };
+    await platform.streams.publish(
+      WEBHOOK_RECEIVED_SUBJECT,
+      encodeJson({ type: WEBHOOK_RECEIVED_SUBJECT, id: eventId, time: data.receivedAt, data }),
+      { messageId: eventId },
+    );
+    return eventId;
+  }
+
+  async function manualRun(owner: Actor, workflowId: string, testEventId?: string) {
+    const reply = await callRunnerRoute(platform, 'run_workflow', owner, {
+      params: { id: workflowId },
+      body: testEventId ? { testEventId } : undefined,
+    });
+    expect(reply.status).toBe(202);
+    return (reply.body as { runId: string }).runId;
+  }
+
+  async function balanceSnapshot(workspaceId: string): Promise<number | undefined> {
+    const bucket = await platform.kv.bucket(CREDIT_BALANCES_BUCKET);
+    const entry = await bucket.get(creditBalanceKey(workspaceId));
+    return entry ? CreditSnapshot.parse(decodeJson(entry.value)).balance : undefined;
+  }
+
+  test('http_request steps call a real server with templates filled from the event and earlier steps; paid steps are charged', async () => {
+    const { owner, workspaceId } = await newWorkspace(10);
+    const created = await createWorkflow(owner, workspaceId, [
+      {
+        type: 'http_request',
+        name: 'fetch order',
+        settings: {
+          method: 'GET',
+          url: `${target.url}/order?customer={{Custom Webhook.customer.id}}`,
+        },
+      },
+      {
+        type: 'http_request',
+        settings: {
+          method: 'POST',
+          url: `${target.url}/echo/{{steps.fetch order.body.id}}`,
+          headers: { 'x-city': '{{Custom Webhook.customer.address.city}}' },
+          body: {
+            sku: '{{steps.fetch order.body.items.0.sku}}',
+            amount: '{{Custom Webhook.amount}}',
+            missing: 'before-{{Custom Webhook.nothing.here}}-after',
+          },
+        },
+      },
+    ]);
+    expect(created.workflow.credit_cost).toBe(2);
+    const eventId = await publishTestEvent(created, {
+      customer: { id: 'c-1', address: { city: 'Paris' } },
+      amount: 12.5,
+    });
+    await eventually(async () => {
+      const events = await callRunnerRoute(platform, 'list_test_events', owner, {
+        params: { id: created.workflow.id },
+      });
+      expect(events.body).toMatchObject({ events: [{ id: eventId }] });
+    });
+
+    const runId = await manualRun(owner, created.workflow.id);
+    const run = await runReaching(platform, owner, runId, ['succeeded', 'failed']);
+    expect(run.status).toBe('succeeded');
+    expect(run.trigger).toEqual({
+      type: 'manual',
+      event_id: null,
+      test_event_id: eventId,
+      key_id: null,
+    });
+    expect(run.credits_charged).toBe(2);
+    expect(run.steps.map((step) => [step.name, step.status, step.credits_charged])).toEqual([
+      ['fetch order', 'succeeded', 1],
+      ['step_2', 'succeeded', 1],
+    ]);
+    expect(run.steps[1]?.input).toEqual({
+      method: 'POST',
+      url: `${target.url}/echo/order-7`,
+      headers: { 'x-city': 'Paris' },
+      body: { sku: 'A1', amount: 12.5, missing: 'before--after' },
+    });
+    expect(run.steps[0]?.output).toMatchObject({ status: 200, body: { id: 'order-7' } });
+    for (const step of run.steps) {
+      expect(step.duration_ms).toEqual(expect.any(Number));
+      expect(step.error).toBeNull();
+    }
+    const echo = target.received.find((request) => request.url === '/echo/order-7');
+    expect(echo?.headers['x-city']).toBe('Paris');
+    expect(echo?.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(echo?.body ?? '')).toEqual({
+      sku: 'A1',
+      amount: 12.5,
+      missing: 'before--after',
+    });
+    expect(target.received.some((request) => request.url === '/order?customer=c-1')).toBe(true);
+
+    const credits = await callRunnerRoute(platform, 'get_credits', owner, {
+      params: { workspaceId },
+    });
+    expect(credits.body).toEqual({ balance: 8 });
+    await eventually(async () => expect(await balanceSnapshot(workspaceId)).toBe(8));
+  });
+
+  test('stop_on_node_failure (default) stops at a failed step; off, the run goes on and records the failure', async () => {
+    const { owner, workspaceId } = await newWorkspace(10);
+    const steps: StepInput[] = [
+      {
+        type: 'http_request',
+        name: 'broken',
+        settings: { method: 'POST', url: `${target.url}/fail` },
+      },
+      {
+        type: 'http_request',
+        name: 'after',
+        settings: { method: 'GET', url: `${target.url}/order` },
+      },
+    ];
+    const stopping = await createWorkflow(owner, workspaceId, steps);
+    expect(stopping.workflow.settings.stopOnNodeFailure).toBe(true);
+    const stopped = await runReaching(
+      platform,
+      owner,
+      await manualRun(owner, stopping.workflow.id),
+      ['succeeded', 'failed'],
+    );
+    expect(stopped.status).toBe('failed');
+    expect(stopped.error).toBe('Step "broken" failed: The server answered HTTP 500');
+    expect(stopped.steps.map((step) => step.status)).toEqual(['failed', 'skipped']);
+    expect(stopped.steps[0]?.output).toMatchObject({ status: 500, body: 'broken' });
+    expect(stopped.credits_charged).toBe(1);
+
+    const going = await createWorkflow(owner, workspaceId, steps, { stopOnNodeFailure: false });
+    const goneOn = await runReaching(platform, owner, await manualRun(owner, going.workflow.id), [
+      'succeeded',
+      'failed',
+    ]);
+    expect(goneOn.status).toBe('succeeded');
+    expect(goneOn.steps.map((step) => [step.status, step.error])).toEqual([
+      ['failed', 'The server answered HTTP 500'],
+      ['succeeded', null],
+    ]);
+    expect(goneOn.credits_charged).toBe(2);
+  });
+
+  test('RUNS: a StartRun becomes one run (redelivery and republish included), waits for notBefore, and releases its in-flight key', async () => {
+    const { owner, workspaceId } = await newWorkspace(5);
+    const created = await createWorkflow(owner, workspaceId, [
+      { type: 'delay', name: 'pause', settings: { seconds: 0 } },
+    ]);
+    const inflight = await platform.kv.bucket(WEBHOOK_INFLIGHT_BUCKET);
+    const inflightKey = `fp.${randomUUID()}`;
+    const runId = randomUUID();
+    await inflight.create(inflightKey, encodeJson(runId));
+    const notBefore = new Date(Date.now() + 1_500);
+    const start: StartRun = {
+      runId,
+      workflowId: created.workflow.id,
+      workspaceId,
+      trigger: {
+        type: 'custom_webhook',
+        eventId: randomUUID(),
+        payload: { kind: 'inline', body: { hello: 'world' } },
+      },
+      inflightKey,
+      notBefore: notBefore.toISOString(),
+    };
+    const envelope = encodeJson({
+      type: START_RUN_SUBJECT,
+      id: runId,
+      time: new Date().toISOString(),
+      data: start,
+    });
+    await platform.streams.ensureStream({ name: RUNS_STREAM, subjects: [START_RUN_SUBJECT] });
+    await platform.streams.publish(START_RUN_SUBJECT, envelope, { messageId: runId });
+    // Outside the dedupe window JetStream would store it twice: the runner must still make one run.
+    await platform.streams.publish(START_RUN_SUBJECT, envelope);
+
+    const queued = await runReaching(platform, owner, runId, ['queued']);
+    expect(queued.not_before).toBe(notBefore.toISOString());
+    expect(queued.input).toEqual({ hello: 'world' });
+    expect(await inflight.get(inflightKey)).not.toBeNull();
+
+    const done = await runReaching(platform, owner, runId, ['succeeded'], 8_000);
+    expect(new Date(done.started_at ?? 0).getTime()).toBeGreaterThanOrEqual(notBefore.getTime());
+    await eventually(async () => expect(await inflight.get(inflightKey)).toBeNull());
+    const list = await callRunnerRoute(platform, 'list_runs', owner, {
+      params: { id: created.workflow.id },
+    });
+    expect((list.body as { runs: unknown[] }).runs).toHaveLength(1);
+  });
+
+  test('a delay waits in the scheduler table; an approval pauses the run; unserved bus steps fail clearly', async () => {
+    const { owner, workspaceId } = await newWorkspace(20);
+    const created = await createWorkflow(
+      owner,
+      workspaceId,
+      [
+        { type: 'delay', name: 'wait', settings: { seconds: 1 } },
+        {
+          type: 'table_row',
+          name: 'row',
+          settings: { tableId: 't1', values: { a: '{{Custom Webhook.a}}' } },
+        },
+        {
+          type: 'assistant_prompt',
+          name: 'ask',
+          settings: { prompt: 'Summarise {{Custom Webhook.a}}' },
+        },
+        {
+          type: 'approval',
+          name: 'review',
+          settings: { reviewerIds: [owner.userId], message: 'ok?' },
+        },
+      ],
+      { stopOnNodeFailure: false },
+    );
+    const started = Date.now();
+    const runId = await manualRun(owner, created.workflow.id);
+    const running = await runReaching(platform, owner, runId, ['running']);
+    expect(running.steps[0]?.status).toBe('running');
+    const paused = await runReaching(platform, owner, runId, ['waiting_approval'], 8_000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    expect(paused.steps.map((step) => [step.name, step.status])).toEqual([
+      ['wait', 'succeeded'],
+      ['row', 'failed'],
+      ['ask', 'failed'],
+      ['review', 'waiting'],
+    ]);
+    expect(paused.steps[1]?.error).toBe(
+      'The table service is not available: no service answers storage.api.table_row.v1',
+    );
+    expect(paused.steps[2]?.error).toBe(
+      'The assistant is not available: no service answers chat.api.assistant_prompt.v1',
+    );
+    expect(paused.steps[1]?.input).toEqual({ tableId: 't1', values: { a: '' } });
+    expect(paused.finished_at).toBeNull();
+  });
+
+  test('two runs racing for the last credit: one is charged, the other fails, the balance never goes below zero', async () => {
+    const { owner, workspaceId } = await newWorkspace(1);
+    const created = await createWorkflow(owner, workspaceId, [
+      { type: 'http_request', settings: { method: 'GET', url: `${target.url}/order` } },
+    ]);
+    const replies = await Promise.all([
+      callRunnerRoute(platform, 'run_workflow', owner, { params: { id: created.workflow.id } }),
+      callRunnerRoute(platform, 'run_workflow', owner, { params: { id: created.workflow.id } }),
+    ]);
+    const runIds = replies
+      .filter((reply) => reply.status === 202)
+      .map((reply) => (reply.body as { runId: string }).runId);
+    const runs = await Promise.all(
+      runIds.map((runId) => runReaching(platform, owner, runId, ['succeeded', 'failed'])),
+    );
+    expect(runs.filter((run) => run.status === 'succeeded')).toHaveLength(1);
+    for (const run of runs.filter((candidate) => candidate.status === 'failed')) {
+      expect(run.error).toBe(CREDIT_MESSAGES.insufficient);
+    }
+    const credits = await callRunnerRoute(platform, 'get_credits', owner, {
+      params: { workspaceId },
+    });
+    expect(credits.body).toEqual({ balance: 0 });
+  });
+
+  test('the ledger charges each step once and never below zero under concurrent charges', async () => {
+    const { workspaceId } = await newWorkspace(5);
+    const ledger = createCreditLedger({
+      db: platform.sql.db,
+      clock: platform.clock,
+      ids: platform.ids,
+    });
+    const runId = randomUUID();
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_unused, index) =>
+        ledger.chargeStep({ workspaceId, runId, stepIndex: index, amount: 1, reason: 'race' }),
+      ),
+    );
+    expect(results.filter((result) => result.charged)).toHaveLength(5);
+    expect(await ledger.balanceOf(workspaceId)).toBe(0);
+    const again = await ledger.chargeStep({
+      workspaceId,
+      runId,
+      stepIndex: 0,
+      amount: 1,
+      reason: 'race',
+    });
+    expect(again.charged).toBe(results[0]?.charged);
+    expect(await ledger.balanceOf(workspaceId)).toBe(0);
+  });
+
+  test('a run whose executor died mid-step is resumed after its lease lapses, without charging the step twice', async () => {
+    const { owner, workspaceId } = await newWorkspace(3);
+    const created = await createWorkflow(owner, workspaceId, [
+      {
+        type: 'http_request',
+        name: 'call',
+        settings: { method: 'GET', url: `${target.url}/order` },
+      },
+    ]);
+    const workflows = createWorkflowRepository({
+      db: platform.sql.db,
+      clock: platform.clock,
+      ids: platform.ids,
+    });
+    const runs = createRunRepository({ db: platform.sql.db, clock: platform.clock });
+    const ledger = createCreditLedger({
+      db: platform.sql.db,
+      clock: platform.clock,
+      ids: platform.ids,
+    });
+    const workflow = await workflows.find(created.workflow.id);
+    if (!workflow) throw new Error('workflow missing');
+    const runId = randomUUID();
+    // The dead replica: it claimed the run, charged and started the step, then vanished.
+    const deadOwner = 'dead-replica';
+    const createdRun = await runs.create({
+      runId,
+      workflow,
+      trigger: { type: 'manual', testEventId: null },
+      input: {},
+      inflightKey: null,
+      notBefore: new Date(Date.now() + 60_000),
+    });
+    expect(createdRun).toBe(true);
+    await runs.markRunning(runId);
+    await ledger.chargeStep({ workspaceId, runId, stepIndex: 0, amount: 1, reason: 'dead' });
+    await runs.startStep(runId, 0, { input: {}, startedAt: new Date() });
+    await platform.sql.db.execute(
+      sql`update workflow_runner.runs set wake_at = now(), lease_owner = ${deadOwner}, lease_until = now() + interval '1 second' where id = ${runId}`,
+    );
+    const resumed = await runReaching(platform, owner, runId, ['succeeded', 'failed'], 8_000);
+    expect(resumed.status).toBe('succeeded');
+    expect(resumed.steps[0]?.status).toBe('succeeded');
+    expect(await ledger.balanceOf(workspaceId)).toBe(2);
+  });
+
+  test('the MCP bus API lists workflows, starts runs with the spec 402 messages, and reads runs', async () => {
+    const { owner, workspaceId } = await newWorkspace(0);
+    const created = await createWorkflow(owner, workspaceId, [
+      { type: 'http_request', settings: { method: 'GET', url: `${target.url}/order` } },
+      { type: 'http_request', settings: { method: 'GET', url: `${target.url}/order` } },
+    ]);
+    const listed = await callApi(
+      platform.bus,
+      WORKFLOW_SUBJECTS.listWorkflows,
+      { workspaceId },
+      ListWorkflowsReply,
+      { timeoutMs: CALL_TIMEOUT_MS },
+    );
+    expect(listed.workflows).toEqual([
+      { id: created.workflow.id, name: 'spec flow', status: 'draft', credit_cost: 2 },
+    ]);
+    const start = (input: Record<string, unknown>, forWorkspace = workspaceId) =>
+      callApi(
+        platform.bus,
+        WORKFLOW_SUBJECTS.startRun,
+        { workspaceId: forWorkspace, workflowId: created.workflow.id, keyId: randomUUID(), input },
+        StartRunReply,
+        { timeoutMs: CALL_TIMEOUT_MS },
+      );
+    await expect(start({})).rejects.toMatchObject({
+      code: 'INSUFFICIENT_CREDITS',
+      status: 402,
+      message: CREDIT_MESSAGES.depleted,
+    });
+    await callRunnerRoute(platform, 'grant_credits', admin, {
+      params: { workspaceId },
+      body: { amount: 1, reason: 'spec' },
+    });
+    await expect(start({})).rejects.toMatchObject({ message: CREDIT_MESSAGES.insufficient });
+    await callRunnerRoute(platform, 'grant_credits', admin, {
+      params: { workspaceId },
+      body: { amount: 1, reason: 'spec' },
+    });
+    const { runId } = await start({ order: 7 });
+    const elsewhere = await start({}, randomUUID()).catch((error: unknown) => error);
+    expect(elsewhere).toBeInstanceOf(AppError);
+    expect(elsewhere).toMatchObject({ code: 'NOT_FOUND' });
+
+    await runReaching(platform, owner, runId, ['succeeded']);
+    const read = await callApi(
+      platform.bus,
+      WORKFLOW_SUBJECTS.getRun,
+      { workspaceId, runId },
+      GetRunReply,
+      {
+        timeoutMs: CALL_TIMEOUT_MS,
+      },
+    );
+    expect(read.run).toMatchObject({ id: runId, status: 'succeeded', credits_charged: 2 });
+    const full = await callRunnerRoute(platform, 'get_run', owner, { params: { runId } });
+    expect(full.body).toMatchObject({ run: { trigger: { type: 'mcp' }, input: { order: 7 } } });
+    await expect(
+      callApi(
+        platform.bus,
+        WORKFLOW_SUBJECTS.getRun,
+        { workspaceId: randomUUID(), runId },
+        GetRunReply,
+        {
+          timeoutMs: CALL_TIMEOUT_MS,
+        },
+      ),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  test('test events arrive from WEBHOOK_EVENTS once per eventId, newest first, capped per workflow', async () => {
+    const { owner, workspaceId } = await newWorkspace(0);
+    const created = await createWorkflow(owner, workspaceId, []);
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index += 1) {
+      ids.push(await publishTestEvent(created, { index }));
+    }
+    await eventually(async () => {
+      const events = await callRunnerRoute(platform, 'list_test_events', owner, {
+        params: { id: created.workflow.id },
+      });
+      expect((events.body as { events: { id: string }[] }).events.map((event) => event.id)).toEqual(
+        [...ids].reverse(),
+      );
+    });
+
+    const capped = createTestEventRepository({ db: platform.sql.db, capPerWorkflow: 2 });
+    const base = Date.now();
+    const event = (id: string, offsetMs: number) => ({
+      id,
+      workflowId: created.workflow.id,
+      workspaceId,
+      webhookId: created.webhook?.id ?? randomUUID(),
+      receivedAt: new Date(base + offsetMs),
+      body: { id },
+      headers: {},
+    });
+    const newer = [randomUUID(), randomUUID()];
+    await capped.add(event(newer[0] ?? '', 1_000));
+    await capped.add(event(newer[0] ?? '', 1_000));
+    await capped.add(event(newer[1] ?? '', 2_000));
+    const kept = await capped.list(created.workflow.id);
+    expect(kept.map((row) => row.id)).toEqual([newer[1], newer[0]]);
+  });
+});

@@ -1,0 +1,277 @@
+import type { z } from 'zod';
+import {
+  AppError,
+  AssistantPromptReply,
+  CallToolReply,
+  MCP_SUBJECTS,
+  STEP_SETTINGS,
+  STEP_SUBJECTS,
+  TableRowReply,
+  type StepType,
+} from '@wap/contracts';
+import { EgressBlockedError } from '@wap/egress';
+import { BusTimeoutError, callApi, NoRespondersError, type Bus } from '@wap/platform';
+
+/** What one attempt at a step came to. */
+export type StepOutcome =
+  | { kind: 'succeeded'; output: unknown }
+  | { kind: 'failed'; error: string; output?: unknown }
+  /** A delay that has not ended: the run sleeps in the scheduler table until `at`. */
+  | { kind: 'wait_until'; at: Date }
+  /** An approval: the run pauses (waiting_approval) until a reviewer decides. */
+  | { kind: 'wait_approval'; reviewerIds: string[]; message: string | null };
+
+/** The fetch the http_request step uses: the SSRF-guarded one in production. */
+export type HttpFetch = (url: string, init: RequestInit) => Promise<Response>;
+
+export interface StepContext {
+  workspaceId: string;
+  /** The workflow's creator: tools and tables are used with this user's rights. */
+  actingUserId: string;
+  /** When this step first started (a resumed delay counts from here). */
+  startedAt: Date;
+  now: Date;
+}
+
+export interface StepExecutorDeps {
+  bus: Bus;
+  httpFetch: HttpFetch;
+  /** Longest wait for an HTTP response, in milliseconds. */
+  httpTimeoutMs: number;
+  /** Response bodies are kept up to this many bytes (the rest is cut off). */
+  maxResponseBytes: number;
+  /** Longest wait for a bus step (tool, table, assistant), in milliseconds. */
+  busTimeoutMs: number;
+}
+
+function parseSettings<Type extends StepType>(
+  type: Type,
+  settings: unknown,
+): { ok: true; value: z.infer<(typeof STEP_SETTINGS)[Type]> } | { ok: false; error: string } {
+  const parsed = STEP_SETTINGS[type].safeParse(settings);
+  if (parsed.success)
+    return { ok: true, value: parsed.data as z.infer<(typeof STEP_SETTINGS)[Type]> };
+  const issues = parsed.error.issues
+    .map((issue) => `${issue.path.join('.') || 'settings'}: ${issue.message}`)
+    .join('; ');
+  return { ok: false, error: `Invalid settings once templates were filled: ${issues}` };
+}
+
+async function readBody(
+  response: Response,
+  limit: number,
+): Promise<{ text: string; truncated: boolean }> {
+  const reader = response.body?.getReader();
+  if (!reader) return { text: '', truncated: false };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let truncated = false;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.length;
+    if (size > limit) {
+      truncated = true;
+      await reader.cancel();
+      break;
+    }
+  }
+  return { text: Buffer.concat(chunks).subarray(0, limit).toString('utf8'), truncated };
+}
+
+/** Turns a bus failure of a step that calls another service into a step error a user can act on. */
+function busFailure(subject: string, what: string, error: unknown): StepOutcome {
+  if (error instanceof NoRespondersError) {
+    return { kind: 'failed', error: `${what} is not available: no service answers ${subject}` };
+  }
+  if (error instanceof BusTimeoutError) {
+    return { kind: 'failed', error: `${what} did not answer in time (${subject})` };
+  }
+  if (error instanceof AppError)
+    return { kind: 'failed', error: `${what} failed: ${error.message}` };
+  throw error;
+}
+
+/** Executes one step with its filled-in settings; failures of the step are outcomes, not throws. */
+export function createStepExecutor(deps: StepExecutorDeps) {
+  async function httpRequest(settings: unknown): Promise<StepOutcome> {
+    const parsed = parseSettings('http_request', settings);
+    if (!parsed.ok) return { kind: 'failed', error: parsed.error };
+    const { method, url, headers = {}, body } = parsed.value;
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return { kind: 'failed', error: `Invalid URL: ${url}` };
+    }
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+      return {
+        kind: 'failed',
+        error: `Only http and https URLs can be called: ${target.protocol}`,
+      };
+    }
+    const requestHeaders = new Headers(headers);
+    let requestBody: string | undefined;
+    if (body !== undefined && body !== '' && method !== 'GET' && method !== 'HEAD') {
+      if (typeof body === 'string') {
+        requestBody = body;
+      } else {
+        requestBody = JSON.stringify(body);
+        if (!requestHeaders.has('content-type'))
+          requestHeaders.set('content-type', 'application/json');
+      }
+    }
+    let response: Response;
+    try {
+      response = await deps.httpFetch(target.toString(), {
+        method,
+        headers: requestHeaders,
+        body: requestBody,
+        signal: AbortSignal.timeout(deps.httpTimeoutMs),
+      });
+    } catch (error) {
+      if (error instanceof EgressBlockedError) {
+        return { kind: 'failed', error: `Request refused: ${error.message}` };
+      }
+      if (
+        error instanceof Error &&
+        (error.name === 'TimeoutError' || error.name === 'AbortError')
+      ) {
+        return { kind: 'failed', error: `Request timed out after ${deps.httpTimeoutMs} ms` };
+      }
+      const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+      const reason =
+        cause instanceof EgressBlockedError
+          ? `Request refused: ${cause.message}`
+          : `Request failed: ${cause instanceof Error ? cause.message : String(cause)}`;
+      return { kind: 'failed', error: reason };
+    }
+    const { text, truncated } = await readBody(response, deps.maxResponseBytes);
+    let responseBody: unknown = text;
+    if (!truncated && (response.headers.get('content-type') ?? '').includes('json')) {
+      try {
+        responseBody = JSON.parse(text);
+      } catch {
+        responseBody = text;
+      }
+    }
+    const output = {
+      status: response.status,
+      headers: Object.fromEntries(response.headers.entries()),
+      body: responseBody,
+      ...(truncated ? { truncated: true } : {}),
+    };
+    if (response.status >= 400) {
+      return { kind: 'failed', error: `The server answered HTTP ${response.status}`, output };
+    }
+    return { kind: 'succeeded', output };
+  }
+
+  function delay(settings: unknown, context: StepContext): StepOutcome {
+    const parsed = parseSettings('delay', settings);
+    if (!parsed.ok) return { kind: 'failed', error: parsed.error };
+    const endsAt = new Date(context.startedAt.getTime() + parsed.value.seconds * 1000);
+    if (context.now.getTime() >= endsAt.getTime()) {
+      return { kind: 'succeeded', output: { waited_seconds: parsed.value.seconds } };
+    }
+    return { kind: 'wait_until', at: endsAt };
+  }
+
+  async function mcpTool(settings: unknown, context: StepContext): Promise<StepOutcome> {
+    const parsed = parseSettings('mcp_tool', settings);
+    if (!parsed.ok) return { kind: 'failed', error: parsed.error };
+    try {
+      const reply = await callApi(
+        deps.bus,
+        MCP_SUBJECTS.callTool,
+        {
+          workspaceId: context.workspaceId,
+          userId: context.actingUserId,
+          ...parsed.value,
+          timeoutMs: deps.busTimeoutMs,
+        },
+        CallToolReply,
+        // The registry's own timeout fires first and answers; this one only guards a lost reply.
+        { timeoutMs: deps.busTimeoutMs + 5_000 },
+      );
+      if (reply.isError) {
+        return { kind: 'failed', error: 'The tool reported an error', output: reply };
+      }
+      return { kind: 'succeeded', output: reply };
+    } catch (error) {
+      return busFailure(MCP_SUBJECTS.callTool, 'The MCP tool service', error);
+    }
+  }
+
+  async function tableRow(settings: unknown, context: StepContext): Promise<StepOutcome> {
+    const parsed = parseSettings('table_row', settings);
+    if (!parsed.ok) return { kind: 'failed', error: parsed.error };
+    try {
+      const reply = await callApi(
+        deps.bus,
+        STEP_SUBJECTS.tableRow,
+        { workspaceId: context.workspaceId, userId: context.actingUserId, ...parsed.value },
+        TableRowReply,
+        { timeoutMs: deps.busTimeoutMs },
+      );
+      return { kind: 'succeeded', output: reply };
+    } catch (error) {
+      return busFailure(STEP_SUBJECTS.tableRow, 'The table service', error);
+    }
+  }
+
+  async function assistantPrompt(settings: unknown, context: StepContext): Promise<StepOutcome> {
+    const parsed = parseSettings('assistant_prompt', settings);
+    if (!parsed.ok) return { kind: 'failed', error: parsed.error };
+    try {
+      const reply = await callApi(
+        deps.bus,
+        STEP_SUBJECTS.assistantPrompt,
+        { workspaceId: context.workspaceId, userId: context.actingUserId, ...parsed.value },
+        AssistantPromptReply,
+        { timeoutMs: deps.busTimeoutMs },
+      );
+      return { kind: 'succeeded', output: reply };
+    } catch (error) {
+      return busFailure(STEP_SUBJECTS.assistantPrompt, 'The assistant', error);
+    }
+  }
+
+  function approval(settings: unknown): StepOutcome {
+    const parsed = parseSettings('approval', settings);
+    if (!parsed.ok) return { kind: 'failed', error: parsed.error };
+    return {
+      kind: 'wait_approval',
+      reviewerIds: parsed.value.reviewerIds,
+      message: parsed.value.message ?? null,
+    };
+  }
+
+  return {
+    async execute(type: StepType, settings: unknown, context: StepContext): Promise<StepOutcome> {
+      switch (type) {
+        case 'http_request':
+          return httpRequest(settings);
+        case 'delay':
+          return delay(settings, context);
+        case 'mcp_tool':
+          return mcpTool(settings, context);
+        case 'table_row':
+          return tableRow(settings, context);
+        case 'assistant_prompt':
+          return assistantPrompt(settings, context);
+        case 'approval':
+          return approval(settings);
+        default:
+          return assertNever(type);
+      }
+    },
+  };
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unexpected step type ${String(value)}`);
+}
+
+export type StepExecutor = ReturnType<typeof createStepExecutor>;

@@ -1,0 +1,159 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  DIRECTORY_BUCKET,
+  directoryKey,
+  ROUTES,
+  RunResponse,
+  type Actor,
+  type DirectoryWorkspace,
+  type Run,
+  type ServiceReply,
+} from '@wap/contracts';
+import {
+  callRoute,
+  createEmbeddedPlatform,
+  encodeJson,
+  withNamespace,
+  type Platform,
+} from '@wap/platform';
+import type { ServiceHandle } from '@wap/service-runtime';
+import { createTestPlatform, testLogger } from '@wap/testing';
+import type { WorkflowRunnerSettings } from '../config';
+import { startWorkflowRunnerService } from '../service';
+
+/** Generous for a cold PGlite, still far below jest's test timeout. */
+export const CALL_TIMEOUT_MS = 10_000;
+
+export interface RuntimeUnderTest {
+  platform: Platform;
+  cleanup(): Promise<void>;
+}
+
+/** The two runtimes every runner integration spec runs on. */
+export const runtimes: ReadonlyArray<[string, () => Promise<RuntimeUnderTest>]> = [
+  [
+    'distributed (NATS + PostgreSQL)',
+    async () => {
+      const test = await createTestPlatform({ serviceName: 'workflow-runner-test' });
+      const namespace = `t${randomBytes(6).toString('hex')}`;
+      return { platform: withNamespace(test.platform, namespace), cleanup: () => test.cleanup() };
+    },
+  ],
+  [
+    'embedded (in-process bus + PGlite)',
+    async () => {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'runner-spec-'));
+      const platform = await createEmbeddedPlatform({ dataDir, logger: testLogger() });
+      return {
+        platform,
+        async cleanup() {
+          await platform.close();
+          fs.rmSync(dataDir, { recursive: true, force: true });
+        },
+      };
+    },
+  ],
+];
+
+export function startRunner(
+  platform: Platform,
+  settings: Partial<WorkflowRunnerSettings> = {},
+): Promise<ServiceHandle> {
+  return startWorkflowRunnerService({
+    platform,
+    logger: testLogger(),
+    migrationsFolder: path.join(__dirname, '../../migrations'),
+    settings: { RUN_POLL_INTERVAL_MS: 50, ...settings },
+  });
+}
+
+export function actorFor(label: string, options: { platformAdmin?: boolean } = {}): Actor {
+  return {
+    userId: randomUUID(),
+    subject: `test|${label}`,
+    email: `${label}@example.com`,
+    name: label,
+    platformAdmin: options.platformAdmin ?? false,
+  };
+}
+
+/** Publishes a workspace to the directory bucket as storage does (storage is another app). */
+export async function publishWorkspace(
+  platform: Platform,
+  members: readonly Actor[],
+): Promise<string> {
+  const workspace: DirectoryWorkspace = {
+    id: randomUUID(),
+    name: 'spec workspace',
+    deleted: false,
+    members: Object.fromEntries(members.map((member) => [member.userId, 'owner' as const])),
+  };
+  const bucket = await platform.kv.bucket(DIRECTORY_BUCKET);
+  await bucket.put(directoryKey(workspace.id), encodeJson(workspace));
+  return workspace.id;
+}
+
+const subjectOf = new Map<string, string>(
+  ROUTES.filter((route) => route.owner === 'workflow-runner').map((route) => [
+    route.operationId,
+    route.subject,
+  ]),
+);
+let requestCounter = 0;
+
+/** Calls a runner route exactly as the gateway forwards it. */
+export function callRunnerRoute(
+  platform: Platform,
+  operation: string,
+  actor: Actor | null,
+  request: { params?: Record<string, string>; query?: Record<string, string>; body?: unknown } = {},
+): Promise<ServiceReply> {
+  const subject = subjectOf.get(operation);
+  if (!subject) throw new Error(`no route ${operation}`);
+  requestCounter += 1;
+  return callRoute(
+    platform.bus,
+    subject,
+    {
+      requestId: `runner-spec-${requestCounter}`,
+      actor,
+      params: request.params ?? {},
+      query: request.query ?? {},
+      headers: {},
+      body: request.body ?? null,
+    },
+    { timeoutMs: CALL_TIMEOUT_MS },
+  );
+}
+
+/** Polls until `check` passes (or fails with its last error after `timeoutMs`). */
+export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+/** Reads the run until it reaches one of `statuses`. */
+export async function runReaching(
+  platform: Platform,
+  actor: Actor,
+  runId: string,
+  statuses: readonly Run['status'][],
+  timeoutMs = 10_000,
+): Promise<Run> {
+  return eventually(async () => {
+    const reply = await callRunnerRoute(platform, 'get_run', actor, { params: { runId } });
+    const { run } = RunResponse.parse(reply.body);
+    if (!statuses.includes(run.status)) throw new Error(`run is ${run.status}`);
+    return run;
+  }, timeoutMs);
+}

@@ -1,0 +1,246 @@
+import {
+  AppError,
+  CreateWorkflowBody,
+  creditShortfallMessage,
+  RunIdParams,
+  RunWorkflowBody,
+  UpdateWorkflowBody,
+  WorkflowIdParams,
+  WorkspaceQuery,
+  type Actor,
+  type ServiceReply,
+  type ServiceRequest,
+} from '@wap/contracts';
+import type { IdSource, RouteHandler } from '@wap/platform';
+import type { DirectoryClient } from '@wap/workspace-directory';
+import type { CreditLedger } from '../credits/ledger';
+import type { RunRepository } from '../runs/repository';
+import { toRun } from '../runs/repository';
+import { toTestEvent, type TestEventRepository } from '../test-events/repository';
+import { namedSteps, toWorkflow, type WorkflowRepository, type WorkflowRow } from './repository';
+import { stepTypeCatalog } from './step-catalog';
+import type { WebhookPublisher } from './webhook-publisher';
+
+/** Runs listed per workflow (newest first). */
+const RUNS_PER_PAGE = 50;
+
+export type WorkflowOperation =
+  | 'list_step_types'
+  | 'create_workflow'
+  | 'list_workflows'
+  | 'get_workflow'
+  | 'update_workflow'
+  | 'delete_workflow'
+  | 'run_workflow'
+  | 'set_workflow_live'
+  | 'set_workflow_draft'
+  | 'duplicate_workflow'
+  | 'list_test_events'
+  | 'list_runs'
+  | 'get_run';
+
+function requireActor(request: ServiceRequest): Actor {
+  if (!request.actor) throw new AppError('UNAUTHORIZED', 'Authentication required');
+  return request.actor;
+}
+
+/** The spec's 402 body, also for the user action Run. */
+export function insufficientCreditsReply(message: string): ServiceReply {
+  return { status: 402, body: { error: message, code: 'INSUFFICIENT_CREDITS', message } };
+}
+
+export function workflowHandlers(deps: {
+  workflows: WorkflowRepository;
+  runs: RunRepository;
+  testEvents: TestEventRepository;
+  ledger: CreditLedger;
+  publisher: WebhookPublisher;
+  directory: DirectoryClient;
+  ids: IdSource;
+  /** Where webhook addresses live: `<publicBaseUrl>/webhooks/<id>`. */
+  publicBaseUrl: string;
+  onRunCreated: () => void;
+}): Record<WorkflowOperation, RouteHandler> {
+  const { workflows, runs, testEvents, publisher, directory } = deps;
+  const baseUrl = deps.publicBaseUrl.replace(/\/+$/, '');
+
+  function withWebhook(row: WorkflowRow) {
+    return {
+      workflow: toWorkflow(row),
+      webhook: row.webhookId
+        ? { id: row.webhookId, url: `${baseUrl}/webhooks/${row.webhookId}` }
+        : null,
+    };
+  }
+
+  async function isMember(workspaceId: string, actor: Actor): Promise<boolean> {
+    return (await directory.confirmedRoleOf(workspaceId, actor.userId)) !== undefined;
+  }
+
+  /** The workflow, when it exists and the caller is a member of its workspace; others get 404. */
+  async function accessible(request: ServiceRequest): Promise<WorkflowRow> {
+    const actor = requireActor(request);
+    const { id } = WorkflowIdParams.parse(request.params);
+    const row = await workflows.find(id);
+    if (!row || !(await isMember(row.workspaceId, actor))) {
+      throw new AppError('NOT_FOUND', 'Workflow not found');
+    }
+    return row;
+  }
+
+  return {
+    async list_step_types(request) {
+      requireActor(request);
+      return { status: 200, body: { step_types: stepTypeCatalog() } };
+    },
+
+    async create_workflow(request) {
+      const actor = requireActor(request);
+      const body = CreateWorkflowBody.parse(request.body);
+      if (!(await isMember(body.workspaceId, actor))) {
+        throw new AppError('NOT_FOUND', 'Workspace not found');
+      }
+      const row = await workflows.create({
+        workspaceId: body.workspaceId,
+        name: body.name,
+        hasTrigger: true,
+        customResponse: body.trigger.customResponse ?? null,
+        steps: namedSteps(body.steps),
+        runningHours: body.settings?.runningHours ?? null,
+        queueOutsideWindow: body.settings?.queueOutsideWindow ?? true,
+        stopOnNodeFailure: body.settings?.stopOnNodeFailure ?? true,
+        createdBy: actor.userId,
+      });
+      await publisher.publish(row.id);
+      return { status: 201, body: withWebhook(row) };
+    },
+
+    async list_workflows(request) {
+      const actor = requireActor(request);
+      const { workspaceId } = WorkspaceQuery.parse(request.query);
+      if (!(await isMember(workspaceId, actor))) {
+        throw new AppError('NOT_FOUND', 'Workspace not found');
+      }
+      const rows = await workflows.listByWorkspace(workspaceId);
+      return { status: 200, body: { workflows: rows.map(toWorkflow) } };
+    },
+
+    async get_workflow(request) {
+      return { status: 200, body: withWebhook(await accessible(request)) };
+    },
+
+    async update_workflow(request) {
+      const current = await accessible(request);
+      const body = UpdateWorkflowBody.parse(request.body);
+      const updated = await workflows.update(current, {
+        name: body.name,
+        trigger:
+          body.trigger === undefined
+            ? undefined
+            : body.trigger === null
+              ? null
+              : { customResponse: body.trigger.customResponse ?? null },
+        steps: body.steps === undefined ? undefined : namedSteps(body.steps),
+        runningHours: body.settings?.runningHours,
+        queueOutsideWindow: body.settings?.queueOutsideWindow,
+        stopOnNodeFailure: body.settings?.stopOnNodeFailure,
+      });
+      const retired =
+        current.webhookId && current.webhookId !== updated.webhookId ? [current.webhookId] : [];
+      await publisher.publish(updated.id, retired);
+      return { status: 200, body: withWebhook(updated) };
+    },
+
+    async delete_workflow(request) {
+      const current = await accessible(request);
+      await workflows.softDelete(current.id);
+      await publisher.publish(current.id, current.webhookId ? [current.webhookId] : []);
+      return { status: 204 };
+    },
+
+    async run_workflow(request) {
+      const workflow = await accessible(request);
+      const body = RunWorkflowBody.parse(request.body ?? undefined);
+      const event = body?.testEventId
+        ? await testEvents.find(workflow.id, body.testEventId)
+        : await testEvents.latest(workflow.id);
+      if (body?.testEventId && !event) throw new AppError('NOT_FOUND', 'Test event not found');
+      const shortfall = creditShortfallMessage(
+        await deps.ledger.balanceOf(workflow.workspaceId),
+        workflow.creditCost,
+      );
+      if (shortfall) return insufficientCreditsReply(shortfall);
+      const runId = deps.ids.uuid();
+      await runs.create({
+        runId,
+        workflow,
+        trigger: { type: 'manual', testEventId: event?.id ?? null },
+        input: event?.body ?? {},
+        inflightKey: null,
+        notBefore: null,
+      });
+      await workflows.markTestRun(workflow.id);
+      deps.onRunCreated();
+      return { status: 202, body: { runId } };
+    },
+
+    async set_workflow_live(request) {
+      const workflow = await accessible(request);
+      if (!workflow.webhookId) {
+        throw new AppError('CONFLICT', 'The workflow has no trigger to set live');
+      }
+      if (!workflow.lastTestRunAt) {
+        throw new AppError('CONFLICT', 'Run the workflow at least once before setting it live');
+      }
+      const updated = await workflows.setStatus(workflow.id, 'live');
+      await publisher.publish(updated.id);
+      return { status: 200, body: { workflow: toWorkflow(updated) } };
+    },
+
+    async set_workflow_draft(request) {
+      const workflow = await accessible(request);
+      const updated = await workflows.setStatus(workflow.id, 'draft');
+      await publisher.publish(updated.id);
+      return { status: 200, body: { workflow: toWorkflow(updated) } };
+    },
+
+    async duplicate_workflow(request) {
+      const actor = requireActor(request);
+      const original = toWorkflow(await accessible(request));
+      const copy = await workflows.create({
+        workspaceId: original.workspace_id,
+        name: `${original.name} (copy)`.slice(0, 200),
+        hasTrigger: original.trigger !== null,
+        customResponse: original.trigger?.customResponse ?? null,
+        steps: original.steps,
+        runningHours: original.settings.runningHours,
+        queueOutsideWindow: original.settings.queueOutsideWindow,
+        stopOnNodeFailure: original.settings.stopOnNodeFailure,
+        createdBy: actor.userId,
+      });
+      await publisher.publish(copy.id);
+      return { status: 201, body: withWebhook(copy) };
+    },
+
+    async list_test_events(request) {
+      const workflow = await accessible(request);
+      const rows = await testEvents.list(workflow.id);
+      return { status: 200, body: { events: rows.map(toTestEvent) } };
+    },
+
+    async list_runs(request) {
+      const workflow = await accessible(request);
+      return { status: 200, body: { runs: await runs.listByWorkflow(workflow.id, RUNS_PER_PAGE) } };
+    },
+
+    async get_run(request) {
+      const actor = requireActor(request);
+      const { runId } = RunIdParams.parse(request.params);
+      const found = await runs.get(runId);
+      if (!found || !(await isMember(found.run.workspaceId, actor))) {
+        throw new AppError('NOT_FOUND', 'Run not found');
+      }
+      return { status: 200, body: { run: toRun(found.run, found.steps) } };
+    },
+  };
+}

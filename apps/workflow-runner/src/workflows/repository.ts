@@ -1,0 +1,190 @@
+import { and, desc, eq, isNull } from 'drizzle-orm';
+import { CustomResponse, RunningHours, Step, type StepInput, type Workflow } from '@wap/contracts';
+import type { Clock, IdSource, SqlDatabase } from '@wap/platform';
+import { z } from 'zod';
+import { workflows } from '../db/schema';
+import { creditCostOf } from './step-catalog';
+
+export type WorkflowRow = typeof workflows.$inferSelect;
+
+/** Gives every step its name: the one sent, else `step_<n>` (1-based), unique within the workflow. */
+export function namedSteps(steps: readonly StepInput[]): Step[] {
+  const taken = new Set(steps.map((step) => step.name).filter((name) => name !== undefined));
+  return steps.map((step, index) => {
+    let name = step.name;
+    if (name === undefined) {
+      let n = index + 1;
+      while (taken.has(`step_${n}`)) n += 1;
+      name = `step_${n}`;
+      taken.add(name);
+    }
+    return { type: step.type, name, settings: step.settings };
+  });
+}
+
+/** Reads the stored JSON columns back through their schemas: the database is not trusted blindly. */
+export function toWorkflow(row: WorkflowRow): Workflow {
+  return {
+    id: row.id,
+    workspace_id: row.workspaceId,
+    name: row.name,
+    status: row.status === 'live' ? 'live' : 'draft',
+    trigger: row.webhookId
+      ? {
+          type: 'custom_webhook',
+          webhook_id: row.webhookId,
+          customResponse: CustomResponse.nullable().parse(row.customResponse),
+        }
+      : null,
+    steps: z.array(Step).parse(row.steps),
+    settings: {
+      runningHours: RunningHours.nullable().parse(row.runningHours),
+      queueOutsideWindow: row.queueOutsideWindow,
+      stopOnNodeFailure: row.stopOnNodeFailure,
+    },
+    credit_cost: row.creditCost,
+    last_test_run_at: row.lastTestRunAt?.toISOString() ?? null,
+    created_by: row.createdBy,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export interface NewWorkflow {
+  workspaceId: string;
+  name: string;
+  hasTrigger: boolean;
+  customResponse: CustomResponse | null;
+  steps: Step[];
+  runningHours: RunningHours | null;
+  queueOutsideWindow: boolean;
+  stopOnNodeFailure: boolean;
+  createdBy: string;
+}
+
+export interface WorkflowChanges {
+  name?: string;
+  /** undefined: unchanged; null: removed; an object: kept (same address) or added (new address). */
+  trigger?: { customResponse: CustomResponse | null } | null;
+  steps?: Step[];
+  runningHours?: RunningHours | null;
+  queueOutsideWindow?: boolean;
+  stopOnNodeFailure?: boolean;
+}
+
+export function createWorkflowRepository(deps: { db: SqlDatabase; clock: Clock; ids: IdSource }) {
+  const { db, clock, ids } = deps;
+
+  async function find(workflowId: string): Promise<WorkflowRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(workflows)
+      .where(and(eq(workflows.id, workflowId), isNull(workflows.deletedAt)));
+    return row;
+  }
+
+  /** Deleted ones included: the webhook publisher must see a deletion to remove the address. */
+  async function findAny(workflowId: string): Promise<WorkflowRow | undefined> {
+    const [row] = await db.select().from(workflows).where(eq(workflows.id, workflowId));
+    return row;
+  }
+
+  async function create(input: NewWorkflow): Promise<WorkflowRow> {
+    const now = clock.now();
+    const [row] = await db
+      .insert(workflows)
+      .values({
+        id: ids.uuid(),
+        workspaceId: input.workspaceId,
+        name: input.name,
+        status: 'draft',
+        webhookId: input.hasTrigger ? ids.uuid() : null,
+        customResponse: input.customResponse,
+        steps: input.steps,
+        runningHours: input.runningHours,
+        queueOutsideWindow: input.queueOutsideWindow,
+        stopOnNodeFailure: input.stopOnNodeFailure,
+        creditCost: creditCostOf(input.steps),
+        createdBy: input.createdBy,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    if (!row) throw new Error('insert returned no workflow');
+    return row;
+  }
+
+  async function update(current: WorkflowRow, changes: WorkflowChanges): Promise<WorkflowRow> {
+    const values: Partial<typeof workflows.$inferInsert> = { updatedAt: clock.now() };
+    if (changes.name !== undefined) values.name = changes.name;
+    if (changes.trigger === null) {
+      values.webhookId = null;
+      values.customResponse = null;
+      // Without a trigger nothing can start it from outside: it cannot stay live.
+      values.status = 'draft';
+    } else if (changes.trigger !== undefined) {
+      values.webhookId = current.webhookId ?? ids.uuid();
+      values.customResponse = changes.trigger.customResponse;
+    }
+    if (changes.steps !== undefined) {
+      values.steps = changes.steps;
+      values.creditCost = creditCostOf(changes.steps);
+    }
+    if (changes.runningHours !== undefined) values.runningHours = changes.runningHours;
+    if (changes.queueOutsideWindow !== undefined) {
+      values.queueOutsideWindow = changes.queueOutsideWindow;
+    }
+    if (changes.stopOnNodeFailure !== undefined) {
+      values.stopOnNodeFailure = changes.stopOnNodeFailure;
+    }
+    return set(current.id, values);
+  }
+
+  async function set(
+    workflowId: string,
+    values: Partial<typeof workflows.$inferInsert>,
+  ): Promise<WorkflowRow> {
+    const [row] = await db
+      .update(workflows)
+      .set(values)
+      .where(and(eq(workflows.id, workflowId), isNull(workflows.deletedAt)))
+      .returning();
+    if (!row) throw new Error(`workflow ${workflowId} vanished while being updated`);
+    return row;
+  }
+
+  return {
+    find,
+    findAny,
+    create,
+    update,
+    setStatus: (workflowId: string, status: 'draft' | 'live') =>
+      set(workflowId, { status, updatedAt: clock.now() }),
+    markTestRun: (workflowId: string) => set(workflowId, { lastTestRunAt: clock.now() }),
+    async softDelete(workflowId: string): Promise<void> {
+      await db
+        .update(workflows)
+        .set({ deletedAt: clock.now(), status: 'draft' })
+        .where(eq(workflows.id, workflowId));
+    },
+    async listByWorkspace(workspaceId: string): Promise<WorkflowRow[]> {
+      return db
+        .select()
+        .from(workflows)
+        .where(and(eq(workflows.workspaceId, workspaceId), isNull(workflows.deletedAt)))
+        .orderBy(desc(workflows.createdAt), desc(workflows.id));
+    },
+    /** Every workflow with a trigger, for republishing the addresses at start. */
+    async listWithTrigger(): Promise<WorkflowRow[]> {
+      const rows = await db.select().from(workflows).where(isNull(workflows.deletedAt));
+      return rows.filter((row) => row.webhookId !== null);
+    },
+    /** The workflow that owns a webhook address, deleted ones included. */
+    async findByWebhook(webhookId: string): Promise<WorkflowRow | undefined> {
+      const [row] = await db.select().from(workflows).where(eq(workflows.webhookId, webhookId));
+      return row;
+    },
+  };
+}
+
+export type WorkflowRepository = ReturnType<typeof createWorkflowRepository>;
