@@ -1,0 +1,599 @@
+import { randomUUID } from 'node:crypto';
+import {
+  CREDIT_BALANCES_BUCKET,
+  CREDIT_MESSAGES,
+  creditBalanceKey,
+  WEBHOOK_RECEIVED_SUBJECT,
+  WEBHOOKS_BUCKET,
+  webhookKey,
+  type WebhookReceived,
+} from '@wap/contracts';
+import { decodeJson, encodeJson } from '@wap/platform';
+import {
+  http,
+  RUNTIMES,
+  startStack,
+  uniqueEmail,
+  type JsonResponse,
+  type TestStack,
+} from './stack';
+
+interface Owner {
+  cookie: string;
+  workspaceId: string;
+}
+interface CreatedWorkflow {
+  workflow: {
+    id: string;
+    status: string;
+    name: string;
+    credit_cost: number;
+    steps: { type: string; name: string; settings: Record<string, unknown> }[];
+    trigger: { webhook_id: string } | null;
+    settings: Record<string, unknown>;
+    last_test_run_at: string | null;
+  };
+  webhook: { id: string; url: string } | null;
+}
+interface RunBody {
+  id: string;
+  status: string;
+  input: unknown;
+  error: string | null;
+  credits_charged: number;
+  trigger: Record<string, unknown>;
+  steps: { name: string; status: string; error: string | null; input: unknown }[];
+}
+
+const delayStep = { type: 'delay', name: 'pause', settings: { seconds: 0 } };
+const httpStep = (url: string) => ({
+  type: 'http_request',
+  name: 'call',
+  settings: { method: 'POST', url, body: { who: '{{Custom Webhook.user.name}}' } },
+});
+
+describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtime', (runtime) => {
+  let stack: TestStack;
+  let adminCookie: string;
+
+  beforeAll(async () => {
+    stack = await startStack(runtime);
+    adminCookie = await stack.cookieFor(uniqueEmail('admin'), { platformAdmin: true });
+  });
+  afterAll(async () => {
+    await stack.stop();
+  });
+
+  async function newOwner(label: string, credits = 0): Promise<Owner> {
+    const cookie = await stack.cookieFor(uniqueEmail(label));
+    const created = await http(`${stack.url}/workspaces`, {
+      method: 'POST',
+      cookie,
+      body: { name: `${label} workspace` },
+    });
+    expect(created.status).toBe(201);
+    const workspaceId = (created.body as { workspace: { id: string } }).workspace.id;
+    if (credits > 0) {
+      const granted = await http(`${stack.url}/workspaces/${workspaceId}/credits/grants`, {
+        method: 'POST',
+        cookie: adminCookie,
+        body: { amount: credits, reason: 'e2e' },
+      });
+      expect(granted.status).toBe(201);
+    }
+    return { cookie, workspaceId };
+  }
+
+  async function createWorkflow(owner: Owner, extra: Record<string, unknown> = {}) {
+    const response = await http(`${stack.url}/workflows`, {
+      method: 'POST',
+      cookie: owner.cookie,
+      body: {
+        workspaceId: owner.workspaceId,
+        name: 'Orders',
+        trigger: { type: 'custom_webhook' },
+        steps: [delayStep],
+        ...extra,
+      },
+    });
+    expect(response.status).toBe(201);
+    return response.body as CreatedWorkflow;
+  }
+
+  async function published(webhookId: string): Promise<Record<string, unknown> | null> {
+    const bucket = await stack.platform.kv.bucket(WEBHOOKS_BUCKET);
+    const entry = await bucket.get(webhookKey(webhookId));
+    return entry ? (decodeJson(entry.value) as Record<string, unknown>) : null;
+  }
+
+  /** What webhook-ingest appends to WEBHOOK_EVENTS for every valid request. */
+  async function receiveWebhook(created: CreatedWorkflow, workspaceId: string, body: unknown) {
+    const eventId = randomUUID();
+    const data: WebhookReceived = {
+      eventId,
+      webhookId: created.webhook?.id ?? randomUUID(),
+      workflowId: created.workflow.id,
+      workspaceId,
+      receivedAt: new Date().toISOString(),
+      headers: { 'content-type': 'application/json', 'x-e2e': '1' },
+      payload: { kind: 'inline', body },
+    };
+    await stack.platform.streams.publish(
+      WEBHOOK_RECEIVED_SUBJECT,
+      encodeJson({ type: WEBHOOK_RECEIVED_SUBJECT, id: eventId, time: data.receivedAt, data }),
+      { messageId: eventId },
+    );
+    return eventId;
+  }
+
+  async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        return await check();
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  }
+
+  async function finishedRun(cookie: string, runId: string): Promise<RunBody> {
+    return eventually(async () => {
+      const response = await http(`${stack.url}/runs/${runId}`, { cookie });
+      expect(response.status).toBe(200);
+      const { run } = response.body as { run: RunBody };
+      expect(['succeeded', 'failed']).toContain(run.status);
+      return run;
+    });
+  }
+
+  test('GET /workflows/step-types lists every type with its credit price and settings JSON Schema', async () => {
+    const owner = await newOwner('types');
+    const response = await http(`${stack.url}/workflows/step-types`, { cookie: owner.cookie });
+    expect(response.status).toBe(200);
+    const types = (
+      response.body as {
+        step_types: {
+          type: string;
+          credit_price: number;
+          settings_schema: Record<string, unknown>;
+        }[];
+      }
+    ).step_types;
+    expect(types.map((type) => [type.type, type.credit_price])).toEqual([
+      ['http_request', 1],
+      ['delay', 0],
+      ['mcp_tool', 2],
+      ['assistant_prompt', 5],
+      ['approval', 0],
+      ['table_row', 1],
+    ]);
+    expect(types[0]?.settings_schema).toMatchObject({
+      type: 'object',
+      required: ['method', 'url'],
+      properties: { method: { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] } },
+    });
+    expect((await http(`${stack.url}/workflows/step-types`)).status).toBe(401);
+  });
+
+  test('POST /workflows: 201 draft with its address, published to the webhooks bucket; 400 on bad steps; 404 outside the workspace', async () => {
+    const owner = await newOwner('create');
+    const created = await createWorkflow(owner, {
+      trigger: { type: 'custom_webhook', customResponse: { enabled: true, body: '{"ok":1}' } },
+      steps: [delayStep, httpStep('https://example.com/hook')],
+      settings: { queueOutsideWindow: false },
+    });
+    expect(created.workflow).toMatchObject({
+      status: 'draft',
+      name: 'Orders',
+      credit_cost: 1,
+      last_test_run_at: null,
+      settings: { runningHours: null, queueOutsideWindow: false, stopOnNodeFailure: true },
+    });
+    expect(created.webhook).toEqual({
+      id: created.workflow.trigger?.webhook_id,
+      url: `http://localhost:3000/webhooks/${created.workflow.trigger?.webhook_id}`,
+    });
+    expect(await published(created.webhook?.id ?? '')).toEqual({
+      webhookId: created.webhook?.id,
+      workflowId: created.workflow.id,
+      workspaceId: owner.workspaceId,
+      status: 'draft',
+      customResponse: { enabled: true, body: '{"ok":1}' },
+      runningHours: null,
+      queueOutsideWindow: false,
+      creditCost: 1,
+    });
+
+    const invalid: unknown[] = [
+      {
+        workspaceId: owner.workspaceId,
+        name: 'x',
+        trigger: { type: 'custom_webhook' },
+        steps: [{ type: 'teleport', settings: {} }],
+      },
+      {
+        workspaceId: owner.workspaceId,
+        name: 'x',
+        trigger: { type: 'custom_webhook' },
+        steps: [delayStep, delayStep],
+      },
+      {
+        workspaceId: owner.workspaceId,
+        name: 'x',
+        trigger: { type: 'custom_webhook' },
+        steps: [{ type: 'delay', settings: { seconds: -1 } }],
+      },
+      { workspaceId: 'not-a-uuid', name: 'x', trigger: { type: 'custom_webhook' }, steps: [] },
+    ];
+    for (const body of invalid) {
+      const response = await http(`${stack.url}/workflows`, {
+        method: 'POST',
+        cookie: owner.cookie,
+        body,
+      });
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ code: 'VALIDATION_ERROR' });
+    }
+    const outsider = await newOwner('outsider');
+    const foreign = await http(`${stack.url}/workflows`, {
+      method: 'POST',
+      cookie: outsider.cookie,
+      body: {
+        workspaceId: owner.workspaceId,
+        name: 'x',
+        trigger: { type: 'custom_webhook' },
+        steps: [],
+      },
+    });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  test('members only: every workflow route answers 404 to a non-member and 401 without a session', async () => {
+    const owner = await newOwner('private', 5);
+    const created = await createWorkflow(owner);
+    const runId = (
+      (
+        await http(`${stack.url}/workflows/${created.workflow.id}/run`, {
+          method: 'POST',
+          cookie: owner.cookie,
+        })
+      ).body as { runId: string }
+    ).runId;
+    const outsider = await newOwner('intruder');
+    const id = created.workflow.id;
+    const requests: [string, string, unknown][] = [
+      ['GET', `/workflows?workspaceId=${owner.workspaceId}`, undefined],
+      ['GET', `/workflows/${id}`, undefined],
+      ['PATCH', `/workflows/${id}`, { name: 'stolen' }],
+      ['POST', `/workflows/${id}/run`, {}],
+      ['POST', `/workflows/${id}/live`, undefined],
+      ['POST', `/workflows/${id}/draft`, undefined],
+      ['POST', `/workflows/${id}/duplicate`, undefined],
+      ['GET', `/workflows/${id}/test-events`, undefined],
+      ['GET', `/workflows/${id}/runs`, undefined],
+      ['GET', `/runs/${runId}`, undefined],
+      ['DELETE', `/workflows/${id}`, undefined],
+    ];
+    for (const [method, path, body] of requests) {
+      const response = await http(`${stack.url}${path}`, { method, cookie: outsider.cookie, body });
+      expect([path, response.status]).toEqual([path, 404]);
+      expect(response.body).toMatchObject({ code: 'NOT_FOUND' });
+      const anonymous = await http(`${stack.url}${path}`, { method, body });
+      expect([path, anonymous.status]).toEqual([path, 401]);
+    }
+    const unknown = await http(`${stack.url}/workflows/${randomUUID()}`, { cookie: owner.cookie });
+    expect(unknown.status).toBe(404);
+    const still = await http(`${stack.url}/workflows/${id}`, { cookie: owner.cookie });
+    expect(still.body).toMatchObject({ workflow: { name: 'Orders' } });
+  });
+
+  test("GET /workflows lists the workspace's workflows newest first; 400 without workspaceId", async () => {
+    const owner = await newOwner('list');
+    const first = await createWorkflow(owner, { name: 'First' });
+    const second = await createWorkflow(owner, { name: 'Second' });
+    const listed = await http(`${stack.url}/workflows?workspaceId=${owner.workspaceId}`, {
+      cookie: owner.cookie,
+    });
+    expect(listed.status).toBe(200);
+    expect(
+      (listed.body as { workflows: { id: string }[] }).workflows.map((workflow) => workflow.id),
+    ).toEqual([second.workflow.id, first.workflow.id]);
+    const missing = await http(`${stack.url}/workflows`, { cookie: owner.cookie });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({ code: 'VALIDATION_ERROR' });
+  });
+
+  test('PATCH changes steps (and the published cost); trigger null removes the address, a new trigger gets a new one', async () => {
+    const owner = await newOwner('patch');
+    const created = await createWorkflow(owner);
+    const oldWebhookId = created.webhook?.id ?? '';
+    const patched = await http(`${stack.url}/workflows/${created.workflow.id}`, {
+      method: 'PATCH',
+      cookie: owner.cookie,
+      body: {
+        name: 'Renamed',
+        steps: [httpStep('https://example.com/a'), httpStep('https://example.com/b')].map(
+          (step, index) => ({ ...step, name: `call ${index}` }),
+        ),
+      },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({
+      workflow: { name: 'Renamed', credit_cost: 2 },
+      webhook: { id: oldWebhookId },
+    });
+    expect(await published(oldWebhookId)).toMatchObject({ creditCost: 2 });
+
+    const removed = await http(`${stack.url}/workflows/${created.workflow.id}`, {
+      method: 'PATCH',
+      cookie: owner.cookie,
+      body: { trigger: null },
+    });
+    expect(removed.status).toBe(200);
+    expect(removed.body).toMatchObject({ workflow: { trigger: null }, webhook: null });
+    expect(await published(oldWebhookId)).toBeNull();
+
+    const readded = await http(`${stack.url}/workflows/${created.workflow.id}`, {
+      method: 'PATCH',
+      cookie: owner.cookie,
+      body: { trigger: { type: 'custom_webhook' } },
+    });
+    const newWebhookId = (readded.body as CreatedWorkflow).webhook?.id ?? '';
+    expect(newWebhookId).not.toBe(oldWebhookId);
+    expect(await published(newWebhookId)).toMatchObject({
+      workflowId: created.workflow.id,
+      status: 'draft',
+    });
+    expect(await published(oldWebhookId)).toBeNull();
+
+    const invalid = await http(`${stack.url}/workflows/${created.workflow.id}`, {
+      method: 'PATCH',
+      cookie: owner.cookie,
+      body: {
+        settings: { runningHours: { timezone: 'UTC', days: [8], start: '09:00', end: '17:00' } },
+      },
+    });
+    expect(invalid.status).toBe(400);
+  });
+
+  test('Run, then Set live (409 before any Run), back to draft; the bucket follows each status', async () => {
+    const owner = await newOwner('live', 5);
+    const created = await createWorkflow(owner);
+    const webhookId = created.webhook?.id ?? '';
+    const tooEarly = await http(`${stack.url}/workflows/${created.workflow.id}/live`, {
+      method: 'POST',
+      cookie: owner.cookie,
+    });
+    expect(tooEarly.status).toBe(409);
+    expect(tooEarly.body).toEqual({
+      error: 'Run the workflow at least once before setting it live',
+      code: 'CONFLICT',
+    });
+
+    const run = await http(`${stack.url}/workflows/${created.workflow.id}/run`, {
+      method: 'POST',
+      cookie: owner.cookie,
+    });
+    expect(run.status).toBe(202);
+    const finished = await finishedRun(owner.cookie, (run.body as { runId: string }).runId);
+    expect(finished).toMatchObject({
+      status: 'succeeded',
+      input: {},
+      trigger: { type: 'manual', test_event_id: null },
+    });
+
+    const live = await http(`${stack.url}/workflows/${created.workflow.id}/live`, {
+      method: 'POST',
+      cookie: owner.cookie,
+    });
+    expect(live.status).toBe(200);
+    expect(live.body).toMatchObject({ workflow: { status: 'live' } });
+    expect(await published(webhookId)).toMatchObject({ status: 'live' });
+
+    const draft = await http(`${stack.url}/workflows/${created.workflow.id}/draft`, {
+      method: 'POST',
+      cookie: owner.cookie,
+    });
+    expect(draft.status).toBe(200);
+    expect(draft.body).toMatchObject({ workflow: { status: 'draft' } });
+    expect(await published(webhookId)).toMatchObject({ status: 'draft' });
+  });
+
+  test('duplicate: 201 with a new address; the original keeps its own', async () => {
+    const owner = await newOwner('dup');
+    const created = await createWorkflow(owner, { steps: [httpStep('https://example.com/x')] });
+    const copy = await http(`${stack.url}/workflows/${created.workflow.id}/duplicate`, {
+      method: 'POST',
+      cookie: owner.cookie,
+    });
+    expect(copy.status).toBe(201);
+    const duplicated = copy.body as CreatedWorkflow;
+    expect(duplicated.workflow.id).not.toBe(created.workflow.id);
+    expect(duplicated.workflow).toMatchObject({
+      name: 'Orders (copy)',
+      status: 'draft',
+      steps: created.workflow.steps,
+    });
+    expect(duplicated.webhook?.id).not.toBe(created.webhook?.id);
+    expect(duplicated.webhook?.url).toBe(
+      `http://localhost:3000/webhooks/${duplicated.webhook?.id}`,
+    );
+    expect(await published(duplicated.webhook?.id ?? '')).toMatchObject({
+      workflowId: duplicated.workflow.id,
+    });
+    expect(await published(created.webhook?.id ?? '')).toMatchObject({
+      workflowId: created.workflow.id,
+    });
+    const original = await http(`${stack.url}/workflows/${created.workflow.id}`, {
+      cookie: owner.cookie,
+    });
+    expect(original.body).toMatchObject({ webhook: { id: created.webhook?.id } });
+  });
+
+  test('test events: every received request is kept (also in draft), newest first; Run uses the chosen or the latest one', async () => {
+    const owner = await newOwner('events', 10);
+    const created = await createWorkflow(owner, {
+      steps: [
+        {
+          type: 'delay',
+          name: 'echo',
+          settings: { seconds: 0 },
+        },
+      ],
+    });
+    const older = await receiveWebhook(created, owner.workspaceId, { user: { name: 'Old' } });
+    const newer = await receiveWebhook(created, owner.workspaceId, { user: { name: 'New' } });
+    const events = await eventually(async () => {
+      const response = await http(`${stack.url}/workflows/${created.workflow.id}/test-events`, {
+        cookie: owner.cookie,
+      });
+      expect(response.status).toBe(200);
+      const list = (
+        response.body as {
+          events: { id: string; body: unknown; headers: unknown; received_at: string }[];
+        }
+      ).events;
+      expect(list.map((event) => event.id)).toEqual([newer, older]);
+      return list;
+    });
+    expect(events[0]).toEqual({
+      id: newer,
+      received_at: expect.any(String),
+      body: { user: { name: 'New' } },
+      headers: { 'content-type': 'application/json', 'x-e2e': '1' },
+    });
+
+    const latest = await http(`${stack.url}/workflows/${created.workflow.id}/run`, {
+      method: 'POST',
+      cookie: owner.cookie,
+      body: {},
+    });
+    expect(latest.status).toBe(202);
+    expect(await finishedRun(owner.cookie, (latest.body as { runId: string }).runId)).toMatchObject(
+      {
+        input: { user: { name: 'New' } },
+        trigger: { type: 'manual', test_event_id: newer },
+      },
+    );
+    const chosen = await http(`${stack.url}/workflows/${created.workflow.id}/run`, {
+      method: 'POST',
+      cookie: owner.cookie,
+      body: { testEventId: older },
+    });
+    expect(await finishedRun(owner.cookie, (chosen.body as { runId: string }).runId)).toMatchObject(
+      {
+        input: { user: { name: 'Old' } },
+        trigger: { test_event_id: older },
+      },
+    );
+    const unknown = await http(`${stack.url}/workflows/${created.workflow.id}/run`, {
+      method: 'POST',
+      cookie: owner.cookie,
+      body: { testEventId: randomUUID() },
+    });
+    expect(unknown.status).toBe(404);
+
+    const runs = await http(`${stack.url}/workflows/${created.workflow.id}/runs`, {
+      cookie: owner.cookie,
+    });
+    expect(runs.status).toBe(200);
+    expect((runs.body as { runs: { id: string }[] }).runs.map((run) => run.id)).toEqual([
+      (chosen.body as { runId: string }).runId,
+      (latest.body as { runId: string }).runId,
+    ]);
+  });
+
+  test('Run answers 402 with the spec body: depleted at zero, insufficient below the workflow cost', async () => {
+    const owner = await newOwner('broke');
+    const created = await createWorkflow(owner, {
+      steps: [
+        httpStep('https://example.com/1'),
+        { ...httpStep('https://example.com/2'), name: 'again' },
+      ],
+    });
+    const run = () =>
+      http(`${stack.url}/workflows/${created.workflow.id}/run`, {
+        method: 'POST',
+        cookie: owner.cookie,
+      });
+    const depleted = await run();
+    expect(depleted.status).toBe(402);
+    expect(depleted.body).toEqual({
+      error: CREDIT_MESSAGES.depleted,
+      code: 'INSUFFICIENT_CREDITS',
+      message: 'Your credit balance is depleted. Upgrade your plan to continue running flows.',
+    });
+    await http(`${stack.url}/workspaces/${owner.workspaceId}/credits/grants`, {
+      method: 'POST',
+      cookie: adminCookie,
+      body: { amount: 1, reason: 'e2e' },
+    });
+    const insufficient = await run();
+    expect(insufficient.status).toBe(402);
+    expect(insufficient.body).toEqual({
+      error: CREDIT_MESSAGES.insufficient,
+      code: 'INSUFFICIENT_CREDITS',
+      message: 'Insufficient credits to run this flow. Upgrade your plan to continue.',
+    });
+    const bucket = await stack.platform.kv.bucket(CREDIT_BALANCES_BUCKET);
+    await eventually(async () => {
+      const entry = await bucket.get(creditBalanceKey(owner.workspaceId));
+      expect(entry ? decodeJson(entry.value) : null).toEqual({ balance: 1 });
+    });
+  });
+
+  test('http_request to a private address is refused by the SSRF guard; templates are filled; the failure stops the run', async () => {
+    const owner = await newOwner('ssrf', 5);
+    const created = await createWorkflow(owner, {
+      steps: [
+        httpStep('http://127.0.0.1:9/{{Custom Webhook.user.name}}'),
+        { ...delayStep, name: 'later' },
+      ],
+    });
+    await receiveWebhook(created, owner.workspaceId, { user: { name: 'eve' } });
+    await eventually(async () => {
+      const response = await http(`${stack.url}/workflows/${created.workflow.id}/test-events`, {
+        cookie: owner.cookie,
+      });
+      expect((response.body as { events: unknown[] }).events).toHaveLength(1);
+    });
+    const started = await http(`${stack.url}/workflows/${created.workflow.id}/run`, {
+      method: 'POST',
+      cookie: owner.cookie,
+    });
+    const run = await finishedRun(owner.cookie, (started.body as { runId: string }).runId);
+    expect(run.status).toBe('failed');
+    expect(run.steps.map((step) => step.status)).toEqual(['failed', 'skipped']);
+    expect(run.steps[0]?.input).toMatchObject({
+      url: 'http://127.0.0.1:9/eve',
+      body: { who: 'eve' },
+    });
+    expect(run.steps[0]?.error).toMatch(/^Request refused: .*not a public address/);
+    expect(run.credits_charged).toBe(1);
+  });
+
+  test('DELETE /workflows/{id}: 204, then 404, and its address leaves the bucket; its runs stay readable', async () => {
+    const owner = await newOwner('delete', 5);
+    const created = await createWorkflow(owner);
+    const started = await http(`${stack.url}/workflows/${created.workflow.id}/run`, {
+      method: 'POST',
+      cookie: owner.cookie,
+    });
+    const runId = (started.body as { runId: string }).runId;
+    await finishedRun(owner.cookie, runId);
+    const deleted: JsonResponse = await http(`${stack.url}/workflows/${created.workflow.id}`, {
+      method: 'DELETE',
+      cookie: owner.cookie,
+    });
+    expect(deleted.status).toBe(204);
+    expect(
+      (await http(`${stack.url}/workflows/${created.workflow.id}`, { cookie: owner.cookie }))
+        .status,
+    ).toBe(404);
+    expect(await published(created.webhook?.id ?? '')).toBeNull();
+    expect((await http(`${stack.url}/runs/${runId}`, { cookie: owner.cookie })).status).toBe(200);
+  });
+});
