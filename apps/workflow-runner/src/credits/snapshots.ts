@@ -8,7 +8,7 @@ const MAX_PUBLISH_ATTEMPTS = 10;
 const REPUBLISH_CONCURRENCY = 16;
 
 export interface CreditSnapshots {
-  /** Writes the workspace's current balance to the `credit-balances` bucket. */
+  /** Writes the workspace's current balance to the `credit-balances` bucket; failures are logged. */
   publish(workspaceId: string): Promise<void>;
   /** Republishes every workspace's balance (at start). */
   publishAll(): Promise<void>;
@@ -43,7 +43,15 @@ export async function createCreditSnapshots(deps: {
   }
 
   return {
-    publish,
+    async publish(workspaceId) {
+      // The ledger is committed already; the next change or the republish at start repairs a
+      // failed publish, so it is logged rather than failing the grant or the run.
+      try {
+        await publish(workspaceId);
+      } catch (error) {
+        deps.logger.error({ err: error, workspaceId }, 'publishing a credit balance failed');
+      }
+    },
     async publishAll() {
       const ids = await deps.ledger.workspaceIds();
       for (let start = 0; start < ids.length; start += REPUBLISH_CONCURRENCY) {

@@ -134,10 +134,9 @@ export function createStepExecutor(deps: StepExecutorDeps) {
       if (error instanceof EgressBlockedError) {
         return { kind: 'failed', error: `Request refused: ${error.message}` };
       }
-      if (
-        error instanceof Error &&
-        (error.name === 'TimeoutError' || error.name === 'AbortError')
-      ) {
+      // AbortSignal.timeout rejects with a DOMException, which is not always an Error instance.
+      const name = typeof error === 'object' && error !== null && 'name' in error ? error.name : '';
+      if (name === 'TimeoutError' || name === 'AbortError') {
         return { kind: 'failed', error: `Request timed out after ${deps.httpTimeoutMs} ms` };
       }
       const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;

@@ -10,7 +10,7 @@ export interface WebhookPublisher {
   /**
    * Writes the workflow's address to the `webhooks` bucket as the database has it now, or
    * deletes it when the workflow or its trigger is gone; `retiredWebhookIds` are addresses the
-   * workflow no longer has (a removed trigger), deleted too.
+   * workflow no longer has (a removed trigger), deleted too. Never throws: failures are logged.
    */
   publish(workflowId: string, retiredWebhookIds?: readonly string[]): Promise<void>;
   /** Republishes every address and deletes keys that belong to no workflow any more. */
@@ -67,9 +67,15 @@ export async function createWebhookPublisher(deps: {
 
   return {
     async publish(workflowId, retiredWebhookIds = []) {
-      for (const webhookId of retiredWebhookIds) await bucket.delete(webhookKey(webhookId));
-      const row = await deps.workflows.findAny(workflowId);
-      if (row?.webhookId) await publishAddress(row.webhookId);
+      // The change is committed already; a failed publish is repaired by the next change of the
+      // workflow or by the republish at start, so it is logged rather than failing the request.
+      try {
+        for (const webhookId of retiredWebhookIds) await bucket.delete(webhookKey(webhookId));
+        const row = await deps.workflows.findAny(workflowId);
+        if (row?.webhookId) await publishAddress(row.webhookId);
+      } catch (error) {
+        deps.logger.error({ err: error, workflowId }, 'publishing a webhook address failed');
+      }
     },
     async publishAll() {
       const rows = await deps.workflows.listWithTrigger();
