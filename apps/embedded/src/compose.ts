@@ -3,7 +3,9 @@ import type { Logger } from 'pino';
 import type { Platform } from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { startChatService } from '@wap/chat-service';
-import { startMcpRegistryService } from '@wap/mcp-registry-service';
+import { generateCredentialKey, parseCredentialKeys } from '@wap/auth';
+import { parseAllowlist } from '@wap/egress';
+import { startMcpRegistryService, type McpRegistryConfig } from '@wap/mcp-registry-service';
 import { startStorageService } from '@wap/storage-service';
 import { startWebhookIngestService } from '@wap/webhook-ingest-service';
 import { startWorkflowRunnerService } from '@wap/workflow-runner-service';
@@ -13,10 +15,39 @@ function migrationsOf(service: string): string {
   return join(__dirname, '../..', service, 'migrations');
 }
 
+/** Settings a launcher or a test may give individual services; each has its defaults. */
+export interface ServiceOptions {
+  /**
+   * mcp-registry's settings and the environment its env_var auth reads. The launcher always
+   * passes them (with a key kept in DATA_DIR); without them (tests) a throw-away key is used.
+   */
+  mcpRegistry?: {
+    config: McpRegistryConfig;
+    environment: Readonly<Record<string, string | undefined>>;
+  };
+}
+
+/** For tests that do not care about mcp-registry: a fresh key, no allow-lists, nothing to read. */
+function throwAwayMcpRegistrySettings(): NonNullable<ServiceOptions['mcpRegistry']> {
+  return {
+    config: {
+      keyring: parseCredentialKeys(generateCredentialKey('test')),
+      egressAllowlist: parseAllowlist(''),
+      envAllowlist: new Set(),
+      extraCaCerts: [],
+      connectTimeoutMs: 10_000,
+      syncTimeoutMs: 60_000,
+      callTimeoutMs: 60_000,
+    },
+    environment: {},
+  };
+}
+
 /** Starts every service (not the gateway) on one platform; stop() stops them in reverse. */
 export async function startAllServices(
   platform: Platform,
   serviceLogger: (service: string) => Logger,
+  options: ServiceOptions = {},
 ): Promise<ServiceHandle> {
   const services: ServiceHandle[] = [
     await startStorageService({
@@ -30,7 +61,12 @@ export async function startAllServices(
       migrationsFolder: migrationsOf('workflow-runner'),
     }),
     await startChatService({ platform, logger: serviceLogger('chat') }),
-    await startMcpRegistryService({ platform, logger: serviceLogger('mcp-registry') }),
+    await startMcpRegistryService({
+      platform,
+      logger: serviceLogger('mcp-registry'),
+      migrationsFolder: migrationsOf('mcp-registry'),
+      ...(options.mcpRegistry ?? throwAwayMcpRegistrySettings()),
+    }),
     await startWebhookIngestService({ platform, logger: serviceLogger('webhook-ingest') }),
   ];
   return {

@@ -1,12 +1,16 @@
 import { z } from 'zod';
 import { parseConfig } from '@wap/http';
 import { GatewayHttpEnv } from '@wap/gateway-service';
+import { McpRegistryEnv } from '@wap/mcp-registry-service';
 
 /**
  * The embedded runtime's environment: the gateway's HTTP settings (a session secret is
- * generated into DATA_DIR when neither it nor a JWKS URL is set) plus where state is kept.
+ * generated into DATA_DIR when neither it nor a JWKS URL is set), mcp-registry's settings (its
+ * credential key is generated into DATA_DIR too when unset) and where state is kept.
  */
-export const EmbeddedEnv = GatewayHttpEnv.extend({
+export const EmbeddedEnv = GatewayHttpEnv.extend(McpRegistryEnv.shape).extend({
+  /** Credential encryption keys; when unset, one is generated into DATA_DIR on first start. */
+  CREDENTIALS_ENCRYPTION_KEYS: z.string().min(1).optional(),
   /** Where the embedded runtime keeps everything: database, streams, KV, blobs, generated secrets. */
   DATA_DIR: z.string().default('./data'),
 });

@@ -5,6 +5,7 @@ import { onShutdown, redactConfig } from '@wap/http';
 import { createLogger, startTelemetry } from '@wap/observability';
 import { createEmbeddedPlatform } from '@wap/platform';
 import { gatewayConfigFromEnv, startGateway } from '@wap/gateway-service';
+import { toMcpRegistryConfig } from '@wap/mcp-registry-service';
 import { startAllServices } from './compose';
 import { loadEmbeddedEnv } from './config';
 import { dataDirSecret } from './secrets';
@@ -16,14 +17,25 @@ async function main(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   const loggerFor = (service: string) => createLogger({ service, level: env.LOG_LEVEL });
   const logger = loggerFor('embedded');
-  logger.info({ config: redactConfig(env, ['SESSION_JWT_SECRET']) }, 'starting');
+  logger.info(
+    { config: redactConfig(env, ['SESSION_JWT_SECRET', 'CREDENTIALS_ENCRYPTION_KEYS']) },
+    'starting',
+  );
   const telemetry = startTelemetry({
     serviceName: 'embedded',
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
   });
 
   const platform = await createEmbeddedPlatform({ dataDir, logger });
-  const services = await startAllServices(platform, loggerFor);
+  const credentialKeys =
+    env.CREDENTIALS_ENCRYPTION_KEYS ?? `local:${dataDirSecret(dataDir, 'credentials-key')}`;
+  const services = await startAllServices(platform, loggerFor, {
+    mcpRegistry: {
+      config: toMcpRegistryConfig({ ...env, CREDENTIALS_ENCRYPTION_KEYS: credentialKeys }),
+      // The env_var auth type reads allow-listed variables of this process at connect time.
+      environment: process.env,
+    },
+  });
 
   const sessionSecret =
     env.SESSION_JWKS_URL || env.SESSION_JWT_SECRET

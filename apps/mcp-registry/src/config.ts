@@ -1,9 +1,64 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { parseCredentialKeys, type CredentialKeyring } from '@wap/auth';
+import { parseAllowlist, type EgressAllowlist } from '@wap/egress';
 import { parseConfig } from '@wap/http';
 import { ServiceEnv } from '@wap/service-runtime';
 
-/** The mcp-registry service's environment: the common service variables for now. */
-export const McpRegistryServiceEnv = ServiceEnv;
+/** The registry's own settings, shared by its process (main.ts) and the embedded launcher. */
+export const McpRegistryEnv = z.object({
+  /**
+   * Key-encryption keys for stored credentials, `kid:base64key,...`, newest first: new values
+   * use the first, older ones still decrypt. Required (the embedded launcher generates one).
+   */
+  CREDENTIALS_ENCRYPTION_KEYS: z.string().min(1),
+  /** Hosts, IPs and CIDRs that MCP servers may use although they are not public; comma-separated. */
+  SSRF_ALLOWLIST: z.string().default(''),
+  /** Environment variables the env_var auth type may read; comma-separated names. */
+  MCP_ENV_ALLOWLIST: z.string().default(''),
+  /** PEM file of extra certificate authorities to trust for MCP servers (private PKI, tests). */
+  MCP_EXTRA_CA_CERTS: z.string().optional(),
+  /** Time to open a connection and finish the MCP handshake, in milliseconds. */
+  MCP_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** Time a whole tool sync may take (every page of tools/list), in milliseconds. */
+  MCP_SYNC_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  /** Default time a proxied tool call may take, in milliseconds. */
+  MCP_CALL_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+});
+export type McpRegistryEnv = z.infer<typeof McpRegistryEnv>;
 
-export function loadConfig(env: NodeJS.ProcessEnv) {
+/** The mcp-registry process environment: the common service variables plus its own. */
+export const McpRegistryServiceEnv = ServiceEnv.extend(McpRegistryEnv.shape);
+export type McpRegistryServiceEnv = z.infer<typeof McpRegistryServiceEnv>;
+
+/** What the service runs with, parsed and ready (keys decoded, allow-lists split). */
+export interface McpRegistryConfig {
+  keyring: CredentialKeyring;
+  egressAllowlist: EgressAllowlist;
+  envAllowlist: ReadonlySet<string>;
+  extraCaCerts: string[];
+  connectTimeoutMs: number;
+  syncTimeoutMs: number;
+  callTimeoutMs: number;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv): McpRegistryServiceEnv {
   return parseConfig(McpRegistryServiceEnv, env);
+}
+
+/** Turns the validated variables into the service's config; fails on unusable keys. */
+export function toMcpRegistryConfig(env: McpRegistryEnv): McpRegistryConfig {
+  return {
+    keyring: parseCredentialKeys(env.CREDENTIALS_ENCRYPTION_KEYS),
+    egressAllowlist: parseAllowlist(env.SSRF_ALLOWLIST),
+    envAllowlist: new Set(
+      env.MCP_ENV_ALLOWLIST.split(',')
+        .map((name) => name.trim())
+        .filter((name) => name.length > 0),
+    ),
+    extraCaCerts: env.MCP_EXTRA_CA_CERTS ? [readFileSync(env.MCP_EXTRA_CA_CERTS, 'utf8')] : [],
+    connectTimeoutMs: env.MCP_CONNECT_TIMEOUT_MS,
+    syncTimeoutMs: env.MCP_SYNC_TIMEOUT_MS,
+    callTimeoutMs: env.MCP_CALL_TIMEOUT_MS,
+  };
 }

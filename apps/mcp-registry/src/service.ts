@@ -1,16 +1,190 @@
+import path from 'node:path';
 import type { Logger } from 'pino';
-import type { Platform } from '@wap/platform';
+import {
+  AppError,
+  CallToolRequest,
+  ListToolsRequest,
+  MCP_SUBJECTS,
+  mcpRoutes,
+} from '@wap/contracts';
+import { createGuardedFetch } from '@wap/egress';
+import {
+  serveApi,
+  serveRoutes,
+  type Platform,
+  type RawRouteHandler,
+  type RouteHandler,
+  type Subscription,
+} from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
+import { createDirectoryClient } from '@wap/workspace-directory';
+import type { McpRegistryConfig } from './config';
+import { createPlatformMcpEndpoint } from './platform-mcp/endpoint';
+import type { AccountTokenSource } from './servers/credentials';
+import { createServerHandlers } from './servers/handlers';
+import { rewrapCredentials } from './servers/key-rotation';
+import { createServerRepository } from './servers/repository';
+import { createConnect } from './sync/connections';
+import { createToolSync } from './sync/tool-sync';
+import { createToolBusApi } from './tools/bus-api';
+import { createConnectionPool } from './tools/connection-pool';
 
-/**
- * Composes the mcp-registry service on a platform. Its capabilities — MCP server registration, tool sync and the platform's MCP server (issue #4) — are
- * built in their own issues; until then the process runs, reports health and drains like every
- * other service, so deployments and the embedded runtime already carry it.
- */
-export async function startMcpRegistryService(deps: {
+const QUEUE_GROUP = 'mcp-registry';
+const SQL_SCHEMA = 'mcp_registry';
+/** KV bucket of per-server sync locks; its TTL frees the lock of a replica that died mid-sync. */
+const SYNC_LOCKS_BUCKET = 'mcp-sync-locks';
+/** Pooled sessions for tool calls close after this long without a call. */
+const POOL_IDLE_MS = 60_000;
+
+export interface McpRegistryServiceDeps {
   platform: Platform;
   logger: Logger;
-}): Promise<ServiceHandle> {
-  deps.logger.info({ runtime: deps.platform.runtime }, 'mcp-registry service started');
-  return { stop: async () => undefined };
+  config: McpRegistryConfig;
+  /** The process environment the env_var auth type reads (allow-listed names only). */
+  environment: Readonly<Record<string, string | undefined>>;
+  /** Tokens of connected accounts (the account auth type); none until an accounts service exists. */
+  accountTokens?: AccountTokenSource;
+  /** Folder of the drizzle-kit migrations; default `../migrations` from this file. */
+  migrationsFolder?: string;
 }
+
+/** User errors are normal traffic: logged at info with their code, never with a body. */
+function logUserErrors<Handler extends RouteHandler | RawRouteHandler>(
+  operation: string,
+  handler: Handler,
+  logger: Logger,
+): Handler {
+  const wrapped = async (request: Parameters<Handler>[0]) => {
+    try {
+      return await handler(request as never);
+    } catch (error) {
+      if (error instanceof AppError && error.status < 500) {
+        logger.info({ operation, code: error.code, status: error.status }, error.message);
+      }
+      throw error;
+    }
+  };
+  return wrapped as Handler;
+}
+
+/**
+ * Composes mcp-registry: registered MCP servers with encrypted credentials, tool sync through
+ * the SDK, the bus API for tool listing and calls, and the platform's own MCP server.
+ */
+export async function startMcpRegistryService(
+  deps: McpRegistryServiceDeps,
+): Promise<ServiceHandle> {
+  const { platform, logger, config } = deps;
+  await platform.sql.migrate({
+    schema: SQL_SCHEMA,
+    migrationsFolder: deps.migrationsFolder ?? path.join(__dirname, '../migrations'),
+  });
+  const repository = createServerRepository({
+    db: platform.sql.db,
+    clock: platform.clock,
+    ids: platform.ids,
+  });
+  await rewrapCredentials({ repository, keyring: config.keyring, logger });
+
+  const directory = await createDirectoryClient({ kv: platform.kv, logger });
+  const locks = await platform.kv.bucket(SYNC_LOCKS_BUCKET, {
+    ttlMs: config.syncTimeoutMs + 60_000,
+  });
+  const guardedFetch = createGuardedFetch({
+    allowlist: config.egressAllowlist,
+    ca: config.extraCaCerts,
+    connectTimeoutMs: config.connectTimeoutMs,
+  });
+  const connect = createConnect({
+    keyring: config.keyring,
+    envAllowlist: config.envAllowlist,
+    egressAllowlist: config.egressAllowlist,
+    environment: deps.environment,
+    accountTokens: deps.accountTokens,
+    fetch: guardedFetch,
+    connectTimeoutMs: config.connectTimeoutMs,
+    logger,
+  });
+  const toolSync = createToolSync({
+    repository,
+    locks,
+    connect,
+    syncTimeoutMs: config.syncTimeoutMs,
+    logger,
+  });
+  const pool = createConnectionPool({
+    connect,
+    idleMs: POOL_IDLE_MS,
+    logger,
+    // A server that says its tools changed gets a fresh sync (skipped when one is running).
+    onToolsChanged: (server) => toolSync.runInBackground(server),
+  });
+  const rest = createServerHandlers({
+    repository,
+    directory,
+    toolSync,
+    pool,
+    bus: platform.bus,
+    keyring: config.keyring,
+    envAllowlist: config.envAllowlist,
+    egressAllowlist: config.egressAllowlist,
+    logger,
+  });
+  const endpoint = createPlatformMcpEndpoint({ bus: platform.bus, logger });
+  const busApi = createToolBusApi({
+    repository,
+    directory,
+    pool,
+    callTimeoutMs: config.callTimeoutMs,
+  });
+
+  const handler = (name: string): RouteHandler => {
+    const found = rest[name];
+    if (!found) throw new Error(`no handler for ${name}`);
+    return logUserErrors(name, found, logger);
+  };
+  const serveOptions = { queue: QUEUE_GROUP, logger };
+  const subscriptions: Subscription[] = [
+    ...serveRoutes(
+      platform.bus,
+      mcpRoutes,
+      'mcp-registry',
+      {
+        register_mcp_server: handler('register_mcp_server'),
+        list_mcp_servers: handler('list_mcp_servers'),
+        list_mcp_tools: handler('list_mcp_tools'),
+        update_mcp_tool: handler('update_mcp_tool'),
+        get_mcp_server: handler('get_mcp_server'),
+        update_mcp_server: handler('update_mcp_server'),
+        delete_mcp_server: handler('delete_mcp_server'),
+        refresh_mcp_server: handler('refresh_mcp_server'),
+        mcp_endpoint: logUserErrors('mcp_endpoint', endpoint.post, logger),
+        mcp_endpoint_stream: endpoint.stream,
+        mcp_endpoint_session: endpoint.session,
+      },
+      { ...serveOptions, objects: platform.objects },
+    ),
+    serveApi(
+      platform.bus,
+      MCP_SUBJECTS.listTools,
+      ListToolsRequest,
+      busApi.listTools,
+      serveOptions,
+    ),
+    serveApi(platform.bus, MCP_SUBJECTS.callTool, CallToolRequest, busApi.callTool, serveOptions),
+  ];
+  logger.info({ subjects: subscriptions.length }, 'mcp-registry service serving');
+
+  return {
+    async stop() {
+      await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));
+      await toolSync.drain();
+      await pool.closeAll();
+      await endpoint.close();
+      await guardedFetch.close();
+      await directory.stop();
+    },
+  };
+}
+
+export { McpRegistryEnv, toMcpRegistryConfig, type McpRegistryConfig } from './config';

@@ -9,7 +9,7 @@ import { createEmbeddedPlatform, withNamespace, type Platform } from '@wap/platf
 import { createTestPlatform, testLogger } from '@wap/testing';
 import { startGateway, type GatewayConfig, type GatewayHandle } from '@wap/gateway-service';
 import type { ServiceHandle } from '@wap/service-runtime';
-import { startAllServices } from '../compose';
+import { startAllServices, type ServiceOptions } from '../compose';
 
 export type Runtime = 'embedded' | 'distributed';
 export const RUNTIMES: Runtime[] = ['embedded', 'distributed'];
@@ -47,11 +47,15 @@ async function platformFor(runtime: Runtime, logger: Logger) {
 /** Every service and the gateway on one platform of the given runtime, as `npm start` runs them. */
 export async function startStack(
   runtime: Runtime,
-  options: { config?: Partial<GatewayConfig>; routes?: readonly RouteSpec[] } = {},
+  options: {
+    config?: Partial<GatewayConfig>;
+    routes?: readonly RouteSpec[];
+    services?: ServiceOptions;
+  } = {},
 ): Promise<TestStack> {
   const logger = testLogger();
   const { platform, cleanup } = await platformFor(runtime, logger);
-  const services = await startAllServices(platform, () => logger);
+  const services = await startAllServices(platform, () => logger, options.services);
   const gateway = await startGateway({
     platform,
     logger,

@@ -1,0 +1,213 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * Real MCP servers for the registry's end-to-end tests: `@modelcontextprotocol/server-everything`
+ * (Streamable HTTP and legacy SSE) behind an HTTPS reverse proxy whose certificate is signed by
+ * a test CA made with openssl. server-everything checks no credentials, so the proxy does: some
+ * paths demand a bearer token or HTTP basic auth and answer 401 without them.
+ */
+
+export const BEARER_TOKEN = 'mcp-bearer-token-7f3a9c';
+export const BASIC_USER = 'mcp-user';
+export const BASIC_PASSWORD = 'mcp-basic-password-51d2';
+export const HEADER_SECRET = 'mcp-header-secret-0b8e';
+
+export interface McpTestServers {
+  /** PEM of the CA that signed the proxy's certificate. */
+  caPem: string;
+  /** https://127.0.0.1:<port> */
+  origin: string;
+  /** An https URL on which nothing listens. */
+  downUrl: string;
+  /** Requests the proxy saw, by path (method and path), for transport assertions. */
+  seen: Array<{ method: string; path: string; status: number }>;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function makeCertificates(dir: string): { caPem: string; keyPem: string; certPem: string } {
+  const run = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  run([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=wap test CA',
+  ]);
+  run([
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'server.key',
+    '-out',
+    'server.csr',
+    '-subj',
+    '/CN=127.0.0.1',
+  ]);
+  writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
+  run([
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.pem',
+    '-days',
+    '1',
+    '-extfile',
+    'san.ext',
+  ]);
+  return {
+    caPem: readFileSync(join(dir, 'ca.pem'), 'utf8'),
+    keyPem: readFileSync(join(dir, 'server.key'), 'utf8'),
+    certPem: readFileSync(join(dir, 'server.pem'), 'utf8'),
+  };
+}
+
+/** Starts server-everything with a clean environment (one of its tools prints it). */
+async function startEverything(
+  mode: 'streamableHttp' | 'sse',
+): Promise<{ port: number; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), mode],
+    {
+      env: { PORT: String(port), PATH: process.env['PATH'] ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`server-everything ${mode} did not start`)),
+      15_000,
+    );
+    const onData = (chunk: Buffer) => {
+      if (/listening|running/i.test(chunk.toString())) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`server-everything exited with ${code}`)));
+  });
+  return { port, child };
+}
+
+interface Route {
+  prefix: string;
+  upstreamPort: number;
+  /** Rewritten path prefix on the upstream. */
+  upstreamPrefix: string;
+  check?: (req: IncomingMessage) => boolean;
+  delayMs?: number;
+}
+
+function forward(req: IncomingMessage, res: ServerResponse, port: number, path: string): void {
+  const headers = { ...req.headers, host: `127.0.0.1:${port}` };
+  const upstream = httpRequest(
+    { host: '127.0.0.1', port, method: req.method, path, headers },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    },
+  );
+  upstream.on('error', () => {
+    if (!res.headersSent) res.writeHead(502);
+    res.end();
+  });
+  req.pipe(upstream);
+}
+
+export async function startMcpTestServers(): Promise<McpTestServers> {
+  const dir = mkdtempSync(join(tmpdir(), 'wap-mcp-tls-'));
+  const { caPem, keyPem, certPem } = makeCertificates(dir);
+  const streamable = await startEverything('streamableHttp');
+  const sse = await startEverything('sse');
+  const bearer = (req: IncomingMessage) => req.headers.authorization === `Bearer ${BEARER_TOKEN}`;
+  const basic = (req: IncomingMessage) =>
+    req.headers.authorization ===
+    `Basic ${Buffer.from(`${BASIC_USER}:${BASIC_PASSWORD}`).toString('base64')}`;
+  const routes: Route[] = [
+    { prefix: '/open/', upstreamPort: streamable.port, upstreamPrefix: '/' },
+    { prefix: '/bearer/', upstreamPort: streamable.port, upstreamPrefix: '/', check: bearer },
+    { prefix: '/basic/', upstreamPort: streamable.port, upstreamPrefix: '/', check: basic },
+    {
+      prefix: '/header/',
+      upstreamPort: streamable.port,
+      upstreamPrefix: '/',
+      check: (req) => req.headers['x-api-key'] === HEADER_SECRET,
+    },
+    { prefix: '/slow/', upstreamPort: streamable.port, upstreamPrefix: '/', delayMs: 600 },
+    // The legacy SSE server announces /message as its POST endpoint, relative to the origin.
+    { prefix: '/sse', upstreamPort: sse.port, upstreamPrefix: '/sse' },
+    { prefix: '/message', upstreamPort: sse.port, upstreamPrefix: '/message' },
+  ];
+  const seen: McpTestServers['seen'] = [];
+  const proxy: HttpsServer = createHttpsServer({ key: keyPem, cert: certPem }, (req, res) => {
+    const url = req.url ?? '/';
+    const route = routes.find((candidate) => url.startsWith(candidate.prefix));
+    const record = (status: number) => seen.push({ method: req.method ?? '', path: url, status });
+    if (!route) {
+      record(404);
+      res.writeHead(404).end();
+      return;
+    }
+    if (route.check && !route.check(req)) {
+      record(401);
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
+      return;
+    }
+    record(200);
+    const path = route.upstreamPrefix + url.slice(route.prefix.length);
+    const go = () => forward(req, res, route.upstreamPort, path);
+    if (route.delayMs) setTimeout(go, route.delayMs);
+    else go();
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const { port } = proxy.address() as AddressInfo;
+  const downPort = await freePort();
+  return {
+    caPem,
+    origin: `https://127.0.0.1:${port}`,
+    downUrl: `https://127.0.0.1:${downPort}/mcp`,
+    seen,
+    async stop() {
+      proxy.closeAllConnections();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      for (const child of [streamable.child, sse.child]) {
+        child.kill('SIGTERM');
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import type { Logger } from 'pino';
+import type { CredentialKeyring } from '@wap/auth';
+import {
+  EgressBlockedError,
+  assertPublicUrl,
+  type EgressAllowlist,
+  type GuardedFetch,
+} from '@wap/egress';
+import {
+  CredentialUnavailableError,
+  connectionHeaders,
+  type AccountTokenSource,
+} from '../servers/credentials';
+import type { ServerRecord } from '../servers/repository';
+import { connectToServer, httpStatusOf, type McpConnection } from './connector';
+
+export interface ConnectionDeps {
+  keyring: CredentialKeyring;
+  envAllowlist: ReadonlySet<string>;
+  egressAllowlist: EgressAllowlist;
+  environment: Readonly<Record<string, string | undefined>>;
+  accountTokens?: AccountTokenSource;
+  fetch: GuardedFetch;
+  connectTimeoutMs: number;
+  logger: Logger;
+}
+
+/** Opens a connection to a registered server: SSRF check, credentials decrypted, SDK connect. */
+export type Connect = (
+  server: ServerRecord,
+  options?: { onToolsChanged?: () => void },
+) => Promise<McpConnection>;
+
+export function createConnect(deps: ConnectionDeps): Connect {
+  return async (server, options = {}) => {
+    // Checked at every connect, not only at registration: DNS may point elsewhere by now.
+    await assertPublicUrl(server.serverUrl, { allowlist: deps.egressAllowlist });
+    const headers = await connectionHeaders(
+      {
+        workspaceId: server.workspaceId,
+        id: server.id,
+        auth: server.auth,
+        sealedHeaders: server.sealedHeaders,
+      },
+      deps,
+    );
+    return connectToServer({
+      url: server.serverUrl,
+      headers,
+      fetch: deps.fetch,
+      connectTimeoutMs: deps.connectTimeoutMs,
+      onToolsChanged: options.onToolsChanged,
+    });
+  };
+}
+
+function causeChain(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  let current: unknown = error;
+  while (current && chain.length < 5) {
+    chain.push(current);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return chain;
+}
+
+/**
+ * A message for a failed connect or call that is safe to store and show: no response bodies, no
+ * header values, only what went wrong.
+ */
+export function describeFailure(error: unknown, timeoutMs?: number): string {
+  const chain = causeChain(error);
+  if (chain.some((entry) => entry instanceof EgressBlockedError)) {
+    return 'The server URL does not resolve to a public address';
+  }
+  const unavailable = chain.find((entry) => entry instanceof CredentialUnavailableError);
+  if (unavailable) return (unavailable as Error).message;
+  const status = httpStatusOf(error);
+  if (status === 401) return 'The server refused the credentials (HTTP 401)';
+  if (status === 403) return 'The server denied access (HTTP 403)';
+  if (status !== undefined) return `The server answered HTTP ${status}`;
+  for (const entry of chain) {
+    const code = (entry as { code?: unknown }).code;
+    // errno codes (ECONNREFUSED) and undici's (UND_ERR_CONNECT_TIMEOUT), not the SDK's own codes.
+    if (typeof code === 'string' && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) {
+      return `The server could not be reached (${code})`;
+    }
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (/timed? ?out/i.test(message)) {
+    return timeoutMs ? `The server did not answer within ${timeoutMs} ms` : 'The server timed out';
+  }
+  return `The server could not be used: ${message.split('\n')[0]?.slice(0, 200) ?? ''}`;
+}

@@ -1,0 +1,98 @@
+import type { z } from 'zod';
+import {
+  AppError,
+  type CallToolReply,
+  type CallToolRequest,
+  type ListToolsReply,
+  type ListToolsRequest,
+} from '@wap/contracts';
+import type { DirectoryClient } from '@wap/workspace-directory';
+import { canUse } from '../servers/access';
+import type { ServerRecord, ServerRepository, ToolRecord } from '../servers/repository';
+import { describeFailure } from '../sync/connections';
+import type { ConnectionPool } from './connection-pool';
+
+type ListTools = z.infer<typeof ListToolsRequest>;
+type CallTool = z.infer<typeof CallToolRequest>;
+
+/**
+ * The registry's bus API for the assistant and mcp_tool steps: list the tools a user may use,
+ * call one as that user. Access modes apply exactly as on the REST routes.
+ */
+export function createToolBusApi(deps: {
+  repository: ServerRepository;
+  directory: DirectoryClient;
+  pool: ConnectionPool;
+  callTimeoutMs: number;
+}) {
+  const { repository, directory } = deps;
+
+  async function usableServers(workspaceId: string, userId: string): Promise<ServerRecord[]> {
+    const role = await directory.confirmedRoleOf(workspaceId, userId);
+    if (!role) return [];
+    return (await repository.listByWorkspace(workspaceId)).filter(
+      (server) => server.enabled && canUse(server, userId, role),
+    );
+  }
+
+  async function resolveTool(
+    request: CallTool,
+  ): Promise<{ server: ServerRecord; tool: ToolRecord }> {
+    const notFound = new AppError('NOT_FOUND', 'Tool not found');
+    let tool: ToolRecord | null = null;
+    if (request.toolId) tool = await repository.findTool(request.toolId);
+    else if (request.serverId && request.toolName) {
+      tool = await repository.findToolByName(request.serverId, request.toolName);
+    } else {
+      throw new AppError('VALIDATION_ERROR', 'toolId, or serverId and toolName, are required');
+    }
+    if (!tool || tool.workspaceId !== request.workspaceId || !tool.enabled) throw notFound;
+    const server = (await usableServers(request.workspaceId, request.userId)).find(
+      (candidate) => candidate.id === tool.serverId,
+    );
+    if (!server) throw notFound;
+    return { server, tool };
+  }
+
+  return {
+    async listTools(request: ListTools): Promise<z.infer<typeof ListToolsReply>> {
+      const servers = await usableServers(request.workspaceId, request.userId);
+      const names = new Map(servers.map((server) => [server.id, server.name]));
+      const tools = await repository.toolsOf(servers.map((server) => server.id));
+      return {
+        tools: tools
+          .filter((tool) => tool.enabled)
+          .map((tool) => ({
+            id: tool.id,
+            name: tool.name,
+            description: tool.description,
+            serverId: tool.serverId,
+            serverName: names.get(tool.serverId) ?? '',
+            inputSchema: tool.inputSchema,
+          })),
+      };
+    },
+
+    async callTool(request: CallTool): Promise<z.infer<typeof CallToolReply>> {
+      const { server, tool } = await resolveTool(request);
+      const timeout = request.timeoutMs ?? deps.callTimeoutMs;
+      try {
+        const result = await deps.pool.with(server, (connection) =>
+          connection.client.callTool(
+            { name: tool.name, arguments: request.arguments },
+            { timeout },
+          ),
+        );
+        return {
+          isError: result.isError === true,
+          content: Array.isArray(result.content) ? result.content : [],
+          ...(result.structuredContent !== undefined
+            ? { structuredContent: result.structuredContent }
+            : {}),
+        };
+      } catch (error) {
+        throw new AppError('MCP_CALL_FAILED', describeFailure(error, timeout));
+      }
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import type { Logger } from 'pino';
+import type { ServerRecord } from '../servers/repository';
+import type { Connect } from '../sync/connections';
+import type { McpConnection } from '../sync/connector';
+
+interface PooledConnection {
+  /** The server's updated_at when connected: a changed URL or credential needs a new connection. */
+  version: number;
+  connection: Promise<McpConnection>;
+  idleTimer?: NodeJS.Timeout;
+}
+
+export type ConnectionPool = ReturnType<typeof createConnectionPool>;
+
+/**
+ * Keeps one open MCP session per server for tool calls, so a call costs one request instead of
+ * a handshake plus a request. A session idle for `idleMs` is closed; a failed one is dropped.
+ */
+export function createConnectionPool(deps: {
+  connect: Connect;
+  idleMs: number;
+  logger: Logger;
+  /** Called when a server says its tool list changed. */
+  onToolsChanged: (server: ServerRecord) => void;
+}) {
+  const pool = new Map<string, PooledConnection>();
+
+  function closeEntry(serverId: string, entry: PooledConnection): void {
+    clearTimeout(entry.idleTimer);
+    if (pool.get(serverId) === entry) pool.delete(serverId);
+    void entry.connection.then((connection) => connection.close()).catch(() => undefined);
+  }
+
+  function touch(serverId: string, entry: PooledConnection): void {
+    clearTimeout(entry.idleTimer);
+    entry.idleTimer = setTimeout(() => closeEntry(serverId, entry), deps.idleMs);
+    entry.idleTimer.unref();
+  }
+
+  return {
+    /** Runs `use` on a pooled session; a failure drops the session so the next call reconnects. */
+    async with<T>(
+      server: ServerRecord,
+      use: (connection: McpConnection) => Promise<T>,
+    ): Promise<T> {
+      const version = server.updatedAt.getTime();
+      let entry = pool.get(server.id);
+      if (entry && entry.version !== version) {
+        closeEntry(server.id, entry);
+        entry = undefined;
+      }
+      if (!entry) {
+        const created: PooledConnection = {
+          version,
+          connection: deps.connect(server, { onToolsChanged: () => deps.onToolsChanged(server) }),
+        };
+        pool.set(server.id, created);
+        entry = created;
+      }
+      const current = entry;
+      try {
+        const result = await use(await current.connection);
+        touch(server.id, current);
+        return result;
+      } catch (error) {
+        closeEntry(server.id, current);
+        throw error;
+      }
+    },
+    drop(serverId: string): void {
+      const entry = pool.get(serverId);
+      if (entry) closeEntry(serverId, entry);
+    },
+    async closeAll(): Promise<void> {
+      const entries = [...pool.entries()];
+      pool.clear();
+      await Promise.all(
+        entries.map(async ([, entry]) => {
+          clearTimeout(entry.idleTimer);
+          await entry.connection.then((connection) => connection.close()).catch(() => undefined);
+        }),
+      );
+    },
+  };
+}
