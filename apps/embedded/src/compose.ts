@@ -7,8 +7,11 @@ import { generateCredentialKey, parseCredentialKeys } from '@wap/auth';
 import { parseAllowlist } from '@wap/egress';
 import { startMcpRegistryService, type McpRegistryConfig } from '@wap/mcp-registry-service';
 import { startStorageService } from '@wap/storage-service';
-import { startWebhookIngestService } from '@wap/webhook-ingest-service';
-import { startWorkflowRunnerService } from '@wap/workflow-runner-service';
+import { startWebhookIngestService, type WebhookIngestConfig } from '@wap/webhook-ingest-service';
+import {
+  startWorkflowRunnerService,
+  type WorkflowRunnerSettings,
+} from '@wap/workflow-runner-service';
 
 /** Where each service's migrations are, from source (tsx) and from the bundle alike. */
 function migrationsOf(service: string): string {
@@ -25,6 +28,9 @@ export interface ServiceOptions {
     config: McpRegistryConfig;
     environment: Readonly<Record<string, string | undefined>>;
   };
+  /** workflow-runner's settings (PUBLIC_BASE_URL, SSRF_ALLOWLIST, ...); defaults for any left out. */
+  workflowRunner?: Partial<WorkflowRunnerSettings>;
+  webhookIngest?: WebhookIngestConfig;
 }
 
 /** For tests that do not care about mcp-registry: a fresh key, no allow-lists, nothing to read. */
@@ -59,6 +65,7 @@ export async function startAllServices(
       platform,
       logger: serviceLogger('workflow-runner'),
       migrationsFolder: migrationsOf('workflow-runner'),
+      settings: options.workflowRunner,
     }),
     await startChatService({ platform, logger: serviceLogger('chat') }),
     await startMcpRegistryService({
@@ -67,7 +74,11 @@ export async function startAllServices(
       migrationsFolder: migrationsOf('mcp-registry'),
       ...(options.mcpRegistry ?? throwAwayMcpRegistrySettings()),
     }),
-    await startWebhookIngestService({ platform, logger: serviceLogger('webhook-ingest') }),
+    await startWebhookIngestService({
+      platform,
+      logger: serviceLogger('webhook-ingest'),
+      config: options.webhookIngest,
+    }),
   ];
   return {
     stop: async () => {

@@ -1,9 +1,82 @@
-import { parseConfig } from '@wap/http';
+import { z } from 'zod';
+import { WEBHOOK_BODY_LIMIT_BYTES } from '@wap/contracts';
+import { envBoolean, parseConfig } from '@wap/http';
 import { ServiceEnv } from '@wap/service-runtime';
 
-/** The webhook-ingest service's environment: the common service variables for now. */
-export const WebhookIngestServiceEnv = ServiceEnv;
+/** The webhook-ingest service's environment: the common service variables and its own. */
+export const WebhookIngestServiceEnv = ServiceEnv.extend({
+  /** Largest Custom Webhook body in bytes (413 above); at most the gateway's route limit. */
+  WEBHOOK_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(WEBHOOK_BODY_LIMIT_BYTES)
+    .default(WEBHOOK_BODY_LIMIT_BYTES),
+  /** How long a repeat of an idempotency header value is skipped, in ms (default 24 h). */
+  WEBHOOK_IDEMPOTENCY_WINDOW_MS: z.coerce.number().int().positive().default(86_400_000),
+  /** Requests per second one address may send to one replica, sustained. */
+  WEBHOOK_RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
+  /** Requests one address may send to one replica at once. */
+  WEBHOOK_RATE_LIMIT_BURST: z.coerce.number().int().positive().default(200),
+  /** Answer requests that arrived over plain http with a 308 to the https address. */
+  WEBHOOK_HTTPS_REDIRECT: envBoolean(true),
+  /** Public https origin of the webhook addresses (default: https:// and the request's Host). */
+  PUBLIC_BASE_URL: z.url().optional(),
+  /** Stripe endpoint signing secret (whsec_...); unset: /webhooks/stripe answers 503. */
+  STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** GitHub webhook secret; unset: /webhooks/github answers 503. */
+  GITHUB_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** Linear webhook signing secret; unset: /webhooks/linear answers 503. */
+  LINEAR_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** Slack app signing secret; unset: /webhooks/slack/events answers 503. */
+  SLACK_SIGNING_SECRET: z.string().min(1).optional(),
+});
+export type WebhookIngestServiceEnv = z.infer<typeof WebhookIngestServiceEnv>;
 
-export function loadConfig(env: NodeJS.ProcessEnv) {
+export const WEBHOOK_SECRET_KEYS = [
+  'STRIPE_WEBHOOK_SECRET',
+  'GITHUB_WEBHOOK_SECRET',
+  'LINEAR_WEBHOOK_SECRET',
+  'SLACK_SIGNING_SECRET',
+] as const;
+
+/** What the service needs, in its own terms; every field has a default but the secrets. */
+export interface WebhookIngestConfig {
+  bodyLimitBytes: number;
+  idempotencyWindowMs: number;
+  rateLimit: { perSecond: number; burst: number };
+  httpsRedirect: boolean;
+  publicBaseUrl?: string;
+  secrets: { stripe?: string; github?: string; linear?: string; slack?: string };
+}
+
+export const DEFAULT_WEBHOOK_INGEST_CONFIG: WebhookIngestConfig = {
+  bodyLimitBytes: WEBHOOK_BODY_LIMIT_BYTES,
+  idempotencyWindowMs: 86_400_000,
+  rateLimit: { perSecond: 100, burst: 200 },
+  httpsRedirect: true,
+  secrets: {},
+};
+
+export function webhookIngestConfigFromEnv(env: WebhookIngestServiceEnv): WebhookIngestConfig {
+  return {
+    bodyLimitBytes: env.WEBHOOK_BODY_LIMIT_BYTES,
+    idempotencyWindowMs: env.WEBHOOK_IDEMPOTENCY_WINDOW_MS,
+    rateLimit: {
+      perSecond: env.WEBHOOK_RATE_LIMIT_PER_SECOND,
+      burst: env.WEBHOOK_RATE_LIMIT_BURST,
+    },
+    httpsRedirect: env.WEBHOOK_HTTPS_REDIRECT,
+    publicBaseUrl: env.PUBLIC_BASE_URL,
+    secrets: {
+      stripe: env.STRIPE_WEBHOOK_SECRET,
+      github: env.GITHUB_WEBHOOK_SECRET,
+      linear: env.LINEAR_WEBHOOK_SECRET,
+      slack: env.SLACK_SIGNING_SECRET,
+    },
+  };
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv): WebhookIngestServiceEnv {
   return parseConfig(WebhookIngestServiceEnv, env);
 }

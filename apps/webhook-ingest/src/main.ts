@@ -1,11 +1,13 @@
 import { runServiceProcess } from '@wap/service-runtime';
-import { loadConfig } from './config';
+import { WEBHOOK_SECRET_KEYS, loadConfig, webhookIngestConfigFromEnv } from './config';
 import { startWebhookIngestService } from './service';
 
 void runServiceProcess({
   name: 'webhook-ingest',
   env: loadConfig(process.env),
-  start: ({ platform, logger }) => startWebhookIngestService({ platform, logger }),
+  secretKeys: WEBHOOK_SECRET_KEYS,
+  start: ({ platform, logger, env }) =>
+    startWebhookIngestService({ platform, logger, config: webhookIngestConfigFromEnv(env) }),
 }).catch((error: unknown) => {
   console.error(error);
   process.exit(1);

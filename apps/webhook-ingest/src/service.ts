@@ -1,16 +1,113 @@
 import type { Logger } from 'pino';
-import type { Platform } from '@wap/platform';
+import {
+  CREDIT_BALANCES_BUCKET,
+  CreditSnapshot,
+  ROUTES,
+  RUNS_STREAM,
+  START_RUN_SUBJECT,
+  WEBHOOKS_BUCKET,
+  WEBHOOK_EVENTS_STREAM,
+  WEBHOOK_INFLIGHT_BUCKET,
+  WEBHOOK_RECEIVED_SUBJECT,
+  WebhookAddress,
+} from '@wap/contracts';
+import { serveRoutes, type Platform } from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
+import { createDirectoryClient } from '@wap/workspace-directory';
+import { createKvMirror } from './addresses/kv-mirror';
+import { DEFAULT_WEBHOOK_INGEST_CONFIG, type WebhookIngestConfig } from './config';
+import { createProviderHandlers } from './providers/provider-handlers';
+import { IDEMPOTENCY_BUCKET, createDuplicateClaims } from './trigger/duplicate-claims';
+import { createRateLimiter } from './trigger/rate-limiter';
+import { createTriggerHandlers } from './trigger/trigger-handler';
+
+/** Addresses whose rate-limit state one replica keeps at most. */
+const RATE_LIMITED_ADDRESSES = 100_000;
+/** A claim not stored within this long belongs to a replica that died; a retry may take it over. */
+const CLAIM_LEASE_MS = 30_000;
 
 /**
- * Composes the webhook-ingest service on a platform. Its capabilities — the Custom Webhook trigger and signed provider webhooks (issue #3) — are
- * built in their own issues; until then the process runs, reports health and drains like every
- * other service, so deployments and the embedded runtime already carry it.
+ * Composes webhook-ingest: the Custom Webhook trigger (endpoint 11) and the signed provider
+ * webhooks. It keeps nothing in SQL: addresses and credit balances are local mirrors of the
+ * KV buckets workflow-runner publishes, duplicate claims live in KV, requests go to streams.
  */
 export async function startWebhookIngestService(deps: {
   platform: Platform;
   logger: Logger;
+  config?: WebhookIngestConfig;
 }): Promise<ServiceHandle> {
-  deps.logger.info({ runtime: deps.platform.runtime }, 'webhook-ingest service started');
-  return { stop: async () => undefined };
+  const { platform, logger } = deps;
+  const config = deps.config ?? DEFAULT_WEBHOOK_INGEST_CONFIG;
+  await platform.streams.ensureStream({
+    name: WEBHOOK_EVENTS_STREAM,
+    subjects: [WEBHOOK_RECEIVED_SUBJECT],
+  });
+  await platform.streams.ensureStream({ name: RUNS_STREAM, subjects: [START_RUN_SUBJECT] });
+  const directory = await createDirectoryClient({ kv: platform.kv, logger });
+  const addresses = await createKvMirror({
+    kv: platform.kv,
+    bucket: WEBHOOKS_BUCKET,
+    schema: WebhookAddress,
+    logger,
+  });
+  const credits = await createKvMirror({
+    kv: platform.kv,
+    bucket: CREDIT_BALANCES_BUCKET,
+    schema: CreditSnapshot,
+    logger,
+  });
+  const nowMs = () => platform.clock.now().getTime();
+  const claims = createDuplicateClaims({
+    idempotency: await platform.kv.bucket(IDEMPOTENCY_BUCKET, {
+      ttlMs: config.idempotencyWindowMs,
+    }),
+    inflight: await platform.kv.bucket(WEBHOOK_INFLIGHT_BUCKET),
+    nowMs,
+    leaseMs: CLAIM_LEASE_MS,
+    waitForFirstMs: 5_000,
+    pollMs: 10,
+  });
+  const trigger = createTriggerHandlers({
+    platform,
+    addresses,
+    credits,
+    directory,
+    claims,
+    rateLimiter: createRateLimiter({
+      ...config.rateLimit,
+      maxAddresses: RATE_LIMITED_ADDRESSES,
+      nowMs,
+    }),
+    config,
+    logger,
+  });
+  const providers = createProviderHandlers({ platform, config, logger, grantTimeoutMs: 10_000 });
+  const subscriptions = serveRoutes(
+    platform.bus,
+    ROUTES,
+    'webhook-ingest',
+    {
+      stripe_webhook: providers.stripe,
+      github_webhook: providers.github,
+      linear_webhook: providers.linear,
+      slack_events: providers.slackEvents,
+      trigger_webhook: trigger.trigger,
+      describe_webhook: trigger.describe,
+    },
+    { queue: 'webhook-ingest', logger, objects: platform.objects },
+  );
+  logger.info({ runtime: platform.runtime }, 'webhook-ingest service started');
+  return {
+    stop: async () => {
+      await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));
+      await Promise.all([addresses.stop(), credits.stop(), directory.stop()]);
+    },
+  };
 }
+
+export {
+  DEFAULT_WEBHOOK_INGEST_CONFIG,
+  WebhookIngestServiceEnv,
+  webhookIngestConfigFromEnv,
+  type WebhookIngestConfig,
+} from './config';

@@ -15,6 +15,11 @@ export const ERROR_CODES = {
     summary: 'No valid session or token; also a workspace API key used on a REST endpoint.',
   },
   SESSION_EXPIRED: { status: 401, summary: 'The session has expired.' },
+  INVALID_SIGNATURE: {
+    status: 401,
+    summary:
+      'A signed provider webhook whose signature is missing, wrong or outside its replay window.',
+  },
   INSUFFICIENT_CREDITS: {
     status: 402,
     summary: 'Workspace out of credits or below the price of the workflow.',

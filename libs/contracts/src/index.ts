@@ -109,7 +109,17 @@ export {
   AssistantPromptRequest,
   AssistantPromptReply,
 } from './workflows';
-export { webhookRoutes } from './webhooks';
+export {
+  webhookRoutes,
+  WEBHOOK_BODY_LIMIT_BYTES,
+  WebhookIdParams,
+  WebhookTriggeredResponse,
+  WebhookInactiveResponse,
+  ProviderWebhookResponse,
+  GRANT_CREDITS_FROM_PAYMENT_SUBJECT,
+  GrantCreditsFromPaymentRequest,
+  GrantCreditsFromPaymentReply,
+} from './webhooks';
 export {
   mcpRoutes,
   McpAccessMode,

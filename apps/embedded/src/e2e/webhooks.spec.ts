@@ -1,0 +1,571 @@
+import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import {
+  CREDIT_BALANCES_BUCKET,
+  Envelope,
+  RUNS_STREAM,
+  START_RUN_SUBJECT,
+  StartRun,
+  WEBHOOKS_BUCKET,
+  WEBHOOK_EVENTS_STREAM,
+  WEBHOOK_INFLIGHT_BUCKET,
+  WEBHOOK_RECEIVED_SUBJECT,
+  WebhookReceived,
+  creditBalanceKey,
+  webhookKey,
+  type WebhookAddress,
+} from '@wap/contracts';
+import { decodeJson, encodeJson, type StreamConsumer } from '@wap/platform';
+import {
+  DEFAULT_WEBHOOK_INGEST_CONFIG,
+  type WebhookIngestConfig,
+} from '@wap/webhook-ingest-service';
+import { http, RUNTIMES, startStack, uniqueEmail, type Runtime, type TestStack } from './stack';
+
+/**
+ * Endpoint 11 through the gateway. workflow-runner's side of the contract is played here: the
+ * test publishes the addresses and credit balances it would publish, and reads RUNS and
+ * WEBHOOK_EVENTS with consumers of its own, so every assertion is on what was really stored.
+ */
+const INACTIVE = 'Webhook is inactive. Test payload saved.';
+const DEPLETED = 'Your credit balance is depleted. Upgrade your plan to continue running flows.';
+const INSUFFICIENT = 'Insufficient credits to run this flow. Upgrade your plan to continue.';
+
+const StartRunMessage = Envelope(StartRun);
+const WebhookReceivedMessage = Envelope(WebhookReceived);
+
+interface Recorded {
+  runs: StartRun[];
+  events: WebhookReceived[];
+}
+
+async function record(
+  stack: TestStack,
+): Promise<{ recorded: Recorded; stop: () => Promise<void> }> {
+  const recorded: Recorded = { runs: [], events: [] };
+  const suffix = randomUUID().slice(0, 8);
+  const consumers: StreamConsumer[] = [
+    await stack.platform.streams.consume(
+      { stream: RUNS_STREAM, durable: `e2e-runs-${suffix}`, filterSubject: START_RUN_SUBJECT },
+      async (message) => {
+        recorded.runs.push(StartRunMessage.parse(decodeJson(message.data)).data);
+        message.ack();
+      },
+    ),
+    await stack.platform.streams.consume(
+      {
+        stream: WEBHOOK_EVENTS_STREAM,
+        durable: `e2e-events-${suffix}`,
+        filterSubject: WEBHOOK_RECEIVED_SUBJECT,
+      },
+      async (message) => {
+        recorded.events.push(WebhookReceivedMessage.parse(decodeJson(message.data)).data);
+        message.ack();
+      },
+    ),
+  ];
+  return {
+    recorded,
+    stop: async () => {
+      await Promise.all(consumers.map((consumer) => consumer.stop()));
+    },
+  };
+}
+
+async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Lets anything still in flight arrive before counting what was stored. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 400));
+
+function post(
+  stack: TestStack,
+  webhookId: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
+  return http(`${stack.url}/webhooks/${webhookId}`, {
+    method: 'POST',
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
+
+const webhookConfig: WebhookIngestConfig = {
+  ...DEFAULT_WEBHOOK_INGEST_CONFIG,
+  rateLimit: { perSecond: 10_000, burst: 10_000 },
+};
+
+function describeEndpoint11(runtime: Runtime) {
+  let stack: TestStack;
+  let recording: Awaited<ReturnType<typeof record>>;
+  let cookie: string;
+
+  beforeAll(async () => {
+    stack = await startStack(runtime, { services: { webhookIngest: webhookConfig } });
+    recording = await record(stack);
+    cookie = await stack.cookieFor(uniqueEmail('hooks'));
+  });
+  afterAll(async () => {
+    await recording.stop();
+    await stack.stop();
+  });
+
+  async function newWorkspace(): Promise<string> {
+    const created = await http(`${stack.url}/workspaces`, {
+      method: 'POST',
+      cookie,
+      body: { name: 'Hooks' },
+    });
+    expect(created.status).toBe(201);
+    return (created.body as { workspace: { id: string } }).workspace.id;
+  }
+
+  async function setBalance(workspaceId: string, balance: number) {
+    const bucket = await stack.platform.kv.bucket(CREDIT_BALANCES_BUCKET);
+    await bucket.put(creditBalanceKey(workspaceId), encodeJson({ balance }));
+  }
+
+  /** Publishes an address as workflow-runner does; a workspace with 100 credits unless given. */
+  async function newAddress(
+    overrides: Partial<WebhookAddress> = {},
+    balance = 100,
+  ): Promise<WebhookAddress> {
+    const workspaceId = overrides.workspaceId ?? (await newWorkspace());
+    const address: WebhookAddress = {
+      webhookId: randomUUID(),
+      workflowId: randomUUID(),
+      workspaceId,
+      status: 'live',
+      customResponse: null,
+      runningHours: null,
+      queueOutsideWindow: true,
+      creditCost: 1,
+      ...overrides,
+    };
+    await setBalance(workspaceId, balance);
+    const bucket = await stack.platform.kv.bucket(WEBHOOKS_BUCKET);
+    await bucket.put(webhookKey(address.webhookId), encodeJson(address));
+    return address;
+  }
+
+  const runsOf = (workflowId: string) =>
+    recording.recorded.runs.filter((run) => run.workflowId === workflowId);
+  const eventsOf = (workflowId: string) =>
+    recording.recorded.events.filter((event) => event.workflowId === workflowId);
+
+  test('a live workflow: 200 after the run request is stored, and the request is a test event', async () => {
+    const address = await newAddress();
+    const response = await post(stack, address.webhookId, { order: { id: 7 } });
+    expect(response.status).toBe(200);
+    const body = response.body as { eventId: string };
+    expect(response.body).toEqual({
+      success: true,
+      workflowId: address.workflowId,
+      eventId: body.eventId,
+      triggered: 1,
+      skipped: 0,
+    });
+    await eventually(() => runsOf(address.workflowId).length === 1);
+    const [run] = runsOf(address.workflowId);
+    expect(run).toMatchObject({
+      workflowId: address.workflowId,
+      workspaceId: address.workspaceId,
+      trigger: {
+        type: 'custom_webhook',
+        eventId: body.eventId,
+        payload: { kind: 'inline', body: { order: { id: 7 } } },
+      },
+      notBefore: null,
+    });
+    expect(run?.inflightKey).toEqual(expect.any(String));
+    await eventually(() => eventsOf(address.workflowId).length === 1);
+    expect(eventsOf(address.workflowId)[0]).toMatchObject({
+      eventId: body.eventId,
+      webhookId: address.webhookId,
+      payload: { kind: 'inline', body: { order: { id: 7 } } },
+    });
+  });
+
+  test('a draft workflow: 200 inactive, a stored test event, no run', async () => {
+    const address = await newAddress({ status: 'draft' });
+    const response = await post(stack, address.webhookId, { hello: 'draft' });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      success: true,
+      message: INACTIVE,
+      workflowId: address.workflowId,
+      triggered: 0,
+    });
+    await eventually(() => eventsOf(address.workflowId).length === 1);
+    expect(eventsOf(address.workflowId)[0]?.payload).toEqual({
+      kind: 'inline',
+      body: { hello: 'draft' },
+    });
+    await settle();
+    expect(runsOf(address.workflowId)).toHaveLength(0);
+  });
+
+  test.each([
+    ['form-encoded', 'a=1&b=2', 'application/x-www-form-urlencoded'],
+    ['XML', '<order><id>1</id></order>', 'application/xml'],
+    ['empty', '', 'application/json'],
+    ['broken JSON', '{"a": ', 'application/json'],
+  ])('a %s body is 400 Invalid JSON body, and nothing is stored', async (_label, body, type) => {
+    const address = await newAddress();
+    const response = await http(`${stack.url}/webhooks/${address.webhookId}`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': type },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'Invalid JSON body' });
+    await settle();
+    expect(eventsOf(address.workflowId)).toHaveLength(0);
+  });
+
+  test('an unknown address, a malformed one and a removed trigger are 404 Webhook not found', async () => {
+    for (const webhookId of [randomUUID(), 'not-a-uuid']) {
+      const response = await post(stack, webhookId, { a: 1 });
+      expect(response.status).toBe(404);
+      expect(response.body).toEqual({ error: 'Webhook not found' });
+    }
+    const address = await newAddress();
+    expect((await post(stack, address.webhookId, { before: true })).status).toBe(200);
+    const bucket = await stack.platform.kv.bucket(WEBHOOKS_BUCKET);
+    await bucket.delete(webhookKey(address.webhookId));
+    await eventually(async () => (await post(stack, address.webhookId, { a: 2 })).status === 404);
+    const removed = await post(stack, address.webhookId, { a: 3 });
+    expect(removed.body).toEqual({ error: 'Webhook not found' });
+  });
+
+  test('a deleted workspace is 410 Workspace has been deleted', async () => {
+    const address = await newAddress();
+    expect((await post(stack, address.webhookId, { before: true })).status).toBe(200);
+    const deleted = await http(`${stack.url}/workspaces/${address.workspaceId}`, {
+      method: 'DELETE',
+      cookie,
+    });
+    expect(deleted.status).toBe(204);
+    await eventually(async () => (await post(stack, address.webhookId, { a: 1 })).status === 410);
+    const gone = await post(stack, address.webhookId, { a: 2 });
+    expect(gone.body).toEqual({ error: 'Workspace has been deleted' });
+  });
+
+  test.each([
+    ['Idempotency-Key'],
+    ['X-Idempotency-Key'],
+    ['X-Webhook-Id'],
+    ['X-Delivery-Id'],
+    ['X-Event-Id'],
+    ['X-Message-Id'],
+    ['X-Request-Id'],
+    ['idempotency-KEY'],
+  ])('a repeat of a %s value is skipped with the eventId it repeats', async (header) => {
+    const address = await newAddress();
+    const value = randomUUID();
+    const first = await post(stack, address.webhookId, { n: 1 }, { [header]: value });
+    expect(first.body).toMatchObject({ triggered: 1, skipped: 0 });
+    // Another body under the same value is the same event, sent again.
+    const repeat = await post(stack, address.webhookId, { n: 2 }, { [header]: value });
+    expect(repeat.status).toBe(200);
+    expect(repeat.body).toEqual({
+      success: true,
+      workflowId: address.workflowId,
+      eventId: (first.body as { eventId: string }).eventId,
+      triggered: 0,
+      skipped: 1,
+    });
+    const other = await post(stack, address.webhookId, { n: 1 }, { [header]: randomUUID() });
+    expect(other.body).toMatchObject({ triggered: 1 });
+    await settle();
+    expect(runsOf(address.workflowId)).toHaveLength(2);
+    // Every valid request is kept as a test event, the skipped repeat included.
+    expect(eventsOf(address.workflowId)).toHaveLength(3);
+  });
+
+  test('200 concurrent requests with one Idempotency-Key start exactly one run', async () => {
+    const address = await newAddress();
+    const key = randomUUID();
+    const responses = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        post(stack, address.webhookId, { attempt: i }, { 'Idempotency-Key': key }),
+      ),
+    );
+    expect(responses.map((response) => response.status)).toEqual(Array(200).fill(200));
+    const bodies = responses.map(
+      (response) => response.body as { triggered: number; eventId: string },
+    );
+    expect(bodies.filter((body) => body.triggered === 1)).toHaveLength(1);
+    expect(new Set(bodies.map((body) => body.eventId)).size).toBe(1);
+    await eventually(() => runsOf(address.workflowId).length >= 1);
+    await settle();
+    expect(runsOf(address.workflowId)).toHaveLength(1);
+    expect(runsOf(address.workflowId)[0]?.trigger).toMatchObject({ eventId: bodies[0]?.eventId });
+  });
+
+  test('50 concurrent identical requests without a key while the run is running: one run; after it ends, the same request runs again', async () => {
+    const address = await newAddress();
+    const body = { customer: 'c-1', amount: 5 };
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () => post(stack, address.webhookId, body)),
+    );
+    const bodies = responses.map(
+      (response) => response.body as { triggered: number; skipped: number; eventId: string },
+    );
+    expect(bodies.filter((b) => b.triggered === 1)).toHaveLength(1);
+    expect(bodies.filter((b) => b.skipped === 1)).toHaveLength(49);
+    expect(new Set(bodies.map((b) => b.eventId)).size).toBe(1);
+    // Key order and whitespace do not make a request different.
+    const reordered = await post(stack, address.webhookId, '{ "amount": 5,\n "customer": "c-1" }');
+    expect(reordered.body).toMatchObject({ triggered: 0, skipped: 1 });
+    // A different body is another request.
+    expect((await post(stack, address.webhookId, { ...body, amount: 6 })).body).toMatchObject({
+      triggered: 1,
+    });
+    await eventually(() => runsOf(address.workflowId).length === 2);
+    const [run] = runsOf(address.workflowId);
+
+    // The run ends: workflow-runner deletes the in-flight key it was given.
+    const inflight = await stack.platform.kv.bucket(WEBHOOK_INFLIGHT_BUCKET);
+    expect(await inflight.get(run?.inflightKey ?? '')).not.toBeNull();
+    await inflight.delete(run?.inflightKey ?? '');
+    const again = await post(stack, address.webhookId, body);
+    expect(again.body).toMatchObject({ triggered: 1, skipped: 0 });
+    await eventually(() => runsOf(address.workflowId).length === 3);
+  });
+
+  test.each([
+    ['a balance of zero', 0, 1, DEPLETED],
+    ['a negative balance, even for a free workflow', -5, 0, DEPLETED],
+    ["a balance below the workflow's cost", 3, 5, INSUFFICIENT],
+  ])(
+    '%s is 402 with its message, and no run starts',
+    async (_label, balance, creditCost, message) => {
+      const address = await newAddress({ creditCost }, balance);
+      const response = await post(stack, address.webhookId, { a: 1 });
+      expect(response.status).toBe(402);
+      expect(response.body).toEqual({ code: 'INSUFFICIENT_CREDITS', error: message, message });
+      await settle();
+      expect(runsOf(address.workflowId)).toHaveLength(0);
+      // The refused request released its claim: once credits arrive, the same request runs.
+      await setBalance(address.workspaceId, 10);
+      await eventually(async () => {
+        const retried = await post(stack, address.webhookId, { a: 1 });
+        return (retried.body as { triggered?: number }).triggered === 1;
+      });
+    },
+  );
+
+  test('a workspace without any credit balance published is depleted', async () => {
+    const address = await newAddress();
+    const bucket = await stack.platform.kv.bucket(CREDIT_BALANCES_BUCKET);
+    await bucket.delete(creditBalanceKey(address.workspaceId));
+    const response = await post(stack, address.webhookId, { a: 1 });
+    expect(response.status).toBe(402);
+    expect(response.body).toMatchObject({ message: DEPLETED });
+  });
+
+  describe('custom response', () => {
+    test('replaces the started 200 body and echoes {{body.<field>}}', async () => {
+      const address = await newAddress({
+        customResponse: {
+          enabled: true,
+          body: '{"status": "ok", "order": "{{body.order.id}}", "echo": "hi {{body.name}}"}',
+        },
+      });
+      const response = await post(stack, address.webhookId, { order: { id: 42 }, name: 'Ada' });
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ status: 'ok', order: 42, echo: 'hi Ada' });
+      await eventually(() => runsOf(address.workflowId).length === 1);
+    });
+
+    test('replaces the draft 200 body too', async () => {
+      const address = await newAddress({
+        status: 'draft',
+        customResponse: { enabled: true, body: '' },
+      });
+      const response = await post(stack, address.webhookId, { a: 1 });
+      expect(response.body).toEqual({ status: 'ok' });
+    });
+
+    test('text that is not JSON goes out as text/plain', async () => {
+      const address = await newAddress({
+        customResponse: { enabled: true, body: 'Thanks {{body.name}}!' },
+      });
+      const response = await post(stack, address.webhookId, { name: 'Ada' });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(response.text).toBe('Thanks Ada!');
+    });
+
+    test('a value that cannot be filled sends the default response', async () => {
+      const address = await newAddress({
+        customResponse: { enabled: true, body: '{"id": "{{body.missing}}"}' },
+      });
+      const response = await post(stack, address.webhookId, { name: 'Ada' });
+      expect(response.body).toMatchObject({
+        success: true,
+        workflowId: address.workflowId,
+        triggered: 1,
+        skipped: 0,
+      });
+    });
+
+    test('never replaces an error', async () => {
+      const address = await newAddress(
+        { customResponse: { enabled: true, body: '{"status": "ok"}' } },
+        0,
+      );
+      expect((await post(stack, address.webhookId, 'not json')).body).toEqual({
+        error: 'Invalid JSON body',
+      });
+      expect((await post(stack, address.webhookId, { a: 1 })).status).toBe(402);
+    });
+  });
+
+  describe('running hours', () => {
+    /** A one-minute window twelve hours away: closed now, on every day. */
+    function closedNow() {
+      const hour = (new Date().getUTCHours() + 12) % 24;
+      const start = `${String(hour).padStart(2, '0')}:00`;
+      return { timezone: 'UTC', days: [1, 2, 3, 4, 5, 6, 7], start, end: `${start.slice(0, 3)}01` };
+    }
+
+    test('outside the window with queueing on, the run waits for the window and the answer says so', async () => {
+      const hours = closedNow();
+      const address = await newAddress({ runningHours: hours, queueOutsideWindow: true });
+      const response = await post(stack, address.webhookId, { a: 1 });
+      expect(response.status).toBe(200);
+      const body = response.body as { notBefore: string };
+      expect(response.body).toMatchObject({
+        success: true,
+        triggered: 1,
+        skipped: 0,
+        outsideRunningHours: 'queued',
+      });
+      const notBefore = new Date(body.notBefore);
+      expect(notBefore.getUTCHours()).toBe(Number(hours.start.slice(0, 2)));
+      expect(notBefore.getUTCMinutes()).toBe(0);
+      await eventually(() => runsOf(address.workflowId).length === 1);
+      expect(runsOf(address.workflowId)[0]?.notBefore).toBe(body.notBefore);
+    });
+
+    test('outside the window with queueing off, the request is dropped and the answer says so', async () => {
+      const address = await newAddress({ runningHours: closedNow(), queueOutsideWindow: false });
+      const response = await post(stack, address.webhookId, { a: 1 });
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({
+        success: true,
+        triggered: 0,
+        skipped: 0,
+        outsideRunningHours: 'dropped',
+      });
+      await eventually(() => eventsOf(address.workflowId).length === 1);
+      await settle();
+      expect(runsOf(address.workflowId)).toHaveLength(0);
+    });
+  });
+
+  test('GET describes the address in text and starts no run; an unknown address is 404', async () => {
+    const address = await newAddress();
+    const response = await http(`${stack.url}/webhooks/${address.webhookId}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(response.text).toContain(`/webhooks/${address.webhookId}`);
+    expect(response.text).toContain('POST');
+    const unknown = await http(`${stack.url}/webhooks/${randomUUID()}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ error: 'Webhook not found' });
+    await settle();
+    expect(runsOf(address.workflowId)).toHaveLength(0);
+    expect(eventsOf(address.workflowId)).toHaveLength(0);
+  });
+
+  test('a request over plain http is redirected to the https address with 308', async () => {
+    const address = await newAddress();
+    const port = new URL(stack.url).port;
+    const { status, location } = await new Promise<{ status: number; location?: string }>(
+      (resolve, reject) => {
+        const outgoing = httpRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: `/webhooks/${address.webhookId}`,
+            headers: { host: 'hooks.example.com', 'content-type': 'application/json' },
+          },
+          (incoming) => {
+            incoming.resume();
+            resolve({ status: incoming.statusCode ?? 0, location: incoming.headers.location });
+          },
+        );
+        outgoing.on('error', reject);
+        outgoing.end('{"a":1}');
+      },
+    );
+    expect(status).toBe(308);
+    expect(location).toBe(`https://hooks.example.com/webhooks/${address.webhookId}`);
+    await settle();
+    expect(eventsOf(address.workflowId)).toHaveLength(0);
+  });
+
+  test('a body over 1 MiB is 413; a large body under it is kept in the object store', async () => {
+    const address = await newAddress();
+    const tooLarge = JSON.stringify({ data: 'x'.repeat(1024 * 1024) });
+    const refused = await post(stack, address.webhookId, tooLarge);
+    expect(refused.status).toBe(413);
+    expect(refused.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+
+    const large = JSON.stringify({ data: 'y'.repeat(700 * 1024) });
+    const accepted = await post(stack, address.webhookId, large);
+    expect(accepted.body).toMatchObject({ triggered: 1 });
+    await eventually(() => runsOf(address.workflowId).length === 1);
+    const payload = runsOf(address.workflowId)[0]?.trigger;
+    if (payload?.type !== 'custom_webhook' || payload.payload.kind !== 'object') {
+      throw new Error('expected a payload in the object store');
+    }
+    const stored = await stack.platform.objects.get(payload.payload.bucket, payload.payload.name);
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of stored?.content ?? []) chunks.push(chunk);
+    expect(Buffer.concat(chunks).toString('utf8')).toBe(large);
+  });
+}
+
+describe.each(RUNTIMES)('custom webhook trigger (endpoint 11) on the %s runtime', (runtime) => {
+  describeEndpoint11(runtime);
+});
+
+describe.each(RUNTIMES)('webhook rate limit on the %s runtime', (runtime) => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startStack(runtime, {
+      services: {
+        webhookIngest: {
+          ...DEFAULT_WEBHOOK_INGEST_CONFIG,
+          rateLimit: { perSecond: 0.5, burst: 3 },
+        },
+      },
+    });
+  });
+  afterAll(async () => {
+    await stack.stop();
+  });
+
+  test('beyond the burst an address gets 429 with Retry-After; other addresses are not affected', async () => {
+    const limited = randomUUID();
+    for (let i = 0; i < 3; i += 1) {
+      expect((await post(stack, limited, { i })).status).toBe(404);
+    }
+    const refused = await post(stack, limited, { i: 4 });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ code: 'RATE_LIMITED' });
+    expect(Number(refused.headers.get('retry-after'))).toBe(2);
+    expect((await post(stack, randomUUID(), { i: 1 })).status).toBe(404);
+  });
+});

@@ -1,0 +1,189 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  AppError,
+  CREDIT_BALANCES_BUCKET,
+  CreditSnapshot,
+  RUNS_STREAM,
+  START_RUN_SUBJECT,
+  WEBHOOKS_BUCKET,
+  WEBHOOK_EVENTS_STREAM,
+  WEBHOOK_INFLIGHT_BUCKET,
+  WEBHOOK_RECEIVED_SUBJECT,
+  WebhookAddress,
+  creditBalanceKey,
+  webhookKey,
+  type RawServiceRequest,
+} from '@wap/contracts';
+import {
+  createEmbeddedPlatform,
+  decodeJson,
+  encodeJson,
+  withNamespace,
+  type Platform,
+} from '@wap/platform';
+import { createTestPlatform, testLogger } from '@wap/testing';
+import { createDirectoryClient, type DirectoryClient } from '@wap/workspace-directory';
+import { createKvMirror } from '../addresses/kv-mirror';
+import { DEFAULT_WEBHOOK_INGEST_CONFIG } from '../config';
+import { IDEMPOTENCY_BUCKET, createDuplicateClaims } from './duplicate-claims';
+import { fingerprintKey, idempotencyKey } from './request-identity';
+import { createRateLimiter } from './rate-limiter';
+import { createTriggerHandlers } from './trigger-handler';
+
+/**
+ * "Nothing is acknowledged that was not stored": with no RUNS stream to take the run request,
+ * the trigger answers 503 and gives back the key it claimed, and a retry then goes through.
+ */
+async function platformFor(runtime: 'embedded' | 'distributed') {
+  const logger = testLogger();
+  if (runtime === 'embedded') {
+    const dataDir = mkdtempSync(join(tmpdir(), 'wap-webhook-'));
+    const platform = await createEmbeddedPlatform({ dataDir, logger });
+    return {
+      platform: platform as Platform,
+      cleanup: async () => {
+        await platform.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  }
+  const test = await createTestPlatform({ serviceName: 'webhook-ingest-test', logger });
+  return {
+    platform: withNamespace(test.platform, `w${randomBytes(6).toString('hex')}`),
+    cleanup: test.cleanup,
+  };
+}
+
+describe.each(['embedded', 'distributed'] as const)(
+  'trigger failures on the %s runtime',
+  (runtime) => {
+    let platform: Platform;
+    let cleanup: () => Promise<void>;
+    let directory: DirectoryClient;
+    let stopMirrors: () => Promise<void>;
+    let handlers: ReturnType<typeof createTriggerHandlers>;
+    const address: WebhookAddress = {
+      webhookId: randomUUID(),
+      workflowId: randomUUID(),
+      workspaceId: randomUUID(),
+      status: 'live',
+      customResponse: null,
+      runningHours: null,
+      queueOutsideWindow: true,
+      creditCost: 1,
+    };
+
+    beforeAll(async () => {
+      ({ platform, cleanup } = await platformFor(runtime));
+      const logger = testLogger();
+      // Only the events stream exists: the run request has nowhere to go.
+      await platform.streams.ensureStream({
+        name: WEBHOOK_EVENTS_STREAM,
+        subjects: [WEBHOOK_RECEIVED_SUBJECT],
+      });
+      await (
+        await platform.kv.bucket(WEBHOOKS_BUCKET)
+      ).put(webhookKey(address.webhookId), encodeJson(address));
+      await (
+        await platform.kv.bucket(CREDIT_BALANCES_BUCKET)
+      ).put(creditBalanceKey(address.workspaceId), encodeJson({ balance: 10 }));
+      directory = await createDirectoryClient({ kv: platform.kv, logger });
+      const addresses = await createKvMirror({
+        kv: platform.kv,
+        bucket: WEBHOOKS_BUCKET,
+        schema: WebhookAddress,
+        logger,
+      });
+      const credits = await createKvMirror({
+        kv: platform.kv,
+        bucket: CREDIT_BALANCES_BUCKET,
+        schema: CreditSnapshot,
+        logger,
+      });
+      stopMirrors = async () => {
+        await Promise.all([addresses.stop(), credits.stop(), directory.stop()]);
+      };
+      const nowMs = () => Date.now();
+      handlers = createTriggerHandlers({
+        platform,
+        addresses,
+        credits,
+        directory,
+        claims: createDuplicateClaims({
+          idempotency: await platform.kv.bucket(IDEMPOTENCY_BUCKET, { ttlMs: 60_000 }),
+          inflight: await platform.kv.bucket(WEBHOOK_INFLIGHT_BUCKET),
+          nowMs,
+          leaseMs: 30_000,
+          waitForFirstMs: 1_000,
+          pollMs: 10,
+        }),
+        rateLimiter: createRateLimiter({ perSecond: 1000, burst: 1000, maxAddresses: 10, nowMs }),
+        config: DEFAULT_WEBHOOK_INGEST_CONFIG,
+        logger,
+      });
+    });
+    afterAll(async () => {
+      await stopMirrors();
+      await cleanup();
+    });
+
+    function request(body: unknown, headers: Record<string, string> = {}): RawServiceRequest {
+      return {
+        requestId: randomUUID(),
+        method: 'POST',
+        path: `/webhooks/${address.webhookId}`,
+        params: { webhookId: address.webhookId },
+        query: {},
+        headers: { 'content-type': 'application/json', ...headers },
+        protocol: 'https',
+        host: 'hooks.example.com',
+        remoteAddress: '203.0.113.9',
+        apiKey: null,
+        body: encodeJson(body),
+      };
+    }
+
+    async function expectUnavailable(promise: Promise<unknown>) {
+      const error = await promise.then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      expect(error).toBeInstanceOf(AppError);
+      expect((error as AppError).status).toBe(503);
+    }
+
+    test('claims are released when the run request cannot be stored, and the retries run', async () => {
+      const body = { attempt: 'fingerprint' };
+      const key = randomUUID();
+      await expectUnavailable(handlers.trigger(request(body)));
+      await expectUnavailable(handlers.trigger(request({ n: 1 }, { 'idempotency-key': key })));
+
+      const inflight = await platform.kv.bucket(WEBHOOK_INFLIGHT_BUCKET);
+      expect(await inflight.get(fingerprintKey(address.webhookId, body))).toBeNull();
+      const idempotency = await platform.kv.bucket(IDEMPOTENCY_BUCKET, { ttlMs: 60_000 });
+      const recordOf = async () =>
+        decodeJson(
+          (await idempotency.get(idempotencyKey(address.webhookId, key)))?.value ??
+            encodeJson(null),
+        ) as { eventId: string; stored: boolean; claimedAtMs: number } | null;
+      const released = await recordOf();
+      expect(released).toMatchObject({ stored: false, claimedAtMs: 0 });
+
+      await platform.streams.ensureStream({ name: RUNS_STREAM, subjects: [START_RUN_SUBJECT] });
+      expect(await handlers.trigger(request(body))).toMatchObject({
+        status: 200,
+        body: { triggered: 1, skipped: 0 },
+      });
+      // The retry takes the released claim over with its ids: a run request that was stored
+      // after all (a lost ack) would be deduplicated by its run id instead of running twice.
+      expect(await handlers.trigger(request({ n: 1 }, { 'idempotency-key': key }))).toMatchObject({
+        status: 200,
+        body: { triggered: 1, skipped: 0, eventId: released?.eventId },
+      });
+      expect(await recordOf()).toMatchObject({ eventId: released?.eventId, stored: true });
+    });
+  },
+);

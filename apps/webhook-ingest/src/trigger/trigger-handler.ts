@@ -1,0 +1,352 @@
+import type { Logger } from 'pino';
+import {
+  AppError,
+  Envelope,
+  START_RUN_SUBJECT,
+  WEBHOOK_PAYLOADS_BUCKET,
+  WEBHOOK_RECEIVED_SUBJECT,
+  WebhookReceived,
+  creditBalanceKey,
+  creditShortfallMessage,
+  webhookKey,
+  type CreditSnapshot,
+  type RawServiceRequest,
+  type StartRun,
+  type ServiceReply,
+  type WebhookAddress,
+  type WebhookInactiveResponse,
+  type WebhookPayload,
+  type WebhookTriggeredResponse,
+} from '@wap/contracts';
+import {
+  INLINE_BODY_LIMIT_BYTES,
+  encodeJson,
+  injectTraceHeaders,
+  type Platform,
+} from '@wap/platform';
+import type { DirectoryClient } from '@wap/workspace-directory';
+import type { KvMirror } from '../addresses/kv-mirror';
+import type { WebhookIngestConfig } from '../config';
+import { renderCustomResponse } from './custom-response';
+import { ClaimPendingError, type DuplicateClaims, type HeldClaim } from './duplicate-claims';
+import { parseJsonBody } from './json-body';
+import type { RateLimiter } from './rate-limiter';
+import { fingerprintKey, idempotencyKey, idempotencyValueOf } from './request-identity';
+import { checkRunningHours } from './running-hours';
+
+export const INACTIVE_MESSAGE = 'Webhook is inactive. Test payload saved.';
+
+export interface TriggerDeps {
+  platform: Pick<Platform, 'streams' | 'objects' | 'clock' | 'ids'>;
+  addresses: KvMirror<WebhookAddress>;
+  credits: KvMirror<CreditSnapshot>;
+  directory: DirectoryClient;
+  claims: DuplicateClaims;
+  rateLimiter: RateLimiter;
+  config: WebhookIngestConfig;
+  logger: Logger;
+}
+
+const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d+)?$/i;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function notFound(): AppError {
+  return new AppError('NOT_FOUND', 'Webhook not found', { exposeCode: false });
+}
+
+function unavailable(): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', 'The webhook could not be stored; please retry');
+}
+
+/** Request headers kept with the event: everything the gateway forwarded, lower-cased. */
+function eventHeaders(request: RawServiceRequest): Record<string, string> {
+  return { ...request.headers };
+}
+
+export function createTriggerHandlers(deps: TriggerDeps) {
+  const { platform, config } = deps;
+
+  /**
+   * A request that came over plain http is sent to the https address with 308, which keeps
+   * the method and the body. Loopback hosts are exempt: there is no TLS on a developer machine.
+   */
+  function httpsRedirect(request: RawServiceRequest): ServiceReply | undefined {
+    if (!config.httpsRedirect || request.protocol === 'https') return undefined;
+    if (LOOPBACK_HOSTS.test(request.host)) return undefined;
+    const origin = config.publicBaseUrl?.replace(/\/$/, '') ?? `https://${request.host}`;
+    return {
+      status: 308,
+      headers: { location: `${origin}${request.path}` },
+      body: { error: 'Use the https address of this webhook' },
+    };
+  }
+
+  async function resolveAddress(webhookId: string): Promise<WebhookAddress> {
+    if (!UUID.test(webhookId)) throw notFound();
+    const key = webhookKey(webhookId.toLowerCase());
+    const address = deps.addresses.cached(key) ?? (await deps.addresses.confirmed(key));
+    if (!address) throw notFound();
+    const workspace = await deps.directory.confirmedWorkspace(address.workspaceId);
+    if (workspace?.deleted) {
+      throw new AppError('GONE', 'Workspace has been deleted', { exposeCode: false });
+    }
+    return address;
+  }
+
+  /** Inline when it fits a stream message with room for headers, else parked in the object store. */
+  async function payloadOf(
+    eventId: string,
+    raw: Uint8Array,
+    body: unknown,
+  ): Promise<WebhookPayload> {
+    if (raw.length <= INLINE_BODY_LIMIT_BYTES) return { kind: 'inline', body };
+    const info = await platform.objects.put(
+      WEBHOOK_PAYLOADS_BUCKET,
+      eventId,
+      (async function* () {
+        yield raw;
+      })(),
+      { contentType: 'application/json' },
+    );
+    return { kind: 'object', bucket: WEBHOOK_PAYLOADS_BUCKET, name: info.name, size: info.size };
+  }
+
+  async function storeEvent(
+    address: WebhookAddress,
+    eventId: string,
+    request: RawServiceRequest,
+    payload: WebhookPayload,
+  ): Promise<void> {
+    const data: WebhookReceived = {
+      eventId,
+      webhookId: address.webhookId,
+      workflowId: address.workflowId,
+      workspaceId: address.workspaceId,
+      receivedAt: platform.clock.now().toISOString(),
+      headers: eventHeaders(request),
+      payload,
+    };
+    await platform.streams.publish(
+      WEBHOOK_RECEIVED_SUBJECT,
+      encodeJson(
+        Envelope(WebhookReceived).parse({
+          type: WEBHOOK_RECEIVED_SUBJECT,
+          id: eventId,
+          time: data.receivedAt,
+          data,
+        }),
+      ),
+      { messageId: eventId, headers: injectTraceHeaders() },
+    );
+  }
+
+  async function storeRunRequest(
+    address: WebhookAddress,
+    claim: HeldClaim,
+    payload: WebhookPayload,
+    notBefore: Date | null,
+  ): Promise<void> {
+    const data: StartRun = {
+      runId: claim.runId,
+      workflowId: address.workflowId,
+      workspaceId: address.workspaceId,
+      trigger: { type: 'custom_webhook', eventId: claim.eventId, payload },
+      inflightKey: claim.inflightKey,
+      notBefore: notBefore?.toISOString() ?? null,
+    };
+    await platform.streams.publish(
+      START_RUN_SUBJECT,
+      encodeJson({
+        type: START_RUN_SUBJECT,
+        id: claim.runId,
+        time: platform.clock.now().toISOString(),
+        data,
+      }),
+      { messageId: claim.runId, headers: injectTraceHeaders() },
+    );
+  }
+
+  /** 402 body of the spec, or undefined when the balance covers one run. */
+  async function creditRefusal(address: WebhookAddress): Promise<ServiceReply | undefined> {
+    const key = creditBalanceKey(address.workspaceId);
+    // No snapshot yet: the workspace never had credits.
+    const shortfall = (snapshot: CreditSnapshot | undefined) =>
+      creditShortfallMessage(snapshot?.balance ?? 0, address.creditCost);
+    let message = shortfall(deps.credits.cached(key));
+    // A grant may have landed a moment ago: confirm a refusal against KV itself.
+    if (message) message = shortfall(await deps.credits.confirmed(key));
+    if (!message) return undefined;
+    return { status: 402, body: { code: 'INSUFFICIENT_CREDITS', error: message, message } };
+  }
+
+  /** The Custom Response replaces a 200 body when it is on and every value can be filled. */
+  function success(
+    address: WebhookAddress,
+    body: unknown,
+    standard: WebhookTriggeredResponse | WebhookInactiveResponse,
+  ): ServiceReply {
+    if (address.customResponse?.enabled) {
+      const custom = renderCustomResponse(address.customResponse.body, body);
+      if (custom) return custom;
+    }
+    return { status: 200, body: standard };
+  }
+
+  async function withStored<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      deps.logger.warn({ err: error }, 'storing a webhook request failed');
+      throw unavailable();
+    }
+  }
+
+  async function trigger(request: RawServiceRequest): Promise<ServiceReply> {
+    const redirect = httpsRedirect(request);
+    if (redirect) return redirect;
+    if (request.body.length > config.bodyLimitBytes) {
+      throw new AppError('PAYLOAD_TOO_LARGE', 'The body is larger than the limit');
+    }
+    const webhookId = request.params['webhookId'] ?? '';
+    const limited = deps.rateLimiter.take(webhookId);
+    if (!limited.allowed) {
+      const retryAfterSeconds = Math.max(1, Math.ceil(limited.retryAfterMs / 1000));
+      return {
+        status: 429,
+        headers: { 'retry-after': String(retryAfterSeconds) },
+        body: { error: 'Too many requests to this webhook', code: 'RATE_LIMITED' },
+      };
+    }
+    const body = parseJsonBody(request.body);
+    const address = await resolveAddress(webhookId);
+    const freshIds = { eventId: platform.ids.uuid(), runId: platform.ids.uuid() };
+
+    if (address.status === 'draft') {
+      await withStored(async () =>
+        storeEvent(
+          address,
+          freshIds.eventId,
+          request,
+          await payloadOf(freshIds.eventId, request.body, body),
+        ),
+      );
+      return success(address, body, {
+        success: true,
+        message: INACTIVE_MESSAGE,
+        workflowId: address.workflowId,
+        triggered: 0,
+      });
+    }
+
+    const idempotencyValue = idempotencyValueOf(request.headers);
+    const outcome = await withStored(async () => {
+      try {
+        return idempotencyValue === undefined
+          ? await deps.claims.claimFingerprint(fingerprintKey(address.webhookId, body), freshIds)
+          : await deps.claims.claimIdempotency(
+              idempotencyKey(address.webhookId, idempotencyValue),
+              freshIds,
+            );
+      } catch (error) {
+        if (error instanceof ClaimPendingError) throw unavailable();
+        throw error;
+      }
+    });
+
+    if (outcome.kind === 'duplicate') {
+      // The repeat is a valid request too: it is kept as a test event of its own.
+      await withStored(async () =>
+        storeEvent(
+          address,
+          freshIds.eventId,
+          request,
+          await payloadOf(freshIds.eventId, request.body, body),
+        ),
+      );
+      return success(address, body, {
+        success: true,
+        workflowId: address.workflowId,
+        eventId: outcome.eventId,
+        triggered: 0,
+        skipped: 1,
+      });
+    }
+
+    const claim = outcome;
+    try {
+      const payload = await withStored(() => payloadOf(claim.eventId, request.body, body));
+      await withStored(() => storeEvent(address, claim.eventId, request, payload));
+
+      const refusal = await creditRefusal(address);
+      if (refusal) {
+        await claim.release();
+        return refusal;
+      }
+
+      const window = checkRunningHours(address.runningHours, platform.clock.now());
+      if (!window.open && !address.queueOutsideWindow) {
+        // Dropped on purpose: a repeat of the same event is dropped too, an identical body may come again.
+        if (claim.inflightKey) await claim.release();
+        else await claim.confirm();
+        return success(address, body, {
+          success: true,
+          workflowId: address.workflowId,
+          eventId: claim.eventId,
+          triggered: 0,
+          skipped: 0,
+          outsideRunningHours: 'dropped',
+          message: 'Outside the running hours and queueing is off: no run was started.',
+        });
+      }
+
+      const notBefore = window.open ? null : window.nextOpenAt;
+      await withStored(() => storeRunRequest(address, claim, payload, notBefore));
+      await withStored(() => claim.confirm());
+      return success(address, body, {
+        success: true,
+        workflowId: address.workflowId,
+        eventId: claim.eventId,
+        triggered: 1,
+        skipped: 0,
+        ...(notBefore
+          ? {
+              outsideRunningHours: 'queued' as const,
+              notBefore: notBefore.toISOString(),
+              message: 'Outside the running hours: the run waits for the next window.',
+            }
+          : {}),
+      });
+    } catch (error) {
+      await claim.release().catch((releaseError: unknown) => {
+        deps.logger.warn({ err: releaseError }, 'releasing a webhook claim failed');
+      });
+      throw error;
+    }
+  }
+
+  async function describe(request: RawServiceRequest): Promise<ServiceReply> {
+    const redirect = httpsRedirect(request);
+    if (redirect) return redirect;
+    const address = await resolveAddress(request.params['webhookId'] ?? '');
+    const url = `${config.publicBaseUrl?.replace(/\/$/, '') ?? `https://${request.host}`}${request.path}`;
+    const state =
+      address.status === 'live'
+        ? 'The workflow is live: each accepted request starts one run.'
+        : 'The workflow is in draft: requests are saved as test events and start no run.';
+    return {
+      status: 200,
+      bodyKind: 'text',
+      body: [
+        'Custom Webhook trigger.',
+        `Send POST ${url} with a JSON body and the header Content-Type: application/json.`,
+        state,
+        'Every key of the body becomes a variable {{Custom Webhook.<key>}}.',
+        'To send an event only once, add an Idempotency-Key header with a value unique per event.',
+        '',
+      ].join('\n'),
+    };
+  }
+
+  return { trigger, describe };
+}
