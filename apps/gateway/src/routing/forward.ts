@@ -162,7 +162,10 @@ export function writeReply(res: Response, reply: ServiceReply): void {
   if (reply.status === 204 || reply.body === undefined) {
     res.end();
   } else if (reply.bodyKind === 'text') {
-    res.type('text/plain').send(String(reply.body));
+    // A service may name the text's media type in its headers (the MCP endpoint's event
+    // streams); plain text otherwise.
+    if (!res.get('content-type')) res.type('text/plain');
+    res.send(String(reply.body));
   } else {
     res.json(reply.body);
   }

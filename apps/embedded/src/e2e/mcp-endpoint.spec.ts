@@ -1,0 +1,171 @@
+import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { http, RUNTIMES, startStack, uniqueEmail, type TestStack } from './stack';
+
+/**
+ * The platform's own MCP server at POST /mcp, exercised by an independent client: the official
+ * SDK's Client over Streamable HTTP, authenticated with a workspace API key.
+ */
+describe.each(RUNTIMES)("the platform's MCP server on the %s runtime", (runtime) => {
+  let stack: TestStack;
+  let cookie: string;
+  let workspaceId: string;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    stack = await startStack(runtime, { config: { requestTimeoutMs: 10_000 } });
+    cookie = await stack.cookieFor(uniqueEmail('mcp-owner'));
+    const workspace = await http(`${stack.url}/workspaces`, {
+      method: 'POST',
+      cookie,
+      body: { name: 'mcp endpoint' },
+    });
+    workspaceId = (workspace.body as { workspace: { id: string } }).workspace.id;
+    const key = await http(`${stack.url}/workspaces/${workspaceId}/api-keys`, {
+      method: 'POST',
+      cookie,
+      body: { name: 'mcp client' },
+    });
+    expect(key.status).toBe(201);
+    apiKey = (key.body as { key: string }).key;
+  });
+  afterAll(async () => {
+    await stack.stop();
+  });
+
+  async function connect(mode: 'auto' | 'legacy', key = apiKey): Promise<Client> {
+    const client = new Client(
+      { name: 'e2e-client', version: '1.0.0' },
+      { versionNegotiation: { mode } },
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${stack.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${key}` } },
+      }),
+      { timeout: 10_000 },
+    );
+    return client;
+  }
+
+  /** Empties (or fills) the workspace's credits through the administrators' route. */
+  async function setCredits(balance: number): Promise<void> {
+    const current = await http(`${stack.url}/workspaces/${workspaceId}/credits`, { cookie });
+    const delta = balance - (current.body as { balance: number }).balance;
+    if (delta === 0) return;
+    const admin = await stack.cookieFor(uniqueEmail('admin'), { platformAdmin: true });
+    const granted = await http(`${stack.url}/workspaces/${workspaceId}/credits/grants`, {
+      method: 'POST',
+      cookie: admin,
+      body: { amount: delta, reason: 'mcp endpoint test' },
+    });
+    expect(granted.status).toBe(201);
+  }
+
+  function structured<T>(result: { structuredContent?: unknown; isError?: unknown }): T {
+    expect(result).not.toMatchObject({ isError: true });
+    return result.structuredContent as T;
+  }
+
+  test.each(['auto', 'legacy'] as const)(
+    "the SDK client (%s negotiation) lists the tools and runs a workflow of the key's workspace",
+    async (mode) => {
+      const created = await http(`${stack.url}/workflows`, {
+        method: 'POST',
+        cookie,
+        body: {
+          workspaceId,
+          name: `mcp ${mode}`,
+          trigger: { type: 'custom_webhook' },
+          steps: [],
+        },
+      });
+      expect(created.status).toBe(201);
+      const workflowId = (created.body as { workflow: { id: string } }).workflow.id;
+
+      await setCredits(0);
+      const client = await connect(mode);
+      try {
+        const { tools } = await client.listTools();
+        expect(tools.map((tool) => tool.name).sort()).toEqual(
+          ['get_run', 'list_workflows', 'run_workflow'].sort(),
+        );
+
+        const listed = structured<{ workflows: Array<{ id: string; name: string }> }>(
+          await client.callTool({ name: 'list_workflows', arguments: {} }),
+        );
+        expect(listed.workflows).toContainEqual(
+          expect.objectContaining({ id: workflowId, name: `mcp ${mode}` }),
+        );
+
+        const broke = await client.callTool({ name: 'run_workflow', arguments: { workflowId } });
+        expect(broke).toMatchObject({
+          isError: true,
+          content: [
+            {
+              type: 'text',
+              text: 'Your credit balance is depleted. Upgrade your plan to continue running flows.',
+            },
+          ],
+        });
+        await setCredits(10);
+
+        const started = structured<{ runId: string }>(
+          await client.callTool({
+            name: 'run_workflow',
+            arguments: { workflowId, input: { a: 1 } },
+          }),
+        );
+        expect(started.runId).toEqual(expect.any(String));
+
+        const run = structured<{ run: { id: string; workflow_id: string } }>(
+          await client.callTool({ name: 'get_run', arguments: { runId: started.runId } }),
+        );
+        expect(run.run).toMatchObject({ id: started.runId, workflow_id: workflowId });
+
+        const foreign = await client.callTool({
+          name: 'run_workflow',
+          arguments: { workflowId: '00000000-0000-4000-8000-000000000000' },
+        });
+        expect(foreign).toMatchObject({
+          isError: true,
+          content: [{ type: 'text', text: 'Workflow not found' }],
+        });
+      } finally {
+        await client.close();
+      }
+    },
+  );
+
+  test('a wrong key gets 401, and the SDK client cannot connect with it', async () => {
+    const wrong = await http(`${stack.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: 'Bearer sk_wrongwrongwrongwrong',
+        accept: 'application/json, text/event-stream',
+      },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toEqual({ error: 'Invalid API key', code: 'UNAUTHORIZED' });
+    const failure = await connect('legacy', 'sk_wrongwrongwrongwrong').catch(
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(SdkHttpError);
+    expect((failure as SdkHttpError).status).toBe(401);
+  });
+
+  test('GET and DELETE /mcp answer 405 in stateless mode; the key is refused on REST routes', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const response = await http(`${stack.url}/mcp`, {
+        method,
+        headers: { authorization: `Bearer ${apiKey}` },
+      });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe('POST');
+    }
+    const rest = await http(`${stack.url}/mcp-registry/tools?workspaceId=${workspaceId}`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    expect(rest.status).toBe(401);
+    expect(rest.body).toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+});
