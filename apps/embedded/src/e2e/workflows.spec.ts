@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   CREDIT_BALANCES_BUCKET,
   CREDIT_MESSAGES,
@@ -57,7 +59,16 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
   let adminCookie: string;
 
   beforeAll(async () => {
-    stack = await startStack(runtime);
+    stack = await startStack(runtime, {
+      services: {
+        // Only the name localhost is allow-listed: the local target server below is reachable,
+        // a private IP literal is still refused.
+        workflowRunner: {
+          SSRF_ALLOWLIST: 'localhost',
+          PUBLIC_BASE_URL: 'https://automation.example.com',
+        },
+      },
+    });
     adminCookie = await stack.cookieFor(uniqueEmail('admin'), { platformAdmin: true });
   });
   afterAll(async () => {
@@ -193,7 +204,7 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
     });
     expect(created.webhook).toEqual({
       id: created.workflow.trigger?.webhook_id,
-      url: `http://localhost:3000/webhooks/${created.workflow.trigger?.webhook_id}`,
+      url: `https://automation.example.com/webhooks/${created.workflow.trigger?.webhook_id}`,
     });
     expect(await published(created.webhook?.id ?? '')).toEqual({
       webhookId: created.webhook?.id,
@@ -419,7 +430,7 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
     });
     expect(duplicated.webhook?.id).not.toBe(created.webhook?.id);
     expect(duplicated.webhook?.url).toBe(
-      `http://localhost:3000/webhooks/${duplicated.webhook?.id}`,
+      `https://automation.example.com/webhooks/${duplicated.webhook?.id}`,
     );
     expect(await published(duplicated.webhook?.id ?? '')).toMatchObject({
       workflowId: duplicated.workflow.id,
@@ -573,6 +584,82 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
     });
     expect(run.steps[0]?.error).toMatch(/^Request refused: .*not a public address/);
     expect(run.credits_charged).toBe(1);
+  });
+
+  test('a run calls a local HTTP server: each step gets the event and earlier outputs, and is charged', async () => {
+    const received: { url: string; body: string; header: string | undefined }[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        received.push({
+          url: req.url ?? '',
+          body: Buffer.concat(chunks).toString('utf8'),
+          header: req.headers['x-order'] as string | undefined,
+        });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ orderId: 'o-42', lines: [{ sku: 'S1' }] }));
+      });
+    });
+    // Listening on every interface: localhost may resolve to ::1 or 127.0.0.1.
+    await new Promise<void>((resolve) => server.listen(0, resolve));
+    const base = `http://localhost:${(server.address() as AddressInfo).port}`;
+    try {
+      const owner = await newOwner('http', 5);
+      const created = await createWorkflow(owner, {
+        steps: [
+          {
+            type: 'http_request',
+            name: 'lookup',
+            settings: {
+              method: 'GET',
+              url: `${base}/orders?customer={{Custom Webhook.customer.id}}`,
+            },
+          },
+          {
+            type: 'http_request',
+            name: 'notify',
+            settings: {
+              method: 'POST',
+              url: `${base}/notify`,
+              headers: { 'x-order': '{{steps.lookup.body.orderId}}' },
+              body: {
+                sku: '{{steps.lookup.body.lines.0.sku}}',
+                note: 'for {{Custom Webhook.customer.name}}{{Custom Webhook.absent}}',
+              },
+            },
+          },
+        ],
+      });
+      await receiveWebhook(created, owner.workspaceId, { customer: { id: 'c-9', name: 'Ada' } });
+      await eventually(async () => {
+        const response = await http(`${stack.url}/workflows/${created.workflow.id}/test-events`, {
+          cookie: owner.cookie,
+        });
+        expect((response.body as { events: unknown[] }).events).toHaveLength(1);
+      });
+      const started = await http(`${stack.url}/workflows/${created.workflow.id}/run`, {
+        method: 'POST',
+        cookie: owner.cookie,
+      });
+      const run = await finishedRun(owner.cookie, (started.body as { runId: string }).runId);
+      expect(run.status).toBe('succeeded');
+      expect(run.credits_charged).toBe(2);
+      expect(run.steps.map((step) => [step.name, step.status, step.error])).toEqual([
+        ['lookup', 'succeeded', null],
+        ['notify', 'succeeded', null],
+      ]);
+      expect(received).toEqual([
+        { url: '/orders?customer=c-9', body: '', header: undefined },
+        { url: '/notify', body: JSON.stringify({ sku: 'S1', note: 'for Ada' }), header: 'o-42' },
+      ]);
+      const credits = await http(`${stack.url}/workspaces/${owner.workspaceId}/credits`, {
+        cookie: owner.cookie,
+      });
+      expect(credits.body).toEqual({ balance: 3 });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   test('DELETE /workflows/{id}: 204, then 404, and its address leaves the bucket; its runs stay readable', async () => {
