@@ -9,6 +9,7 @@ import { serveWorkflowApi } from './bus/workflow-api';
 import { WorkflowRunnerSettings } from './config';
 import { creditHandlers } from './credits/handlers';
 import { createCreditLedger } from './credits/ledger';
+import { servePaymentGrants } from './credits/payment-grants';
 import { createCreditSnapshots } from './credits/snapshots';
 import { consumeRunRequests } from './runs/consumer';
 import { startRunExecutor } from './runs/executor';
@@ -113,6 +114,7 @@ export async function startWorkflowRunnerService(deps: {
       },
       { queue: 'workflow-runner', logger },
     ),
+    servePaymentGrants({ bus: platform.bus, db, clock, directory, snapshots, logger }),
     ...serveWorkflowApi({
       bus: platform.bus,
       streams: platform.streams,
