@@ -6,6 +6,7 @@ import { createLogger, startTelemetry } from '@wap/observability';
 import { createEmbeddedPlatform } from '@wap/platform';
 import { gatewayConfigFromEnv, startGateway } from '@wap/gateway-service';
 import { toMcpRegistryConfig } from '@wap/mcp-registry-service';
+import { WEBHOOK_SECRET_KEYS, webhookIngestConfigFromEnv } from '@wap/webhook-ingest-service';
 import { startAllServices } from './compose';
 import { loadEmbeddedEnv } from './config';
 import { dataDirSecret } from './secrets';
@@ -18,7 +19,13 @@ async function main(): Promise<void> {
   const loggerFor = (service: string) => createLogger({ service, level: env.LOG_LEVEL });
   const logger = loggerFor('embedded');
   logger.info(
-    { config: redactConfig(env, ['SESSION_JWT_SECRET', 'CREDENTIALS_ENCRYPTION_KEYS']) },
+    {
+      config: redactConfig(env, [
+        'SESSION_JWT_SECRET',
+        'CREDENTIALS_ENCRYPTION_KEYS',
+        ...WEBHOOK_SECRET_KEYS,
+      ]),
+    },
     'starting',
   );
   const telemetry = startTelemetry({
@@ -35,6 +42,7 @@ async function main(): Promise<void> {
       // The env_var auth type reads allow-listed variables of this process at connect time.
       environment: process.env,
     },
+    webhookIngest: webhookIngestConfigFromEnv(env),
   });
 
   const sessionSecret =

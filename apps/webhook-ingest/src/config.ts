@@ -3,8 +3,8 @@ import { WEBHOOK_BODY_LIMIT_BYTES } from '@wap/contracts';
 import { envBoolean, parseConfig } from '@wap/http';
 import { ServiceEnv } from '@wap/service-runtime';
 
-/** The webhook-ingest service's environment: the common service variables and its own. */
-export const WebhookIngestServiceEnv = ServiceEnv.extend({
+/** webhook-ingest's own variables, shared by its process and the embedded launcher. */
+export const WebhookIngestEnv = z.object({
   /** Largest Custom Webhook body in bytes (413 above); at most the gateway's route limit. */
   WEBHOOK_BODY_LIMIT_BYTES: z.coerce
     .number()
@@ -31,6 +31,10 @@ export const WebhookIngestServiceEnv = ServiceEnv.extend({
   /** Slack app signing secret; unset: /webhooks/slack/events answers 503. */
   SLACK_SIGNING_SECRET: z.string().min(1).optional(),
 });
+export type WebhookIngestEnv = z.infer<typeof WebhookIngestEnv>;
+
+/** The webhook-ingest process's environment: the common service variables and its own. */
+export const WebhookIngestServiceEnv = ServiceEnv.extend(WebhookIngestEnv.shape);
 export type WebhookIngestServiceEnv = z.infer<typeof WebhookIngestServiceEnv>;
 
 export const WEBHOOK_SECRET_KEYS = [
@@ -58,7 +62,7 @@ export const DEFAULT_WEBHOOK_INGEST_CONFIG: WebhookIngestConfig = {
   secrets: {},
 };
 
-export function webhookIngestConfigFromEnv(env: WebhookIngestServiceEnv): WebhookIngestConfig {
+export function webhookIngestConfigFromEnv(env: WebhookIngestEnv): WebhookIngestConfig {
   return {
     bodyLimitBytes: env.WEBHOOK_BODY_LIMIT_BYTES,
     idempotencyWindowMs: env.WEBHOOK_IDEMPOTENCY_WINDOW_MS,

@@ -107,6 +107,8 @@ export async function startWebhookIngestService(deps: {
 
 export {
   DEFAULT_WEBHOOK_INGEST_CONFIG,
+  WEBHOOK_SECRET_KEYS,
+  WebhookIngestEnv,
   WebhookIngestServiceEnv,
   webhookIngestConfigFromEnv,
   type WebhookIngestConfig,
