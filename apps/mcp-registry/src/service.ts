@@ -138,11 +138,12 @@ export async function startMcpRegistryService(
     callTimeoutMs: config.callTimeoutMs,
   });
 
-  const handler = (name: string): RouteHandler => {
-    const found = rest[name];
-    if (!found) throw new Error(`no handler for ${name}`);
-    return logUserErrors(name, found, logger);
-  };
+  const restHandlers = Object.fromEntries(
+    Object.entries(rest).map(([operation, handler]) => [
+      operation,
+      logUserErrors(operation, handler, logger),
+    ]),
+  ) as typeof rest;
   const serveOptions = { queue: QUEUE_GROUP, logger };
   const subscriptions: Subscription[] = [
     ...serveRoutes(
@@ -150,14 +151,7 @@ export async function startMcpRegistryService(
       mcpRoutes,
       'mcp-registry',
       {
-        register_mcp_server: handler('register_mcp_server'),
-        list_mcp_servers: handler('list_mcp_servers'),
-        list_mcp_tools: handler('list_mcp_tools'),
-        update_mcp_tool: handler('update_mcp_tool'),
-        get_mcp_server: handler('get_mcp_server'),
-        update_mcp_server: handler('update_mcp_server'),
-        delete_mcp_server: handler('delete_mcp_server'),
-        refresh_mcp_server: handler('refresh_mcp_server'),
+        ...restHandlers,
         mcp_endpoint: logUserErrors('mcp_endpoint', endpoint.post, logger),
         mcp_endpoint_stream: endpoint.stream,
         mcp_endpoint_session: endpoint.session,

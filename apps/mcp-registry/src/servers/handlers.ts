@@ -12,6 +12,8 @@ import {
   UpdateMcpToolBody,
   type Actor,
   type McpToolRecord,
+  type mcpRoutes,
+  type OperationsOf,
   type ServiceRequest,
   type WorkspaceRole,
 } from '@wap/contracts';
@@ -40,6 +42,12 @@ export interface ServerHandlersDeps {
 
 const SERVER_NOT_FOUND = 'MCP server not found';
 
+/** The JSON routes of the registry (the raw /mcp routes are the endpoint's). */
+export type McpRestOperation = Exclude<
+  OperationsOf<typeof mcpRoutes, 'mcp-registry'>,
+  'mcp_endpoint' | 'mcp_endpoint_stream' | 'mcp_endpoint_session'
+>;
+
 function parse<Schema extends z.ZodType>(schema: Schema, value: unknown): z.infer<Schema> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
@@ -54,7 +62,9 @@ function actorOf(request: ServiceRequest): Actor {
 }
 
 /** The route handlers of the registry's REST API. */
-export function createServerHandlers(deps: ServerHandlersDeps): Record<string, RouteHandler> {
+export function createServerHandlers(
+  deps: ServerHandlersDeps,
+): Record<McpRestOperation, RouteHandler> {
   const { repository, directory, toolSync } = deps;
 
   /** Outsiders cannot tell a workspace they are not in from one that does not exist. */
