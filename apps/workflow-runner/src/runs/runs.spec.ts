@@ -15,6 +15,8 @@ import {
   StartRunReply,
   WEBHOOK_INFLIGHT_BUCKET,
   WEBHOOK_RECEIVED_SUBJECT,
+  WEBHOOKS_BUCKET,
+  webhookKey,
   WORKFLOW_SUBJECTS,
   WorkflowWithWebhook,
   type Actor,
@@ -539,6 +541,30 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
         },
       ),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  test('at start, every webhook address and balance is republished and addresses of no workflow are removed', async () => {
+    const { owner, workspaceId } = await newWorkspace(4);
+    const created = await createWorkflow(owner, workspaceId, []);
+    const webhookId = created.webhook?.id ?? '';
+    const webhooks = await platform.kv.bucket(WEBHOOKS_BUCKET);
+    const balances = await platform.kv.bucket(CREDIT_BALANCES_BUCKET);
+    await webhooks.delete(webhookKey(webhookId));
+    const stale = webhookKey(randomUUID());
+    await webhooks.put(stale, encodeJson({ stale: true }));
+    await balances.delete(creditBalanceKey(workspaceId));
+
+    const restarted = await startRunner(platform);
+    await restarted.stop();
+
+    const entry = await webhooks.get(webhookKey(webhookId));
+    expect(entry ? decodeJson(entry.value) : null).toMatchObject({
+      webhookId,
+      workflowId: created.workflow.id,
+      status: 'draft',
+    });
+    expect(await webhooks.get(stale)).toBeNull();
+    expect(await balanceSnapshot(workspaceId)).toBe(4);
   });
 
   test('test events arrive from WEBHOOK_EVENTS once per eventId, newest first, capped per workflow', async () => {
