@@ -1,17 +1,16 @@
 import type { Logger } from 'pino';
 import {
   AppError,
-  Envelope,
   START_RUN_SUBJECT,
   WEBHOOK_PAYLOADS_BUCKET,
   WEBHOOK_RECEIVED_SUBJECT,
-  WebhookReceived,
   creditBalanceKey,
   creditShortfallMessage,
   webhookKey,
   type CreditSnapshot,
   type RawServiceRequest,
   type StartRun,
+  type WebhookReceived,
   type ServiceReply,
   type WebhookAddress,
   type WebhookInactiveResponse,
@@ -128,14 +127,7 @@ export function createTriggerHandlers(deps: TriggerDeps) {
     };
     await platform.streams.publish(
       WEBHOOK_RECEIVED_SUBJECT,
-      encodeJson(
-        Envelope(WebhookReceived).parse({
-          type: WEBHOOK_RECEIVED_SUBJECT,
-          id: eventId,
-          time: data.receivedAt,
-          data,
-        }),
-      ),
+      encodeJson({ type: WEBHOOK_RECEIVED_SUBJECT, id: eventId, time: data.receivedAt, data }),
       { messageId: eventId, headers: injectTraceHeaders() },
     );
   }
@@ -274,18 +266,24 @@ export function createTriggerHandlers(deps: TriggerDeps) {
     }
 
     const claim = outcome;
+    // Once the run request is stored, the run will happen and end: the claim must then be kept
+    // (the runner releases a fingerprint; an idempotency value stays taken), whatever fails next.
+    let runStored = false;
     try {
       const payload = await withStored(() => payloadOf(claim.eventId, request.body, body));
-      await withStored(() => storeEvent(address, claim.eventId, request, payload));
+      const storeThisEvent = () =>
+        withStored(() => storeEvent(address, claim.eventId, request, payload));
 
       const refusal = await creditRefusal(address);
       if (refusal) {
+        await storeThisEvent();
         await claim.release();
         return refusal;
       }
 
       const window = checkRunningHours(address.runningHours, platform.clock.now());
       if (!window.open && !address.queueOutsideWindow) {
+        await storeThisEvent();
         // Dropped on purpose: a repeat of the same event is dropped too, an identical body may come again.
         if (claim.inflightKey) await claim.release();
         else await claim.confirm();
@@ -301,8 +299,22 @@ export function createTriggerHandlers(deps: TriggerDeps) {
       }
 
       const notBefore = window.open ? null : window.nextOpenAt;
-      await withStored(() => storeRunRequest(address, claim, payload, notBefore));
+      // The test event and the run request go to JetStream together: one round trip, not two.
+      const [event, run] = await Promise.allSettled([
+        storeEvent(address, claim.eventId, request, payload),
+        storeRunRequest(address, claim, payload, notBefore),
+      ]);
+      if (run.status === 'rejected') {
+        deps.logger.warn({ err: run.reason }, 'storing a run request failed');
+        throw unavailable();
+      }
+      runStored = true;
       await withStored(() => claim.confirm());
+      if (event.status === 'rejected') {
+        // The run will start; the sender's retry finds the claim and is skipped.
+        deps.logger.warn({ err: event.reason }, 'storing a test event failed');
+        throw unavailable();
+      }
       return success(address, body, {
         success: true,
         workflowId: address.workflowId,
@@ -318,9 +330,11 @@ export function createTriggerHandlers(deps: TriggerDeps) {
           : {}),
       });
     } catch (error) {
-      await claim.release().catch((releaseError: unknown) => {
-        deps.logger.warn({ err: releaseError }, 'releasing a webhook claim failed');
-      });
+      if (!runStored) {
+        await claim.release().catch((releaseError: unknown) => {
+          deps.logger.warn({ err: releaseError }, 'releasing a webhook claim failed');
+        });
+      }
       throw error;
     }
   }
