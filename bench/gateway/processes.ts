@@ -1,0 +1,133 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+/** A child process of the bench, stopped with the others when the bench ends. */
+export interface BenchProcess {
+  name: string;
+  pid: number;
+  /** Resolves with the first IPC message of the child; rejects if it exits before sending one. */
+  firstMessage<T>(): Promise<T>;
+  /** Rejects when the child exits, so a wait can be raced against an early crash. */
+  exited: Promise<never>;
+}
+
+/** How long a child gets to drain after SIGTERM before it is killed. */
+const STOP_GRACE_MS = 10_000;
+
+/**
+ * Starts and stops the bench's child processes. Children inherit only PATH and HOME plus what
+ * they are given, so the figures do not depend on the caller's shell (OTEL_*, NODE_OPTIONS...).
+ */
+export function createProcessGroup() {
+  const running = new Map<string, ChildProcess>();
+
+  function start(name: string, args: readonly string[], env: Record<string, string>): BenchProcess {
+    const child = spawn(process.execPath, args, {
+      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    running.set(name, child);
+    const exited = new Promise<never>((_resolve, reject) => {
+      child.once('exit', (code, signal) => {
+        running.delete(name);
+        reject(new Error(`${name} exited (code ${String(code)}, signal ${String(signal)})`));
+      });
+    });
+    // Nobody may be racing against the exit yet; an unobserved rejection must not end the bench.
+    exited.catch(() => undefined);
+    return {
+      name,
+      pid: child.pid ?? -1,
+      exited,
+      firstMessage: <T>() =>
+        Promise.race([
+          new Promise<T>((resolve) => child.once('message', (message) => resolve(message as T))),
+          exited,
+        ]),
+    };
+  }
+
+  async function stopAll(): Promise<void> {
+    await Promise.all(
+      [...running.values()].map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) {
+              resolve();
+              return;
+            }
+            const kill = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+            child.once('exit', () => {
+              clearTimeout(kill);
+              resolve();
+            });
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+  }
+
+  /** Last resort from the synchronous `exit` handler: nothing may outlive the bench. */
+  function killAllNow(): void {
+    for (const child of running.values()) child.kill('SIGKILL');
+  }
+
+  return { start, stopAll, killAllNow };
+}
+
+export type ProcessGroup = ReturnType<typeof createProcessGroup>;
+
+/** A port that was free a moment ago, for children whose port must be known before they start. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls a /readyz URL until it answers 200, failing fast if the process behind it exits. */
+export async function waitUntilReady(
+  url: string,
+  owner: BenchProcess,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const poll = async (): Promise<void> => {
+    while (Date.now() < deadline) {
+      const ok = await fetch(url).then(
+        (response) => response.ok,
+        () => false,
+      );
+      if (ok) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`${owner.name} was not ready at ${url} within ${timeoutMs} ms`);
+  };
+  await Promise.race([poll(), owner.exited]);
+}
+
+/** USER_HZ: 100 on every Linux architecture Node supports. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time (user + system) a process has used so far, in ms, from /proc (Linux); undefined
+ * elsewhere. CPU per request stays meaningful when other work shares the machine, which
+ * requests/s and latency do not.
+ */
+export function cpuTimeMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / CLOCK_TICKS_PER_SECOND : undefined;
+  } catch {
+    return undefined;
+  }
+}

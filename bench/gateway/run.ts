@@ -1,0 +1,386 @@
+// `npm run bench:gateway`: GET /me through the real gateway and storage processes, against two
+// baselines on the same machine in the same run — a bare HTTP server, and a bare HTTP server
+// that forwards each request over one NATS request/reply. Targets: the gateway keeps at least
+// half of the NATS-forwarding baseline's throughput and adds at most 1 ms at p50.
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { Client } from 'pg';
+import { z } from 'zod';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { mintSessionToken } from '@wap/auth';
+import {
+  cpuTimeMs,
+  createProcessGroup,
+  freePort,
+  waitUntilReady,
+  type BenchProcess,
+  type ProcessGroup,
+} from './processes';
+
+const BenchEnv = z.object({
+  /** Length of each measured run, in seconds. */
+  BENCH_DURATION_S: z.coerce.number().positive().default(20),
+  /** Concurrent keep-alive connections autocannon holds open. */
+  BENCH_CONNECTIONS: z.coerce.number().int().positive().default(64),
+  /** NATS server(s) the gateway, storage and the baselines share. */
+  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** PostgreSQL server on which the bench creates (and drops) a database of its own. */
+  DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/postgres'),
+  /** When set, gateway and storage write V8 CPU profiles (.cpuprofile) into this folder. */
+  BENCH_CPU_PROF_DIR: z.string().optional(),
+});
+type BenchEnv = z.infer<typeof BenchEnv>;
+
+/** The gateway must keep at least this share of the NATS-forwarding baseline's requests/s. */
+const MIN_THROUGHPUT_RATIO = 0.5;
+/** The gateway may add at most this much to the NATS-forwarding baseline's median latency. */
+const MAX_ADDED_P50_MS = 1;
+
+const repoRoot = join(__dirname, '../..');
+const benchDir = __dirname;
+
+interface Measurement {
+  target: string;
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+  /** CPU the target's own processes spent per response, in µs (NATS server and client excluded). */
+  cpuUsPerRequest: number | undefined;
+  /** The same, per process, to show where the CPU goes. */
+  cpuUsPerRequestByProcess: Record<string, number>;
+}
+
+/** Cleanup steps in the order resources were made; run once, in reverse, whatever ends the bench. */
+const cleanups: (() => Promise<void>)[] = [];
+let cleaning: Promise<void> | undefined;
+function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const step of [...cleanups].reverse()) {
+      await step().catch((error: unknown) => console.error('cleanup failed:', error));
+    }
+  })();
+  return cleaning;
+}
+
+async function main(): Promise<void> {
+  const env = BenchEnv.parse(process.env);
+  const group = createProcessGroup();
+  process.once('exit', () => group.killAllNow());
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      console.error(`\n${signal}: stopping the bench`);
+      void cleanUp().then(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+    });
+  }
+  cleanups.push(() => group.stopAll());
+
+  buildBundles();
+  const namespace = `bench${randomBytes(4).toString('hex')}`;
+  cleanups.push(() => removeNamespaceFromNats(env.NATS_URL, namespace));
+  const databaseUrl = await createDatabase(env.DATABASE_URL, namespace);
+
+  const sessionSecret = randomBytes(32).toString('hex');
+  const runtime = await startDistributedRuntime(group, {
+    natsUrl: env.NATS_URL,
+    databaseUrl,
+    namespace,
+    sessionSecret,
+    cpuProfileDir: env.BENCH_CPU_PROF_DIR,
+  });
+  const cookie = `session=${await mintSessionToken({
+    secret: sessionSecret,
+    sub: 'bench|bench@example.com',
+    email: 'bench@example.com',
+    name: 'Bench',
+    expiresInSec: 3600,
+  })}`;
+  // The first request creates the user in storage; every later one is the warm path.
+  const warm = await fetch(`${runtime.url}/me`, { headers: { cookie } });
+  const meBody = await warm.text();
+  if (warm.status !== 200) throw new Error(`warm-up GET /me answered ${warm.status}: ${meBody}`);
+
+  const baselines = await startBaselines(group, { natsUrl: env.NATS_URL, namespace, meBody });
+
+  console.log(
+    `\nGET /me, ${env.BENCH_CONNECTIONS} connections, ${env.BENCH_DURATION_S} s each, ` +
+      `${cpus().length} CPUs, Node ${process.version}\n`,
+  );
+  const gateway = await measure('gateway → storage', runtime, cookie, env);
+  const nats = await measure('NATS-forwarding baseline', baselines.nats, cookie, env);
+  const bare = await measure('bare node:http baseline', baselines.http, cookie, env);
+
+  printTable([gateway, nats, bare]);
+  const targetsHold = reportTargets(gateway, nats);
+  if (!targetsHold) process.exitCode = 1;
+}
+
+/** Bundles gateway and storage as the image does; Nx's cache makes this instant when unchanged. */
+function buildBundles(): void {
+  const { status } = spawnSync(
+    'npx',
+    ['nx', 'run-many', '-t', 'build', '-p', 'gateway', 'storage', '--outputStyle=static'],
+    {
+      cwd: repoRoot,
+      stdio: 'inherit',
+      env: { ...process.env, NX_DAEMON: 'false', NX_TUI: 'false', NX_NO_CLOUD: 'true' },
+    },
+  );
+  if (status !== 0) throw new Error(`building gateway and storage failed (exit ${status})`);
+}
+
+async function createDatabase(adminUrl: string, name: string): Promise<string> {
+  const run = async (sql: string) => {
+    const client = new Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await run(`CREATE DATABASE "${name}"`);
+  cleanups.push(() => run(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Deletes the streams, KV buckets and object buckets storage made under the bench namespace. */
+async function removeNamespaceFromNats(natsUrl: string, namespace: string): Promise<void> {
+  const nc = await connect({ servers: natsUrl.split(',') });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const prefixes = [`${namespace.toUpperCase()}_`, `KV_${namespace}_`, `OBJ_${namespace}_`];
+    const owned: string[] = [];
+    for await (const name of jsm.streams.names()) {
+      if (prefixes.some((prefix) => name.startsWith(prefix))) owned.push(name);
+    }
+    for (const name of owned) await jsm.streams.delete(name);
+  } finally {
+    await nc.close();
+  }
+}
+
+/** An HTTP server under test, and the processes whose CPU serves its requests. */
+interface Target {
+  url: string;
+  processes: readonly BenchProcess[];
+}
+
+/** Storage, then the gateway, each its own `node` process on its built bundle. */
+async function startDistributedRuntime(
+  group: ProcessGroup,
+  options: {
+    natsUrl: string;
+    databaseUrl: string;
+    namespace: string;
+    sessionSecret: string;
+    cpuProfileDir?: string;
+  },
+): Promise<Target> {
+  const profiling = options.cpuProfileDir
+    ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`]
+    : [];
+  // Development mode: production insists on a JWKS URL, which would add an identity provider.
+  const common = {
+    NODE_ENV: 'development',
+    NATS_URL: options.natsUrl,
+    NATS_NAMESPACE: options.namespace,
+    LOG_LEVEL: 'warn',
+  };
+  const storageHealthPort = await freePort();
+  const storage = group.start(
+    'storage',
+    [...profiling, join(repoRoot, 'dist/apps/storage/src/main.js')],
+    {
+      ...common,
+      DATABASE_URL: options.databaseUrl,
+      HEALTH_PORT: String(storageHealthPort),
+    },
+  );
+  await waitUntilReady(`http://127.0.0.1:${storageHealthPort}/readyz`, storage);
+
+  const gatewayPort = await freePort();
+  const gateway = group.start(
+    'gateway',
+    [...profiling, join(repoRoot, 'dist/apps/gateway/src/main.js')],
+    {
+      ...common,
+      HOST: '127.0.0.1',
+      PORT: String(gatewayPort),
+      SESSION_JWT_SECRET: options.sessionSecret,
+    },
+  );
+  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  await waitUntilReady(`${gatewayUrl}/readyz`, gateway);
+  return { url: gatewayUrl, processes: [gateway, storage] };
+}
+
+/** The two baselines, each in processes of their own, answering the body GET /me returned. */
+async function startBaselines(
+  group: ProcessGroup,
+  options: { natsUrl: string; namespace: string; meBody: string },
+): Promise<{ http: Target; nats: Target }> {
+  const startScript = (name: string, script: string, env: Record<string, string>) =>
+    group.start(name, ['--import', 'tsx', join(benchDir, script)], {
+      BENCH_RESPONSE_BODY: options.meBody,
+      ...env,
+    });
+  const portOf = async (child: BenchProcess) => (await child.firstMessage<{ port: number }>()).port;
+
+  const bare = startScript('http-baseline', 'http-baseline.ts', {});
+  const natsEnv = { NATS_URL: options.natsUrl, BENCH_SUBJECT: `${options.namespace}.bench.me` };
+  const responder = startScript('nats-responder', 'nats-responder.ts', natsEnv);
+  await responder.firstMessage();
+  const forwarder = startScript('nats-forwarder', 'nats-forwarder.ts', natsEnv);
+  return {
+    http: { url: `http://127.0.0.1:${await portOf(bare)}`, processes: [bare] },
+    nats: {
+      url: `http://127.0.0.1:${await portOf(forwarder)}`,
+      processes: [forwarder, responder],
+    },
+  };
+}
+
+function runAutocannon(
+  options: autocannon.Options,
+  onResponse?: (statusCode: number, responseTimeMs: number) => void,
+): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(options, (error: unknown, result) => {
+      if (error) reject(error instanceof Error ? error : new Error(String(error)));
+      else resolve(result);
+    });
+    if (onResponse) {
+      instance.on('response', (_client, statusCode, _bytes, responseTimeMs) =>
+        onResponse(statusCode, responseTimeMs),
+      );
+    }
+  });
+}
+
+/**
+ * One warm-up run (JIT, connection pools, caches), then the measured run. Latencies are kept
+ * from autocannon's per-response timings: its histogram has 1 ms resolution, too coarse for
+ * a 1 ms target. Like autocannon, only 2xx responses count towards latency.
+ */
+async function measure(
+  name: string,
+  target: Target,
+  cookie: string,
+  env: BenchEnv,
+): Promise<Measurement> {
+  const common = {
+    url: `${target.url}/me`,
+    connections: env.BENCH_CONNECTIONS,
+    headers: { cookie },
+  };
+  await runAutocannon({ ...common, duration: Math.min(3, Math.max(1, env.BENCH_DURATION_S / 5)) });
+  const latencies: number[] = [];
+  const cpuBefore = target.processes.map((child) => cpuTimeMs(child.pid));
+  const result = await runAutocannon(
+    { ...common, duration: env.BENCH_DURATION_S },
+    (status, ms) => {
+      if (status >= 200 && status < 300) latencies.push(ms);
+    },
+  );
+  const cpuAfter = target.processes.map((child) => cpuTimeMs(child.pid));
+  const cpuUsPerRequestByProcess: Record<string, number> = {};
+  target.processes.forEach((child, index) => {
+    const before = cpuBefore[index];
+    const after = cpuAfter[index];
+    if (before !== undefined && after !== undefined && result.requests.total > 0) {
+      cpuUsPerRequestByProcess[child.name] = ((after - before) * 1000) / result.requests.total;
+    }
+  });
+  const perProcess = Object.values(cpuUsPerRequestByProcess);
+  latencies.sort((a, b) => a - b);
+  const measurement: Measurement = {
+    target: name,
+    requestsPerSec: result.requests.average,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    errors: result.errors,
+    non2xx: result.non2xx,
+    cpuUsPerRequest:
+      perProcess.length === target.processes.length
+        ? perProcess.reduce((sum, used) => sum + used, 0)
+        : undefined,
+    cpuUsPerRequestByProcess,
+  };
+  console.log(`  measured ${name}: ${Math.round(measurement.requestsPerSec)} req/s`);
+  return measurement;
+}
+
+/** Nearest-rank percentile of sorted values; NaN when there are none. */
+function percentile(sorted: readonly number[], quantile: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.max(0, Math.ceil(quantile * sorted.length) - 1)] ?? Number.NaN;
+}
+
+function printTable(rows: readonly Measurement[]): void {
+  const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'CPU µs/req'];
+  const cells = rows.map((row) => [
+    row.target,
+    Math.round(row.requestsPerSec).toString(),
+    row.p50Ms.toFixed(2),
+    row.p99Ms.toFixed(2),
+    row.errors.toString(),
+    row.non2xx.toString(),
+    row.cpuUsPerRequest === undefined ? '-' : Math.round(row.cpuUsPerRequest).toString(),
+  ]);
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...cells.map((line) => line[column]?.length ?? 0)),
+  );
+  const format = (line: readonly string[]) =>
+    line
+      .map((cell, column) =>
+        column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0),
+      )
+      .join('  ');
+  console.log(`\n${format(header)}\n${widths.map((width) => '-'.repeat(width)).join('  ')}`);
+  for (const line of cells) console.log(format(line));
+  console.log(
+    "\nCPU µs/req counts the target's own processes; NATS, PostgreSQL and the load generator " +
+      'are excluded. Per process:',
+  );
+  for (const row of rows) {
+    const parts = Object.entries(row.cpuUsPerRequestByProcess).map(
+      ([name, used]) => `${name} ${Math.round(used)}`,
+    );
+    console.log(`  ${row.target}: ${parts.join(', ') || '-'}`);
+  }
+}
+
+/** Prints the two targets and whether they hold; a gateway run with failures never passes. */
+function reportTargets(gateway: Measurement, nats: Measurement): boolean {
+  const ratio = gateway.requestsPerSec / nats.requestsPerSec;
+  const addedP50Ms = gateway.p50Ms - nats.p50Ms;
+  const throughputHolds = ratio >= MIN_THROUGHPUT_RATIO;
+  const latencyHolds = addedP50Ms <= MAX_ADDED_P50_MS;
+  const clean = gateway.errors === 0 && gateway.non2xx === 0;
+  const verdict = (holds: boolean) => (holds ? 'holds' : 'MISSED');
+  console.log(
+    `\ngateway / NATS baseline throughput: ${ratio.toFixed(2)} ` +
+      `(target ≥ ${MIN_THROUGHPUT_RATIO.toFixed(2)}): ${verdict(throughputHolds)}`,
+  );
+  console.log(
+    `gateway p50 − NATS baseline p50: ${addedP50Ms >= 0 ? '+' : ''}${addedP50Ms.toFixed(2)} ms ` +
+      `(target ≤ ${MAX_ADDED_P50_MS} ms): ${verdict(latencyHolds)}`,
+  );
+  if (!clean) console.log('gateway answered errors or non-2xx responses: the run does not count');
+  return throughputHolds && latencyHolds && clean;
+}
+
+void main()
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  })
+  .finally(() => cleanUp());
