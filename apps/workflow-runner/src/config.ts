@@ -16,12 +16,13 @@ export const WorkflowRunnerSettings = z.object({
   RUN_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
   /** Longest wait for an http_request step's response, in ms. */
   HTTP_STEP_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
-  /** An http_request step keeps this many bytes of the response body. */
+  /** An http_request step keeps this many bytes of the response body (runs travel in bus messages). */
   HTTP_STEP_MAX_RESPONSE_BYTES: z.coerce
     .number()
     .int()
     .min(1_024)
-    .default(256 * 1024),
+    .max(512 * 1024)
+    .default(64 * 1024),
   /** Longest wait for a step served over the bus (MCP tool, table row, assistant), in ms. */
   STEP_BUS_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(60_000),
   /** Hosts, addresses and CIDRs http_request steps may reach although they are not public. */

@@ -247,6 +247,7 @@ export const Run = z.object({
 });
 export type Run = z.infer<typeof Run>;
 export const RunResponse = z.object({ run: Run });
+/** Runs in a list leave out `input` and each step's `input` and `output` (see GET /runs/{runId}). */
 export const RunListResponse = z.object({ runs: z.array(Run) });
 export const RunStartedResponse = z.object({ runId: z.uuid() });
 

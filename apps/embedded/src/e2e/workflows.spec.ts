@@ -515,6 +515,14 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
       (chosen.body as { runId: string }).runId,
       (latest.body as { runId: string }).runId,
     ]);
+    // The list is a summary: the bodies and step outputs are read per run.
+    const [first] = (runs.body as { runs: Record<string, unknown>[] }).runs;
+    expect(first).toMatchObject({
+      status: 'succeeded',
+      steps: [{ name: 'echo', status: 'succeeded' }],
+    });
+    expect(first).not.toHaveProperty('input');
+    expect((first?.['steps'] as Record<string, unknown>[])[0]).not.toHaveProperty('output');
   });
 
   test('Run answers 402 with the spec body: depleted at zero, insufficient below the workflow cost', async () => {

@@ -29,7 +29,17 @@ export interface NewRun {
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
-export function toRun(row: RunRow, steps: readonly RunStepRow[]): Run {
+/**
+ * The API shape of a run. A `summary` (the run list) leaves out the trigger body and each step's
+ * input and output: a page of full runs could outgrow one bus message (1 MiB); GET /runs/{id}
+ * has them.
+ */
+export function toRun(
+  row: RunRow,
+  steps: readonly RunStepRow[],
+  options: { summary?: boolean } = {},
+): Run {
+  const detail = <T>(value: T): T | undefined => (options.summary ? undefined : value);
   return {
     id: row.id,
     workflow_id: row.workflowId,
@@ -41,14 +51,14 @@ export function toRun(row: RunRow, steps: readonly RunStepRow[]): Run {
       test_event_id: row.testEventId,
       key_id: row.keyId,
     },
-    input: row.input,
+    input: detail(row.input),
     steps: steps.map((step) => ({
       index: step.stepIndex,
       name: step.name,
       type: step.type as StepType,
       status: step.status as StepRunStatus,
-      input: step.input,
-      output: step.output,
+      input: detail(step.input),
+      output: detail(step.output),
       error: step.error,
       credits_charged: step.creditsCharged,
       started_at: iso(step.startedAt),
@@ -141,7 +151,7 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
         .orderBy(desc(runs.createdAt), desc(runs.id))
         .limit(limit);
       const steps = await stepsOf(rows.map((row) => row.id));
-      return rows.map((row) => toRun(row, steps.get(row.id) ?? []));
+      return rows.map((row) => toRun(row, steps.get(row.id) ?? [], { summary: true }));
     },
 
     /**
