@@ -1,0 +1,152 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { mintSessionToken } from '@wap/auth';
+import { createTestDatabase, testNatsUrl, type TestDatabase } from '@wap/testing';
+import { runApp, type RunningProcess } from './processes';
+import { http } from './stack';
+
+/**
+ * The distributed runtime under load, with crashes: two webhook-ingest processes and the runner,
+ * each its own process; `kill -9` of one webhook-ingest and of the runner while 5,000 requests
+ * arrive. Afterwards every request answered `triggered: 1` has exactly one run, and no request
+ * has two.
+ */
+const SESSION_SECRET = 'webhooks-crash-secret-0123456789abcdef0123';
+const REQUESTS = 5_000;
+const CONCURRENCY = 32;
+
+describe('webhooks across crashing processes', () => {
+  let database: TestDatabase;
+  let env: Record<string, string>;
+  const running: RunningProcess[] = [];
+
+  function start(app: string, extra: Record<string, string> = {}): RunningProcess {
+    const child = runApp(app, { ...env, ...extra });
+    running.push(child);
+    return child;
+  }
+  const ready = (child: RunningProcess, name: string) =>
+    child.waitForLine(new RegExp(`"msg":"${name} ready"`), 60_000);
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    env = {
+      NATS_URL: testNatsUrl(),
+      NATS_NAMESPACE: `c${randomBytes(6).toString('hex')}`,
+      DATABASE_URL: database.url,
+      SESSION_JWT_SECRET: SESSION_SECRET,
+      REQUEST_TIMEOUT_MS: '2000',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      // A killed runner's leased runs are taken over quickly.
+      RUN_LEASE_MS: '2000',
+      WEBHOOK_RATE_LIMIT_PER_SECOND: '100000',
+      WEBHOOK_RATE_LIMIT_BURST: '100000',
+    };
+  });
+
+  afterAll(async () => {
+    await Promise.all(running.map((child) => child.stop('SIGKILL')));
+    await database?.drop();
+  });
+
+  test('every request answered triggered: 1 has exactly one run, none ran twice', async () => {
+    const storage = start('storage');
+    const runner = start('workflow-runner');
+    const ingests = [start('webhook-ingest'), start('webhook-ingest')];
+    const gateway = start('gateway');
+    await Promise.all([
+      ready(storage, 'storage'),
+      ready(runner, 'workflow-runner'),
+      ...ingests.map((ingest) => ready(ingest, 'webhook-ingest')),
+    ]);
+    const [, gatewayUrl = ''] = await gateway.waitForLine(/"url":"(http:\/\/[^"]+)"/, 60_000);
+
+    const cookie = `session=${await mintSessionToken({
+      secret: SESSION_SECRET,
+      sub: 'test|crash@example.com',
+      email: 'crash@example.com',
+      name: 'Crash',
+      platformAdmin: true,
+    })}`;
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await http(`${gatewayUrl}${path}`, { method, cookie, body });
+      expect(response.status).toBeLessThan(300);
+      return response.body as Record<string, never>;
+    };
+    const { workspace } = (await call('POST', '/workspaces', { name: 'Crash' })) as {
+      workspace: { id: string };
+    };
+    await call('POST', `/workspaces/${workspace.id}/credits/grants`, { amount: 1, reason: 'e2e' });
+    const { workflow, webhook } = (await call('POST', '/workflows', {
+      workspaceId: workspace.id,
+      name: 'Crash',
+      trigger: { type: 'custom_webhook' },
+      steps: [{ type: 'delay', name: 'free', settings: { seconds: 0 } }],
+    })) as { workflow: { id: string }; webhook: { id: string } };
+    const { runId } = (await call('POST', `/workflows/${workflow.id}/run`)) as { runId: string };
+    for (;;) {
+      const { run } = (await call('GET', `/runs/${runId}`)) as { run: { status: string } };
+      if (run.status === 'succeeded') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await call('POST', `/workflows/${workflow.id}/live`);
+
+    const triggeredEventIds: string[] = [];
+    const statuses = new Map<number, number>();
+    let next = 0;
+    let killed = false;
+    const worker = async () => {
+      while (next < REQUESTS) {
+        const index = (next += 1);
+        if (index >= REQUESTS / 5 && !killed) {
+          killed = true;
+          // Mid-load: one of the two receivers and the runner die without any chance to clean up.
+          ingests[0]?.child.kill('SIGKILL');
+          runner.child.kill('SIGKILL');
+        }
+        const response = await http(`${gatewayUrl}/webhooks/${webhook.id}`, {
+          method: 'POST',
+          body: { request: index, nonce: randomBytes(4).toString('hex') },
+        }).catch(() => ({ status: 0, body: undefined }));
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        const body = response.body as { triggered?: number; eventId?: string } | undefined;
+        if (response.status === 200 && body?.triggered === 1 && body.eventId) {
+          triggeredEventIds.push(body.eventId);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    const restarted = start('workflow-runner');
+    await ready(restarted, 'workflow-runner');
+
+    // Most requests were accepted: the surviving receiver took over the address.
+    expect(triggeredEventIds.length).toBeGreaterThan(REQUESTS * 0.9);
+    expect([...statuses.keys()].every((status) => status === 200 || status === 503)).toBe(true);
+
+    const client = new Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const count = async () => {
+        const { rows } = await client.query<{ event_id: string; runs: string }>(
+          `select event_id, count(*) as runs from workflow_runner.runs
+            where workflow_id = $1 and trigger_type = 'custom_webhook' group by event_id`,
+          [workflow.id],
+        );
+        return new Map(rows.map((row) => [row.event_id, Number(row.runs)]));
+      };
+      // Unacknowledged run requests of the killed runner come back after the stream's ack wait.
+      const deadline = Date.now() + 90_000;
+      let runsByEvent = await count();
+      while (triggeredEventIds.some((id) => !runsByEvent.has(id)) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        runsByEvent = await count();
+      }
+      expect(triggeredEventIds.filter((id) => runsByEvent.get(id) !== 1)).toEqual([]);
+      expect([...runsByEvent.values()].filter((runs) => runs > 1)).toEqual([]);
+    } finally {
+      await client.end();
+    }
+  }, 240_000);
+});
