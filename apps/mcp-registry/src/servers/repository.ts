@@ -231,12 +231,20 @@ export function createServerRepository(deps: { db: SqlDatabase; clock: Clock; id
       return row ? toTool(row) : null;
     },
 
-    async findToolByName(serverId: string, name: string): Promise<ToolRecord | null> {
+    /** A tool with its server in one query (the hot path of every tool call). */
+    async findToolWithServer(
+      lookup: { toolId: string } | { serverId: string; name: string },
+    ): Promise<{ tool: ToolRecord; server: ServerRecord } | null> {
+      const where =
+        'toolId' in lookup
+          ? eq(tools.id, lookup.toolId)
+          : and(eq(tools.serverId, lookup.serverId), eq(tools.name, lookup.name));
       const [row] = await db
-        .select()
+        .select({ tool: tools, server: servers })
         .from(tools)
-        .where(and(eq(tools.serverId, serverId), eq(tools.name, name)));
-      return row ? toTool(row) : null;
+        .innerJoin(servers, eq(servers.id, tools.serverId))
+        .where(where);
+      return row ? { tool: toTool(row.tool), server: toServer(row.server) } : null;
     },
 
     async setToolEnabled(toolId: string, enabled: boolean): Promise<ToolRecord | null> {

@@ -38,20 +38,21 @@ export function createToolBusApi(deps: {
   async function resolveTool(
     request: CallTool,
   ): Promise<{ server: ServerRecord; tool: ToolRecord }> {
-    const notFound = new AppError('NOT_FOUND', 'Tool not found');
-    let tool: ToolRecord | null = null;
-    if (request.toolId) tool = await repository.findTool(request.toolId);
+    let lookup: { toolId: string } | { serverId: string; name: string };
+    if (request.toolId) lookup = { toolId: request.toolId };
     else if (request.serverId && request.toolName) {
-      tool = await repository.findToolByName(request.serverId, request.toolName);
+      lookup = { serverId: request.serverId, name: request.toolName };
     } else {
       throw new AppError('VALIDATION_ERROR', 'toolId, or serverId and toolName, are required');
     }
-    if (!tool || tool.workspaceId !== request.workspaceId || !tool.enabled) throw notFound;
-    const server = (await usableServers(request.workspaceId, request.userId)).find(
-      (candidate) => candidate.id === tool.serverId,
-    );
-    if (!server) throw notFound;
-    return { server, tool };
+    const found = await repository.findToolWithServer(lookup);
+    const notFound = new AppError('NOT_FOUND', 'Tool not found');
+    if (!found || found.server.workspaceId !== request.workspaceId) throw notFound;
+    const { server, tool } = found;
+    if (!tool.enabled || !server.enabled) throw notFound;
+    const role = await directory.confirmedRoleOf(server.workspaceId, request.userId);
+    if (!canUse(server, request.userId, role)) throw notFound;
+    return found;
   }
 
   return {
@@ -80,7 +81,15 @@ export function createToolBusApi(deps: {
         const result = await deps.pool.with(server, (connection) =>
           connection.client.callTool(
             { name: tool.name, arguments: request.arguments },
-            { timeout },
+            {
+              timeout,
+              // The stored definition spares the SDK a tools/list to find the tool's schema.
+              toolDefinition: {
+                name: tool.name,
+                description: tool.description,
+                inputSchema: { type: 'object', ...tool.inputSchema },
+              },
+            },
           ),
         );
         return {
