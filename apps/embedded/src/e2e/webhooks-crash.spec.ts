@@ -70,24 +70,27 @@ describe('webhooks across crashing processes', () => {
       name: 'Crash',
       platformAdmin: true,
     })}`;
-    const call = async (method: string, path: string, body?: unknown) => {
+    const call = async <Reply = unknown>(method: string, path: string, body?: unknown) => {
       const response = await http(`${gatewayUrl}${path}`, { method, cookie, body });
       expect(response.status).toBeLessThan(300);
-      return response.body as Record<string, never>;
+      return response.body as Reply;
     };
-    const { workspace } = (await call('POST', '/workspaces', { name: 'Crash' })) as {
-      workspace: { id: string };
-    };
+    const { workspace } = await call<{ workspace: { id: string } }>('POST', '/workspaces', {
+      name: 'Crash',
+    });
     await call('POST', `/workspaces/${workspace.id}/credits/grants`, { amount: 1, reason: 'e2e' });
-    const { workflow, webhook } = (await call('POST', '/workflows', {
+    const { workflow, webhook } = await call<{
+      workflow: { id: string };
+      webhook: { id: string };
+    }>('POST', '/workflows', {
       workspaceId: workspace.id,
       name: 'Crash',
       trigger: { type: 'custom_webhook' },
       steps: [{ type: 'delay', name: 'free', settings: { seconds: 0 } }],
-    })) as { workflow: { id: string }; webhook: { id: string } };
-    const { runId } = (await call('POST', `/workflows/${workflow.id}/run`)) as { runId: string };
+    });
+    const { runId } = await call<{ runId: string }>('POST', `/workflows/${workflow.id}/run`);
     for (;;) {
-      const { run } = (await call('GET', `/runs/${runId}`)) as { run: { status: string } };
+      const { run } = await call<{ run: { status: string } }>('GET', `/runs/${runId}`);
       if (run.status === 'succeeded') break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
