@@ -670,6 +670,86 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
     }
   });
 
+  test('a run pauses at an approval after a delay; table, assistant and tool steps fail with clear errors while the run goes on', async () => {
+    const owner = await newOwner('steps', 20);
+    const me = await http(`${stack.url}/me`, { cookie: owner.cookie });
+    const userId = (me.body as { user: { id: string } }).user.id;
+    const created = await createWorkflow(owner, {
+      steps: [
+        { type: 'delay', name: 'wait', settings: { seconds: 1 } },
+        {
+          type: 'table_row',
+          name: 'row',
+          settings: { tableId: 't', values: { v: '{{Custom Webhook.v}}' } },
+        },
+        { type: 'assistant_prompt', name: 'ask', settings: { prompt: 'hi' } },
+        { type: 'mcp_tool', name: 'tool', settings: { serverId: randomUUID(), toolName: 'echo' } },
+        { type: 'approval', name: 'review', settings: { reviewerIds: [userId], message: 'ok?' } },
+      ],
+      settings: { stopOnNodeFailure: false },
+    });
+    expect(created.workflow.credit_cost).toBe(8);
+    const started = await http(`${stack.url}/workflows/${created.workflow.id}/run`, {
+      method: 'POST',
+      cookie: owner.cookie,
+    });
+    const runId = (started.body as { runId: string }).runId;
+    const paused = await eventually(async () => {
+      const response = await http(`${stack.url}/runs/${runId}`, { cookie: owner.cookie });
+      const { run } = response.body as { run: RunBody };
+      expect(run.status).toBe('waiting_approval');
+      return run;
+    });
+    expect(paused.steps.map((step) => [step.name, step.status])).toEqual([
+      ['wait', 'succeeded'],
+      ['row', 'failed'],
+      ['ask', 'failed'],
+      ['tool', 'failed'],
+      ['review', 'waiting'],
+    ]);
+    expect(paused.steps[1]?.error).toBe(
+      'The table service is not available: no service answers storage.api.table_row.v1',
+    );
+    expect(paused.steps[2]?.error).toBe(
+      'The assistant is not available: no service answers chat.api.assistant_prompt.v1',
+    );
+    expect(paused.steps[3]?.error).toMatch(/^The MCP tool service failed: /);
+    expect(paused.credits_charged).toBe(8);
+  });
+
+  test('two runs racing for the last credit: exactly one succeeds and the balance ends at zero', async () => {
+    const owner = await newOwner('race', 1);
+    const created = await createWorkflow(owner, {
+      steps: [httpStep('http://127.0.0.1:9/never')],
+      settings: { stopOnNodeFailure: true },
+    });
+    const replies = await Promise.all(
+      [0, 1].map(() =>
+        http(`${stack.url}/workflows/${created.workflow.id}/run`, {
+          method: 'POST',
+          cookie: owner.cookie,
+        }),
+      ),
+    );
+    const runIds = replies
+      .filter((reply) => reply.status === 202)
+      .map((reply) => (reply.body as { runId: string }).runId);
+    expect(replies.filter((reply) => reply.status !== 202).map((reply) => reply.status)).toEqual(
+      Array(2 - runIds.length).fill(402),
+    );
+    const runs = await Promise.all(runIds.map((runId) => finishedRun(owner.cookie, runId)));
+    // The step itself is refused by the SSRF guard, but only a charged run gets that far.
+    const charged = runs.filter((run) => run.credits_charged === 1);
+    expect(charged).toHaveLength(1);
+    for (const run of runs.filter((candidate) => candidate.credits_charged === 0)) {
+      expect([CREDIT_MESSAGES.depleted, CREDIT_MESSAGES.insufficient]).toContain(run.error);
+    }
+    const credits = await http(`${stack.url}/workspaces/${owner.workspaceId}/credits`, {
+      cookie: owner.cookie,
+    });
+    expect(credits.body).toEqual({ balance: 0 });
+  });
+
   test('DELETE /workflows/{id}: 204, then 404, and its address leaves the bucket; its runs stay readable', async () => {
     const owner = await newOwner('delete', 5);
     const created = await createWorkflow(owner);
