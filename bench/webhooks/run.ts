@@ -1,0 +1,438 @@
+// `npm run bench:webhooks`: POST /webhooks/{id} through the distributed runtime — the gateway,
+// two webhook-ingest processes, storage and the workflow runner, each its own process — on a
+// live workflow of one free step, with a distinct body per request; against a bare node:http
+// server that parses the JSON and publishes it once to JetStream, awaiting the ack.
+// Targets: ≥ 40% of the baseline's throughput, no errors, p99 ≤ 50 ms, and every accepted
+// request has its run within 10 s after the load ends (and none has two).
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { Client } from 'pg';
+import { z } from 'zod';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { mintSessionToken } from '@wap/auth';
+import {
+  createProcessGroup,
+  freePort,
+  waitUntilReady,
+  type ProcessGroup,
+} from '../gateway/processes';
+
+const BenchEnv = z.object({
+  /** Length of each measured run, in seconds. */
+  BENCH_DURATION_S: z.coerce.number().positive().default(30),
+  /** Concurrent keep-alive connections autocannon holds open. */
+  BENCH_CONNECTIONS: z.coerce.number().int().positive().default(64),
+  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** PostgreSQL server on which the bench creates (and drops) a database of its own. */
+  DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/postgres'),
+});
+type BenchEnv = z.infer<typeof BenchEnv>;
+
+const MIN_THROUGHPUT_RATIO = 0.4;
+const MAX_P99_MS = 50;
+/** Every accepted request must have its run this long after the load ends. */
+const RUNS_DEADLINE_MS = 10_000;
+
+const repoRoot = join(__dirname, '../..');
+
+interface Measurement {
+  target: string;
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+let cleaning: Promise<void> | undefined;
+function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const step of [...cleanups].reverse()) {
+      await step().catch((error: unknown) => console.error('cleanup failed:', error));
+    }
+  })();
+  return cleaning;
+}
+
+async function main(): Promise<void> {
+  const env = BenchEnv.parse(process.env);
+  const group = createProcessGroup();
+  process.once('exit', () => group.killAllNow());
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      console.error(`\n${signal}: stopping the bench`);
+      void cleanUp().then(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+    });
+  }
+
+  buildBundles();
+  const namespace = `bench${randomBytes(4).toString('hex')}`;
+  cleanups.push(() => removeNamespaceFromNats(env.NATS_URL, namespace));
+  const databaseUrl = await createDatabase(env.DATABASE_URL, namespace);
+  // Cleanups run in reverse: the processes stop before their database and streams go.
+  cleanups.push(() => group.stopAll());
+  const sessionSecret = randomBytes(32).toString('hex');
+  const gatewayUrl = await startDistributedRuntime(group, {
+    natsUrl: env.NATS_URL,
+    databaseUrl,
+    namespace,
+    sessionSecret,
+  });
+  const webhookPath = await createLiveWorkflow(gatewayUrl, sessionSecret);
+  const baselineUrl = await startBaseline(group, env.NATS_URL, namespace);
+
+  console.log(
+    `\nPOST /webhooks/{id}, distinct bodies, ${env.BENCH_CONNECTIONS} connections, ` +
+      `${env.BENCH_DURATION_S} s each, ${cpus().length} CPUs, Node ${process.version}\n`,
+  );
+  const accepted: string[] = [];
+  const platform = await measure(
+    'platform (gateway → webhook-ingest ×2)',
+    `${gatewayUrl}${webhookPath}`,
+    env,
+    accepted,
+  );
+  const loadEnded = Date.now();
+  const runs = await awaitRuns(databaseUrl, accepted, loadEnded);
+  const baseline = await measure('JetStream baseline', `${baselineUrl}/hook`, env, []);
+
+  printTable([platform, baseline]);
+  if (!reportTargets(platform, baseline, runs)) process.exitCode = 1;
+}
+
+function buildBundles(): void {
+  const { status } = spawnSync(
+    'npx',
+    [
+      'nx',
+      'run-many',
+      '-t',
+      'build',
+      '-p',
+      'gateway',
+      'storage',
+      'workflow-runner',
+      'webhook-ingest',
+      '--outputStyle=static',
+    ],
+    {
+      cwd: repoRoot,
+      stdio: 'inherit',
+      env: { ...process.env, NX_DAEMON: 'false', NX_TUI: 'false', NX_NO_CLOUD: 'true' },
+    },
+  );
+  if (status !== 0) throw new Error(`building the services failed (exit ${status})`);
+}
+
+async function sql<Row>(url: string, text: string, values: unknown[] = []): Promise<Row[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as Row[];
+  } finally {
+    await client.end();
+  }
+}
+
+async function createDatabase(adminUrl: string, name: string): Promise<string> {
+  await sql(adminUrl, `CREATE DATABASE "${name}"`);
+  cleanups.push(async () => {
+    await sql(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  });
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Deletes the streams, KV buckets and object buckets the services made under the namespace. */
+async function removeNamespaceFromNats(natsUrl: string, namespace: string): Promise<void> {
+  const nc = await connect({ servers: natsUrl.split(',') });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const prefixes = [`${namespace.toUpperCase()}_`, `KV_${namespace}_`, `OBJ_${namespace}_`];
+    const owned: string[] = [];
+    for await (const name of jsm.streams.names()) {
+      if (prefixes.some((prefix) => name.startsWith(prefix))) owned.push(name);
+    }
+    for (const name of owned) await jsm.streams.delete(name);
+  } finally {
+    await nc.close();
+  }
+}
+
+/** Storage, the runner, two webhook-ingest replicas and the gateway; the gateway's URL. */
+async function startDistributedRuntime(
+  group: ProcessGroup,
+  options: { natsUrl: string; databaseUrl: string; namespace: string; sessionSecret: string },
+): Promise<string> {
+  const common = {
+    NODE_ENV: 'development',
+    NATS_URL: options.natsUrl,
+    NATS_NAMESPACE: options.namespace,
+    DATABASE_URL: options.databaseUrl,
+    LOG_LEVEL: 'warn',
+  };
+  const service = async (name: string, app: string, env: Record<string, string> = {}) => {
+    const healthPort = await freePort();
+    const child = group.start(name, [join(repoRoot, `dist/apps/${app}/src/main.js`)], {
+      ...common,
+      ...env,
+      HEALTH_PORT: String(healthPort),
+    });
+    await waitUntilReady(`http://127.0.0.1:${healthPort}/readyz`, child);
+  };
+  await service('storage', 'storage');
+  await service('workflow-runner', 'workflow-runner', { RUN_CONCURRENCY: '256' });
+  // The bench measures throughput: the per-address rate limit must not be what it finds.
+  const ingestEnv = {
+    WEBHOOK_RATE_LIMIT_PER_SECOND: '1000000',
+    WEBHOOK_RATE_LIMIT_BURST: '1000000',
+  };
+  await service('webhook-ingest-1', 'webhook-ingest', ingestEnv);
+  await service('webhook-ingest-2', 'webhook-ingest', ingestEnv);
+
+  const gatewayPort = await freePort();
+  const gateway = group.start('gateway', [join(repoRoot, 'dist/apps/gateway/src/main.js')], {
+    ...common,
+    HOST: '127.0.0.1',
+    PORT: String(gatewayPort),
+    SESSION_JWT_SECRET: options.sessionSecret,
+  });
+  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  await waitUntilReady(`${gatewayUrl}/readyz`, gateway);
+  return gatewayUrl;
+}
+
+/** A workspace with credits and a live workflow of one free delay step; its webhook path. */
+async function createLiveWorkflow(gatewayUrl: string, sessionSecret: string): Promise<string> {
+  const cookie = `session=${await mintSessionToken({
+    secret: sessionSecret,
+    sub: 'bench|bench@example.com',
+    email: 'bench@example.com',
+    name: 'Bench',
+    platformAdmin: true,
+    expiresInSec: 3600,
+  })}`;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${gatewayUrl}${path}`, {
+      method,
+      headers: { cookie, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (response.status >= 300)
+      throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+    return JSON.parse(text) as Record<string, unknown>;
+  };
+  const { workspace } = (await call('POST', '/workspaces', { name: 'Bench' })) as {
+    workspace: { id: string };
+  };
+  await call('POST', `/workspaces/${workspace.id}/credits/grants`, { amount: 1, reason: 'bench' });
+  const { workflow, webhook } = (await call('POST', '/workflows', {
+    workspaceId: workspace.id,
+    name: 'Bench',
+    trigger: { type: 'custom_webhook' },
+    steps: [{ type: 'delay', name: 'free step', settings: { seconds: 0 } }],
+  })) as { workflow: { id: string }; webhook: { id: string } };
+  const { runId } = (await call('POST', `/workflows/${workflow.id}/run`)) as { runId: string };
+  for (;;) {
+    const { run } = (await call('GET', `/runs/${runId}`)) as { run: { status: string } };
+    if (run.status === 'succeeded') break;
+    if (run.status === 'failed') throw new Error('the test run of the bench workflow failed');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await call('POST', `/workflows/${workflow.id}/live`);
+  return `/webhooks/${webhook.id}`;
+}
+
+async function startBaseline(group: ProcessGroup, natsUrl: string, namespace: string) {
+  const child = group.start(
+    'jetstream-baseline',
+    ['--import', 'tsx', join(__dirname, 'jetstream-baseline.ts')],
+    {
+      NATS_URL: natsUrl,
+      BENCH_STREAM: `${namespace.toUpperCase()}_BENCH_BASELINE`,
+      BENCH_SUBJECT: `${namespace}.bench.baseline`,
+    },
+  );
+  const { port } = await child.firstMessage<{ port: number }>();
+  return `http://127.0.0.1:${port}`;
+}
+
+function runAutocannon(
+  options: autocannon.Options,
+  onResponse?: (statusCode: number, responseTimeMs: number) => void,
+): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(options, (error: unknown, result) => {
+      if (error) reject(error instanceof Error ? error : new Error(String(error)));
+      else resolve(result);
+    });
+    if (onResponse) {
+      instance.on('response', (_client, statusCode, _bytes, responseTimeMs) =>
+        onResponse(statusCode, responseTimeMs),
+      );
+    }
+  });
+}
+
+/**
+ * A warm-up run, then the measured run. Every request carries a body of its own (no two are
+ * identical, so none is skipped as a duplicate); the eventIds of accepted requests are kept.
+ */
+async function measure(
+  target: string,
+  url: string,
+  env: BenchEnv,
+  acceptedEventIds: string[],
+): Promise<Measurement> {
+  let sequence = 0;
+  const latencies: number[] = [];
+  const options = (duration: number): autocannon.Options => ({
+    url,
+    connections: env.BENCH_CONNECTIONS,
+    duration,
+    requests: [
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify({ order: (sequence += 1), nonce: randomBytes(6).toString('hex') }),
+        }),
+        onResponse: (status, body) => {
+          if (status < 200 || status >= 300) return;
+          const parsed = JSON.parse(body) as { eventId?: string; triggered?: number };
+          if (parsed.eventId && parsed.triggered !== 0) acceptedEventIds.push(parsed.eventId);
+        },
+      },
+    ],
+  });
+  await runAutocannon(options(Math.min(3, Math.max(1, env.BENCH_DURATION_S / 5))));
+  const result = await runAutocannon(options(env.BENCH_DURATION_S), (status, ms) => {
+    if (status >= 200 && status < 300) latencies.push(ms);
+  });
+  latencies.sort((a, b) => a - b);
+  const measurement: Measurement = {
+    target,
+    requestsPerSec: result.requests.average,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+  console.log(`  measured ${target}: ${Math.round(measurement.requestsPerSec)} req/s`);
+  return measurement;
+}
+
+interface RunCheck {
+  accepted: number;
+  withRun: number;
+  duplicated: number;
+  succeeded: number;
+  afterMs: number;
+}
+
+/** Waits until every accepted eventId has a run (or the deadline passes); counts duplicates. */
+async function awaitRuns(
+  databaseUrl: string,
+  eventIds: string[],
+  loadEnded: number,
+): Promise<RunCheck> {
+  const count = async () => {
+    const [row] = await sql<{ with_run: string; total: string; succeeded: string }>(
+      databaseUrl,
+      `select count(distinct event_id) as with_run, count(*) as total,
+              count(*) filter (where status = 'succeeded') as succeeded
+         from workflow_runner.runs where event_id = any($1::uuid[])`,
+      [eventIds],
+    );
+    return {
+      withRun: Number(row?.with_run ?? 0),
+      total: Number(row?.total ?? 0),
+      succeeded: Number(row?.succeeded ?? 0),
+    };
+  };
+  for (;;) {
+    const counted = await count();
+    const afterMs = Date.now() - loadEnded;
+    if (counted.withRun === eventIds.length || afterMs > RUNS_DEADLINE_MS) {
+      return {
+        accepted: eventIds.length,
+        withRun: counted.withRun,
+        duplicated: counted.total - counted.withRun,
+        succeeded: counted.succeeded,
+        afterMs,
+      };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function percentile(sorted: readonly number[], quantile: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.max(0, Math.ceil(quantile * sorted.length) - 1)] ?? Number.NaN;
+}
+
+function printTable(rows: readonly Measurement[]): void {
+  const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx'];
+  const cells = rows.map((row) => [
+    row.target,
+    Math.round(row.requestsPerSec).toString(),
+    row.p50Ms.toFixed(2),
+    row.p99Ms.toFixed(2),
+    row.errors.toString(),
+    row.non2xx.toString(),
+  ]);
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...cells.map((line) => line[column]?.length ?? 0)),
+  );
+  const format = (line: readonly string[]) =>
+    line
+      .map((cell, column) =>
+        column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0),
+      )
+      .join('  ');
+  console.log(`\n${format(header)}\n${widths.map((width) => '-'.repeat(width)).join('  ')}`);
+  for (const line of cells) console.log(format(line));
+}
+
+function reportTargets(platform: Measurement, baseline: Measurement, runs: RunCheck): boolean {
+  const ratio = platform.requestsPerSec / baseline.requestsPerSec;
+  const verdict = (holds: boolean) => (holds ? 'holds' : 'MISSED');
+  const checks = [
+    [
+      `throughput / baseline: ${ratio.toFixed(2)} (target ≥ ${MIN_THROUGHPUT_RATIO})`,
+      ratio >= MIN_THROUGHPUT_RATIO,
+    ],
+    [
+      `p99: ${platform.p99Ms.toFixed(2)} ms (target ≤ ${MAX_P99_MS} ms)`,
+      platform.p99Ms <= MAX_P99_MS,
+    ],
+    [
+      `errors + non-2xx: ${platform.errors + platform.non2xx} (target 0)`,
+      platform.errors + platform.non2xx === 0,
+    ],
+    [
+      `accepted requests with their run ${runs.afterMs} ms after the load: ${runs.withRun} of ${runs.accepted} ` +
+        `(${runs.succeeded} succeeded; target all within ${RUNS_DEADLINE_MS / 1000} s)`,
+      runs.withRun === runs.accepted,
+    ],
+    [`requests with more than one run: ${runs.duplicated} (target 0)`, runs.duplicated === 0],
+  ] as const;
+  console.log('');
+  for (const [line, holds] of checks) console.log(`${line}: ${verdict(holds)}`);
+  return checks.every(([, holds]) => holds);
+}
+
+void main()
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  })
+  .finally(() => cleanUp());
