@@ -9,6 +9,7 @@ import { createGatewayApp } from './http/app';
 import { createActorResolver } from './sessions/actor-resolver';
 import { createApiKeyAuthenticator } from './sessions/api-keys';
 import { createSessionAuthenticator } from './sessions/authenticate';
+import { cacheVerifiedSessions } from './sessions/verified-sessions';
 
 export {
   type GatewayConfig,
@@ -37,7 +38,7 @@ export async function startGateway(deps: {
   const { config, logger } = deps;
   const verifier = createSessionVerifier(config.session);
   const authenticator = createSessionAuthenticator({
-    verify: (token) => verifier.verify(token),
+    verify: cacheVerifiedSessions((token) => verifier.verify(token)),
     resolveActor: createActorResolver({
       bus: deps.platform.bus,
       timeoutMs: config.requestTimeoutMs,

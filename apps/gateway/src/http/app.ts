@@ -26,6 +26,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   const { config, logger } = deps;
   const app = express();
   app.disable('x-powered-by');
+  // API responses are not conditional-GET targets; hashing every body for an ETag is wasted work.
+  app.set('etag', false);
   app.set('trust proxy', config.trustProxyHops);
   app.set('query parser', 'simple');
 
