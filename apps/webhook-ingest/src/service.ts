@@ -65,7 +65,7 @@ export async function startWebhookIngestService(deps: {
     nowMs,
     leaseMs: CLAIM_LEASE_MS,
     waitForFirstMs: 5_000,
-    pollMs: 10,
+    pollMs: 5,
   });
   const trigger = createTriggerHandlers({
     platform,

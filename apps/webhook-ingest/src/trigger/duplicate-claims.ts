@@ -41,7 +41,7 @@ export interface DuplicateClaimsDeps {
   leaseMs: number;
   /** How long a repeat waits for the first request to be stored before answering 503. */
   waitForFirstMs: number;
-  /** Poll interval while waiting (ms). */
+  /** First poll interval while waiting (ms); it doubles up to 16 times that. */
   pollMs: number;
 }
 
@@ -87,6 +87,8 @@ export function createDuplicateClaims(deps: DuplicateClaimsDeps) {
     fresh: { eventId: string; runId: string },
   ): Promise<ClaimOutcome> {
     const deadline = deps.nowMs() + deps.waitForFirstMs;
+    // Many repeats may wait at once (a sender's burst of retries): back off, do not hammer KV.
+    let pollMs = deps.pollMs;
     for (;;) {
       const record: IdempotencyRecord = { ...fresh, stored: false, claimedAtMs: deps.nowMs() };
       try {
@@ -117,7 +119,8 @@ export function createDuplicateClaims(deps: DuplicateClaimsDeps) {
         }
       }
       if (deps.nowMs() >= deadline) throw new ClaimPendingError(key);
-      await sleep(deps.pollMs);
+      await sleep(pollMs);
+      pollMs = Math.min(pollMs * 2, deps.pollMs * 16);
     }
   }
 
