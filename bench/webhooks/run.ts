@@ -29,6 +29,8 @@ const BenchEnv = z.object({
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
   /** PostgreSQL server on which the bench creates (and drops) a database of its own. */
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/postgres'),
+  /** When set, the gateway and the services write V8 CPU profiles (.cpuprofile) into this folder. */
+  BENCH_CPU_PROF_DIR: z.string().optional(),
 });
 type BenchEnv = z.infer<typeof BenchEnv>;
 
@@ -82,6 +84,7 @@ async function main(): Promise<void> {
     databaseUrl,
     namespace,
     sessionSecret,
+    cpuProfileDir: env.BENCH_CPU_PROF_DIR,
   });
   const webhookPath = await createLiveWorkflow(gatewayUrl, sessionSecret);
   const baselineUrl = await startBaseline(group, env.NATS_URL, namespace);
@@ -168,8 +171,17 @@ async function removeNamespaceFromNats(natsUrl: string, namespace: string): Prom
 /** Storage, the runner, two webhook-ingest replicas and the gateway; the gateway's URL. */
 async function startDistributedRuntime(
   group: ProcessGroup,
-  options: { natsUrl: string; databaseUrl: string; namespace: string; sessionSecret: string },
+  options: {
+    natsUrl: string;
+    databaseUrl: string;
+    namespace: string;
+    sessionSecret: string;
+    cpuProfileDir?: string;
+  },
 ): Promise<string> {
+  const profiling = options.cpuProfileDir
+    ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`]
+    : [];
   const common = {
     NODE_ENV: 'development',
     NATS_URL: options.natsUrl,
@@ -179,11 +191,15 @@ async function startDistributedRuntime(
   };
   const service = async (name: string, app: string, env: Record<string, string> = {}) => {
     const healthPort = await freePort();
-    const child = group.start(name, [join(repoRoot, `dist/apps/${app}/src/main.js`)], {
-      ...common,
-      ...env,
-      HEALTH_PORT: String(healthPort),
-    });
+    const child = group.start(
+      name,
+      [...profiling, join(repoRoot, `dist/apps/${app}/src/main.js`)],
+      {
+        ...common,
+        ...env,
+        HEALTH_PORT: String(healthPort),
+      },
+    );
     await waitUntilReady(`http://127.0.0.1:${healthPort}/readyz`, child);
   };
   await service('storage', 'storage');
@@ -197,12 +213,16 @@ async function startDistributedRuntime(
   await service('webhook-ingest-2', 'webhook-ingest', ingestEnv);
 
   const gatewayPort = await freePort();
-  const gateway = group.start('gateway', [join(repoRoot, 'dist/apps/gateway/src/main.js')], {
-    ...common,
-    HOST: '127.0.0.1',
-    PORT: String(gatewayPort),
-    SESSION_JWT_SECRET: options.sessionSecret,
-  });
+  const gateway = group.start(
+    'gateway',
+    [...profiling, join(repoRoot, 'dist/apps/gateway/src/main.js')],
+    {
+      ...common,
+      HOST: '127.0.0.1',
+      PORT: String(gatewayPort),
+      SESSION_JWT_SECRET: options.sessionSecret,
+    },
+  );
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   await waitUntilReady(`${gatewayUrl}/readyz`, gateway);
   return gatewayUrl;
