@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mintSessionToken } from '@wap/auth';
+import { generateCredentialKey, mintSessionToken } from '@wap/auth';
 import { createTestDatabase, testNatsUrl, type TestDatabase } from '@wap/testing';
 import { runApp, type RunningProcess } from './processes';
 import { http, uniqueEmail } from './stack';
@@ -31,6 +31,8 @@ describe('the distributed runtime: one process per service', () => {
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
+      // mcp-registry refuses to start without its credential key, as in production.
+      CREDENTIALS_ENCRYPTION_KEYS: generateCredentialKey('e2e'),
     };
     gateway = runApp('gateway', env);
     await Promise.all(SERVICES.map((name) => startService(name)));

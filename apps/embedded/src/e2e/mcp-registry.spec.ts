@@ -599,6 +599,49 @@ describe.each(RUNTIMES)('the MCP registry on the %s runtime', (runtime) => {
     expect(offered.tools.some((tool) => tool.serverId === serverId)).toBe(true);
   });
 
+  test('PATCH changes a server and new credentials re-sync it', async () => {
+    const serverId = await registered({
+      name: 'before',
+      serverUrl: `${servers.origin}/bearer/mcp`,
+      authConfig: { value: 'wrong-token' },
+    });
+    expect((await settled(serverId)).sync_status).toBe('failed');
+    const patched = await http(`${stack.url}/mcp-registry/${serverId}`, {
+      method: 'PATCH',
+      cookie: owner.cookie,
+      body: { name: 'after', authConfig: { value: BEARER_TOKEN }, accessMode: 'creator_only' },
+    });
+    expect(patched.status).toBe(200);
+    expect((patched.body as { mcp: McpServerView }).mcp).toMatchObject({
+      id: serverId,
+      name: 'after',
+      access_mode: 'creator_only',
+    });
+    expect(patched.text).not.toContain(BEARER_TOKEN);
+    const deadline = Date.now() + 20_000;
+    while ((await settled(serverId)).sync_status !== 'succeeded') {
+      if (Date.now() > deadline) throw new Error('no re-sync after new credentials');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+
+  test('a record that is not a custom HTTP server cannot be refreshed', async () => {
+    const serverId = await registered({ name: 'odd', serverUrl: `${servers.origin}/open/mcp` });
+    await settled(serverId);
+    await stack.platform.sql.db.execute(
+      sql`update mcp_registry.servers set server_type = 'stdio' where id = ${serverId}`,
+    );
+    const refresh = await http(`${stack.url}/mcp-registry/${serverId}/refresh`, {
+      method: 'POST',
+      cookie: owner.cookie,
+    });
+    expect(refresh.status).toBe(400);
+    expect(refresh.body).toEqual({
+      error: 'Only custom (HTTP) MCP servers can be refreshed',
+      code: 'MCP_NOT_REFRESHABLE',
+    });
+  });
+
   test('delete removes the server and its tools', async () => {
     const serverId = await registered({
       name: 'to delete',

@@ -1,0 +1,29 @@
+import { generateCredentialKey } from '@wap/auth';
+import { loadConfig, toMcpRegistryConfig } from './config';
+
+describe('mcp-registry configuration', () => {
+  test('the service refuses to start without credential encryption keys', () => {
+    expect(() => loadConfig({})).toThrow(/CREDENTIALS_ENCRYPTION_KEYS/);
+  });
+
+  test('keys, allow-lists and timeouts are parsed once', () => {
+    const env = loadConfig({
+      CREDENTIALS_ENCRYPTION_KEYS: `${generateCredentialKey('new')},${generateCredentialKey('old')}`,
+      SSRF_ALLOWLIST: '10.0.0.0/8, internal.example',
+      MCP_ENV_ALLOWLIST: 'GITHUB_TOKEN, LINEAR_TOKEN',
+      MCP_SYNC_TIMEOUT_MS: '5000',
+    });
+    const config = toMcpRegistryConfig(env);
+    expect(config.keyring.current.id).toBe('new');
+    expect([...config.keyring.byId.keys()]).toEqual(['new', 'old']);
+    expect(config.egressAllowlist.hosts.has('internal.example')).toBe(true);
+    expect([...config.envAllowlist]).toEqual(['GITHUB_TOKEN', 'LINEAR_TOKEN']);
+    expect(config.syncTimeoutMs).toBe(5000);
+    expect(config.extraCaCerts).toEqual([]);
+  });
+
+  test('unusable keys fail at start, not at the first request', () => {
+    const env = loadConfig({ CREDENTIALS_ENCRYPTION_KEYS: 'k1:c2hvcnQ=' });
+    expect(() => toMcpRegistryConfig(env)).toThrow('Credential key k1 must hold at least 32 bytes');
+  });
+});
