@@ -311,6 +311,27 @@ describe.each(RUNTIMES)('the MCP registry on the %s runtime', (runtime) => {
     );
   });
 
+  test('a pooled session the server forgot (404) is replaced and the call retried once', async () => {
+    const serverId = await registered({
+      name: 'expiring',
+      serverUrl: `${servers.origin}/expiring/mcp`,
+    });
+    await settled(serverId);
+    const call = (message: string) =>
+      callApi(
+        stack.platform.bus,
+        MCP_SUBJECTS.callTool,
+        { workspaceId, userId: owner.userId, serverId, toolName: 'echo', arguments: { message } },
+        CallToolReply,
+        { timeoutMs: 15_000 },
+      );
+    expect((await call('first')).content).toEqual([{ type: 'text', text: 'Echo: first' }]);
+    const before = servers.seen.length;
+    servers.expireSessionOnce();
+    expect((await call('second')).content).toEqual([{ type: 'text', text: 'Echo: second' }]);
+    expect(servers.seen.slice(before).some((entry) => entry.status === 404)).toBe(true);
+  });
+
   test('falls back to the legacy SSE transport when the URL is an SSE endpoint (404 on POST)', async () => {
     const serverId = await registered({ name: 'legacy sse', serverUrl: `${servers.origin}/sse` });
     const view = await settled(serverId);

@@ -27,6 +27,8 @@ export interface McpTestServers {
   downUrl: string;
   /** Requests the proxy saw, by path (method and path), for transport assertions. */
   seen: Array<{ method: string; path: string; status: number }>;
+  /** The next request with a session id under /expiring/ gets 404, as after a server restart. */
+  expireSessionOnce(): void;
   stop(): Promise<void>;
 }
 
@@ -167,12 +169,14 @@ export async function startMcpTestServers(): Promise<McpTestServers> {
       upstreamPrefix: '/',
       check: (req) => req.headers['x-api-key'] === HEADER_SECRET,
     },
+    { prefix: '/expiring/', upstreamPort: streamable.port, upstreamPrefix: '/' },
     { prefix: '/slow/', upstreamPort: streamable.port, upstreamPrefix: '/', delayMs: 600 },
     // The legacy SSE server announces /message as its POST endpoint, relative to the origin.
     { prefix: '/sse', upstreamPort: sse.port, upstreamPrefix: '/sse' },
     { prefix: '/message', upstreamPort: sse.port, upstreamPrefix: '/message' },
   ];
   const seen: McpTestServers['seen'] = [];
+  let expireSession = false;
   const proxy: HttpsServer = createHttpsServer({ key: keyPem, cert: certPem }, (req, res) => {
     const url = req.url ?? '/';
     const route = routes.find((candidate) => url.startsWith(candidate.prefix));
@@ -180,6 +184,12 @@ export async function startMcpTestServers(): Promise<McpTestServers> {
     if (!route) {
       record(404);
       res.writeHead(404).end();
+      return;
+    }
+    if (route.prefix === '/expiring/' && expireSession && req.headers['mcp-session-id']) {
+      expireSession = false;
+      record(404);
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"session expired"}');
       return;
     }
     if (route.check && !route.check(req)) {
@@ -201,6 +211,9 @@ export async function startMcpTestServers(): Promise<McpTestServers> {
     origin: `https://127.0.0.1:${port}`,
     downUrl: `https://127.0.0.1:${downPort}/mcp`,
     seen,
+    expireSessionOnce() {
+      expireSession = true;
+    },
     async stop() {
       proxy.closeAllConnections();
       await new Promise<void>((resolve) => proxy.close(() => resolve()));

@@ -10,6 +10,7 @@ import type { DirectoryClient } from '@wap/workspace-directory';
 import { canUse } from '../servers/access';
 import type { ServerRecord, ServerRepository, ToolRecord } from '../servers/repository';
 import { describeFailure } from '../sync/connections';
+import { httpStatusOf } from '../sync/connector';
 import type { ConnectionPool } from './connection-pool';
 
 type ListTools = z.infer<typeof ListToolsRequest>;
@@ -77,8 +78,8 @@ export function createToolBusApi(deps: {
     async callTool(request: CallTool): Promise<z.infer<typeof CallToolReply>> {
       const { server, tool } = await resolveTool(request);
       const timeout = request.timeoutMs ?? deps.callTimeoutMs;
-      try {
-        const result = await deps.pool.with(server, (connection) =>
+      const call = () =>
+        deps.pool.with(server, (connection) =>
           connection.client.callTool(
             { name: tool.name, arguments: request.arguments },
             {
@@ -92,6 +93,14 @@ export function createToolBusApi(deps: {
             },
           ),
         );
+      try {
+        const result = await call().catch((error: unknown) => {
+          // 404 on a pooled session: the server forgot the session (restart, expiry) and ran
+          // nothing, so one retry on a fresh session is safe. Other failures may have run the
+          // tool and are not retried.
+          if (httpStatusOf(error) === 404) return call();
+          throw error;
+        });
         return {
           isError: result.isError === true,
           content: Array.isArray(result.content) ? result.content : [],
