@@ -8,6 +8,8 @@ export const WorkflowRunnerSettings = z.object({
   PUBLIC_BASE_URL: z.url().default('http://localhost:3000'),
   /** Test events kept per workflow; older ones are pruned as new ones arrive. */
   TEST_EVENTS_PER_WORKFLOW: z.coerce.number().int().min(1).max(1000).default(50),
+  /** Consumers of the RUNS stream per replica; their requests in flight share commits. */
+  RUNS_CONSUMER_MEMBERS: z.coerce.number().int().min(1).max(64).default(4),
   /** Runs one replica executes at once. */
   RUN_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
   /** How often the run table is read for due runs (delays ending, queued runs), in ms. */

@@ -90,6 +90,7 @@ export async function startWorkflowRunnerService(deps: {
       runs,
       workflows,
       logger,
+      members: settings.RUNS_CONSUMER_MEMBERS,
       onRunCreated,
     }),
   ];

@@ -5,30 +5,34 @@ import {
   withTraceFromHeaders,
   type ObjectStore,
   type StreamConsumer,
+  type StreamMessage,
   type Streams,
 } from '@wap/platform';
 import { readWebhookPayload } from '../test-events/payloads';
 import type { WorkflowRepository } from '../workflows/repository';
-import type { RunRepository } from './repository';
+import type { NewRun, RunRepository } from './repository';
 
 export const StartRunMessage = Envelope(StartRun);
 
+/** Runs created in one transaction at most; the handlers in flight wait for the same commit. */
+const MAX_BATCH = 64;
+/** How long a run request waits for others to share its commit, in milliseconds. */
+const BATCH_DELAY_MS = 2;
+
+interface RunDeps {
+  runs: RunRepository;
+  workflows: WorkflowRepository;
+  objects: ObjectStore;
+  logger: Logger;
+}
+
 /**
- * Turns a StartRun into a run row (idempotent by runId). Returns false when the workflow is
- * unknown. A workflow deleted since the request was accepted still gets its run, which then
- * executes the steps it had.
+ * The run a StartRun asks for, or null when the workflow is unknown. A workflow deleted since
+ * the request was accepted still gets its run, which then executes the steps it had.
  */
-export async function createRunFromRequest(
-  deps: {
-    runs: RunRepository;
-    workflows: WorkflowRepository;
-    objects: ObjectStore;
-    logger: Logger;
-  },
-  start: StartRun,
-): Promise<boolean> {
+async function runFor(deps: RunDeps, start: StartRun): Promise<NewRun | null> {
   const workflow = await deps.workflows.findAny(start.workflowId);
-  if (!workflow || workflow.workspaceId !== start.workspaceId) return false;
+  if (!workflow || workflow.workspaceId !== start.workspaceId) return null;
   let input: unknown;
   switch (start.trigger.type) {
     case 'custom_webhook': {
@@ -42,7 +46,7 @@ export async function createRunFromRequest(
       input = start.trigger.input;
       break;
   }
-  await deps.runs.create({
+  return {
     runId: start.runId,
     workflow,
     trigger:
@@ -52,46 +56,92 @@ export async function createRunFromRequest(
     input,
     inflightKey: start.inflightKey,
     notBefore: start.notBefore ? new Date(start.notBefore) : null,
-  });
+  };
+}
+
+/** Turns a StartRun into a run row (idempotent by runId); false when the workflow is unknown. */
+export async function createRunFromRequest(deps: RunDeps, start: StartRun): Promise<boolean> {
+  const run = await runFor(deps, start);
+  if (!run) return false;
+  await deps.runs.create(run);
   return true;
 }
 
 /**
- * Durable consumer of RUNS: the message is acknowledged once its run is a row of the scheduler
- * table, which from then on keeps it (a queued run waits there for its notBefore).
+ * Collects the runs of concurrent handlers into one transaction: a commit (an fsync) per run
+ * would cap run creation at a few hundred per second.
  */
-export async function consumeRunRequests(deps: {
-  streams: Streams;
-  objects: ObjectStore;
-  runs: RunRepository;
-  workflows: WorkflowRepository;
-  logger: Logger;
-  onRunCreated: () => void;
-}): Promise<StreamConsumer> {
+function createRunBatcher(runs: RunRepository) {
+  let pending: { run: NewRun; done: (error?: unknown) => void }[] = [];
+  let timer: NodeJS.Timeout | null = null;
+
+  function flush(): void {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return;
+    runs.createMany(batch.map((entry) => entry.run)).then(
+      () => batch.forEach((entry) => entry.done()),
+      (error: unknown) => batch.forEach((entry) => entry.done(error ?? new Error('batch failed'))),
+    );
+  }
+
+  return (run: NewRun): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      pending.push({ run, done: (error) => (error === undefined ? resolve() : reject(error)) });
+      if (pending.length >= MAX_BATCH) flush();
+      else timer ??= setTimeout(flush, BATCH_DELAY_MS);
+    });
+}
+
+/**
+ * Durable consumer of RUNS: a message is acknowledged once its run is a row of the scheduler
+ * table, which from then on keeps it (a queued run waits there for its notBefore). `members`
+ * consumers share the durable, so that enough requests are in flight to fill a batch.
+ */
+export async function consumeRunRequests(
+  deps: RunDeps & { streams: Streams; members: number; onRunCreated: () => void },
+): Promise<StreamConsumer> {
   await deps.streams.ensureStream({ name: RUNS_STREAM, subjects: [START_RUN_SUBJECT] });
-  return deps.streams.consume(
-    { stream: RUNS_STREAM, durable: 'workflow-runner-runs', filterSubject: START_RUN_SUBJECT },
-    (message) =>
-      withTraceFromHeaders(message.headers, 'workflow-runner start run', async () => {
-        let parsed;
-        try {
-          parsed = StartRunMessage.safeParse(decodeJson(message.data));
-        } catch {
-          parsed = null;
-        }
-        if (!parsed?.success) {
-          deps.logger.warn({ seq: message.seq }, 'terminating a RUNS message that does not parse');
-          message.term();
-          return;
-        }
-        const start = parsed.data.data;
-        if (!(await createRunFromRequest(deps, start))) {
-          deps.logger.warn({ runId: start.runId }, 'run request for an unknown workflow dropped');
-          message.ack();
-          return;
-        }
+  const createInBatch = createRunBatcher(deps.runs);
+  const handle = (message: StreamMessage): Promise<void> =>
+    withTraceFromHeaders(message.headers, 'workflow-runner start run', async () => {
+      let parsed;
+      try {
+        parsed = StartRunMessage.safeParse(decodeJson(message.data));
+      } catch {
+        parsed = null;
+      }
+      if (!parsed?.success) {
+        deps.logger.warn({ seq: message.seq }, 'terminating a RUNS message that does not parse');
+        message.term();
+        return;
+      }
+      const start = parsed.data.data;
+      const run = await runFor(deps, start);
+      if (!run) {
+        deps.logger.warn({ runId: start.runId }, 'run request for an unknown workflow dropped');
         message.ack();
-        deps.onRunCreated();
-      }),
-  );
+        return;
+      }
+      await createInBatch(run);
+      message.ack();
+      deps.onRunCreated();
+    });
+  // One after the other: the embedded adapter's first open of a durable is not safe to race.
+  const consumers: StreamConsumer[] = [];
+  for (let member = 0; member < deps.members; member += 1) {
+    consumers.push(
+      await deps.streams.consume(
+        { stream: RUNS_STREAM, durable: 'workflow-runner-runs', filterSubject: START_RUN_SUBJECT },
+        handle,
+      ),
+    );
+  }
+  return {
+    stop: async () => {
+      await Promise.all(consumers.map((consumer) => consumer.stop()));
+    },
+  };
 }

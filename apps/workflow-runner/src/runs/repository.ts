@@ -89,18 +89,21 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
     return byRun;
   }
 
-  return {
-    /**
-     * Creates the run and its steps (the workflow's steps as they are now) unless a run with
-     * this id exists: a redelivered or republished request creates nothing new.
-     */
-    async create(input: NewRun): Promise<boolean> {
-      const workflowSteps = z.array(Step).parse(input.workflow.steps);
-      const now = clock.now();
-      return db.transaction(async (tx) => {
-        const inserted = await tx
-          .insert(runs)
-          .values({
+  /**
+   * Creates runs and their steps (the workflow's steps as they are now) in one transaction,
+   * skipping ids that exist: a redelivered or republished request creates nothing new. Returns
+   * the ids it created.
+   */
+  async function createMany(requested: readonly NewRun[]): Promise<Set<string>> {
+    // A batch may hold one request twice (a republish delivered beside the original).
+    const inputs = [...new Map(requested.map((input) => [input.runId, input])).values()];
+    if (inputs.length === 0) return new Set();
+    const now = clock.now();
+    return db.transaction(async (tx) => {
+      const inserted = await tx
+        .insert(runs)
+        .values(
+          inputs.map((input) => ({
             id: input.runId,
             workflowId: input.workflow.id,
             workspaceId: input.workflow.workspaceId,
@@ -117,13 +120,18 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
             notBefore: input.notBefore,
             wakeAt: input.notBefore && input.notBefore > now ? input.notBefore : now,
             createdAt: now,
-          })
-          .onConflictDoNothing({ target: runs.id })
-          .returning({ id: runs.id });
-        if (inserted.length === 0) return false;
-        if (workflowSteps.length > 0) {
-          await tx.insert(runSteps).values(
-            workflowSteps.map((step, index) => ({
+          })),
+        )
+        .onConflictDoNothing({ target: runs.id })
+        .returning({ id: runs.id });
+      const created = new Set(inserted.map((row) => row.id));
+      const stepRows = inputs
+        .filter((input) => created.has(input.runId))
+        .flatMap((input) =>
+          z
+            .array(Step)
+            .parse(input.workflow.steps)
+            .map((step, index) => ({
               runId: input.runId,
               stepIndex: index,
               name: step.name,
@@ -131,10 +139,18 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
               settings: step.settings,
               status: 'pending',
             })),
-          );
-        }
-        return true;
-      });
+        );
+      if (stepRows.length > 0) await tx.insert(runSteps).values(stepRows);
+      return created;
+    });
+  }
+
+  return {
+    createMany,
+
+    /** One run; false when a run with this id exists already. */
+    async create(input: NewRun): Promise<boolean> {
+      return (await createMany([input])).has(input.runId);
     },
 
     async get(runId: string): Promise<{ run: RunRow; steps: RunStepRow[] } | undefined> {
