@@ -399,6 +399,7 @@ export async function createEmbeddedStreams(
   await fsp.mkdir(root, { recursive: true });
   const streams = new Map<string, EmbeddedStream>();
   const consumerLogs: DurableLog<ConsumerRecord>[] = [];
+  const openingDurables = new Map<string, Promise<Durable>>();
   const members = new Set<{ durable: Durable; member: Member }>();
 
   async function openStream(config: StreamConfig): Promise<EmbeddedStream> {
@@ -454,20 +455,24 @@ export async function createEmbeddedStreams(
       if (durable) {
         durable.config = config;
       } else {
-        const { log, records } = await DurableLog.open<ConsumerRecord>(
-          path.join(stream.folder, 'consumers', `${config.durable}.log`),
-        );
-        // Two consume calls for one new durable may both get here; the first one to open wins.
-        const raced = stream.durables.get(config.durable);
-        if (raced) {
-          await log.close();
-          durable = raced;
-        } else {
-          durable = new Durable(stream, config, log, records, logger);
-          await log.rewrite([durable.snapshot()]);
-          stream.durables.set(config.durable, durable);
-          consumerLogs.push(log);
+        // Consume calls for one new durable share a single opening of its log: two openings
+        // would both compact the same file.
+        const key = `${config.stream}/${config.durable}`;
+        let opening = openingDurables.get(key);
+        if (!opening) {
+          opening = (async () => {
+            const { log, records } = await DurableLog.open<ConsumerRecord>(
+              path.join(stream.folder, 'consumers', `${config.durable}.log`),
+            );
+            const opened = new Durable(stream, config, log, records, logger);
+            await log.rewrite([opened.snapshot()]);
+            stream.durables.set(config.durable, opened);
+            consumerLogs.push(log);
+            return opened;
+          })().finally(() => openingDurables.delete(key));
+          openingDurables.set(key, opening);
         }
+        durable = await opening;
       }
       const owner = durable;
       const member = owner.addMember(handler);

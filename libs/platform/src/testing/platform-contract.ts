@@ -291,6 +291,26 @@ export function describePlatformContract(name: string, factory: PlatformFactory)
         expect(received[0]?.headers['x-k']).toBe('v1');
       });
 
+      it('lets several members join a new durable at the same moment and share its messages', async () => {
+        const { stream, prefix } = await freshStream();
+        const received: string[] = [];
+        const members = await Promise.all(
+          [1, 2, 3].map(() =>
+            platform.streams.consume({ stream, durable: 'contract-joined' }, async (message) => {
+              received.push(read(message.data));
+              message.ack();
+            }),
+          ),
+        );
+        consumers.push(...members);
+        for (const value of ['a', 'b', 'c', 'd']) {
+          await platform.streams.publish(`${prefix}.x`, text(value));
+        }
+        await waitFor(() => received.length === 4, 'four messages');
+        await sleep(300);
+        expect([...received].sort()).toEqual(['a', 'b', 'c', 'd']);
+      });
+
       it('honours a filter subject', async () => {
         const { stream, prefix } = await freshStream();
         await platform.streams.publish(`${prefix}.skip`, text('skip'));
