@@ -8,6 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { z } from 'zod';
 import { generateCredentialKey, parseCredentialKeys } from '@wap/auth';
 import {
   AppError,
@@ -18,8 +19,15 @@ import {
   type ServiceRequest,
 } from '@wap/contracts';
 import { parseAllowlist } from '@wap/egress';
-import { callApi, callRoute, encodeJson, withNamespace } from '@wap/platform';
-import { createTestPlatform, testLogger } from '@wap/testing';
+import {
+  callApi,
+  callRoute,
+  createDistributedPlatform,
+  encodeJson,
+  serveApi,
+  withNamespace,
+} from '@wap/platform';
+import { createTestDatabase, testLogger, testNatsUrl } from '@wap/testing';
 import { startMcpRegistryService } from '@wap/mcp-registry-service';
 
 /** Starts the bench's MCP server in a process of its own and reads its address. */
@@ -54,6 +62,7 @@ async function startToolServerProcess(): Promise<{
 }
 
 const TOOL_COUNT = 500;
+const EchoMessage = z.object({ message: z.string() });
 const PAGE_SIZE = 100;
 const SYNC_ROUNDS = 5;
 const CONCURRENCY = 100;
@@ -75,8 +84,16 @@ function timed<T>(samples: number[], work: () => Promise<T>): Promise<T> {
 async function main(): Promise<void> {
   const logger = testLogger();
   const tools = await startToolServerProcess();
-  const test = await createTestPlatform({ serviceName: 'bench-mcp', logger });
-  const platform = withNamespace(test.platform, `b${randomBytes(6).toString('hex')}`);
+  const database = await createTestDatabase();
+  // The service's production pool size (DATABASE_POOL_SIZE default), on a database of its own.
+  const connected = await createDistributedPlatform({
+    natsUrl: testNatsUrl(),
+    databaseUrl: database.url,
+    serviceName: 'bench-mcp',
+    logger,
+    poolSize: 10,
+  });
+  const platform = withNamespace(connected, `b${randomBytes(6).toString('hex')}`);
   const service = await startMcpRegistryService({
     platform,
     logger,
@@ -184,13 +201,35 @@ async function main(): Promise<void> {
       await timed(sequentialDirectMs, directly);
       await timed(sequentialRegistryMs, viaRegistry);
     }
+    // The bus hop alone (an echo subject on the same platform): the floor of any proxied call.
+    const echo = serveApi(
+      platform.bus,
+      'bench.api.echo.v1',
+      EchoMessage,
+      async (message) => message,
+      {
+        queue: 'bench',
+        logger,
+      },
+    );
+    const busMs: number[] = [];
     const registryMs: number[] = [];
     const directMs: number[] = [];
     for (let round = 0; round < CALL_ROUNDS; round += 1) {
       await Promise.all(Array.from({ length: CONCURRENCY }, () => timed(directMs, directly)));
       await Promise.all(Array.from({ length: CONCURRENCY }, () => timed(registryMs, viaRegistry)));
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, () =>
+          timed(busMs, () =>
+            callApi(platform.bus, 'bench.api.echo.v1', { message: 'hi' }, EchoMessage, {
+              timeoutMs: 30_000,
+            }),
+          ),
+        ),
+      );
     }
     await direct.close();
+    await echo.unsubscribe();
 
     const syncP50 = percentile(syncMs, 50);
     const added = percentile(registryMs, 50) - percentile(directMs, 50);
@@ -207,6 +246,12 @@ async function main(): Promise<void> {
         `${sequentialRegistryMs.length} calls`,
         percentile(sequentialRegistryMs, 50),
         percentile(sequentialRegistryMs, 99),
+      ],
+      [
+        'bus round trip alone (echo subject)',
+        `${busMs.length} calls`,
+        percentile(busMs, 50),
+        percentile(busMs, 99),
       ],
       [
         'tool call, direct SDK client',
@@ -240,7 +285,8 @@ async function main(): Promise<void> {
   } finally {
     await service.stop();
     await agent.close();
-    await test.cleanup();
+    await connected.close();
+    await database.drop();
     await tools.stop();
   }
 }
