@@ -119,6 +119,13 @@ export async function startMcpRegistryService(
     // A server that says its tools changed gets a fresh sync (skipped when one is running).
     onToolsChanged: (server) => toolSync.runInBackground(server),
   });
+  const busApi = createToolBusApi({
+    repository,
+    directory,
+    pool,
+    callTimeoutMs: config.callTimeoutMs,
+    clock: platform.clock,
+  });
   const rest = createServerHandlers({
     repository,
     directory,
@@ -129,14 +136,9 @@ export async function startMcpRegistryService(
     envAllowlist: config.envAllowlist,
     egressAllowlist: config.egressAllowlist,
     logger,
+    onChanged: busApi.forget,
   });
   const endpoint = createPlatformMcpEndpoint({ bus: platform.bus, logger });
-  const busApi = createToolBusApi({
-    repository,
-    directory,
-    pool,
-    callTimeoutMs: config.callTimeoutMs,
-  });
 
   const restHandlers = Object.fromEntries(
     Object.entries(rest).map(([operation, handler]) => [

@@ -38,6 +38,8 @@ export interface ServerHandlersDeps {
   envAllowlist: ReadonlySet<string>;
   egressAllowlist: EgressAllowlist;
   logger: Logger;
+  /** Called after a server or tool changed (the call path caches them briefly). */
+  onChanged: () => void;
 }
 
 const SERVER_NOT_FOUND = 'MCP server not found';
@@ -227,6 +229,7 @@ export function createServerHandlers(
       );
       const updated = await repository.setToolEnabled(toolId, body.isEnabled);
       if (!updated) throw new AppError('NOT_FOUND', 'Tool not found');
+      deps.onChanged();
       return { status: 200, body: { tool: toolView(updated, server.name) } };
     },
 
@@ -254,6 +257,7 @@ export function createServerHandlers(
         headers: body.headers ? sealHeaders(body.headers, deps.keyring, ids) : undefined,
       });
       if (!updated) throw new AppError('NOT_FOUND', SERVER_NOT_FOUND);
+      deps.onChanged();
       deps.pool.drop(id);
       // New credentials may unlock tools the old ones could not list.
       if (body.authConfig || body.headers) toolSync.runInBackground(updated);
@@ -266,6 +270,7 @@ export function createServerHandlers(
       await managedServer(id, actor.userId);
       deps.pool.drop(id);
       await repository.remove(id);
+      deps.onChanged();
       return { status: 204 };
     },
 
@@ -297,6 +302,7 @@ export function createServerHandlers(
         );
       }
       const result = await toolSync.run(server);
+      deps.onChanged();
       if (result.failed) {
         throw new AppError('MCP_SYNC_FAILED', 'Tool sync failed', {
           details: { errors: result.errors.map((issue) => issue.message) },

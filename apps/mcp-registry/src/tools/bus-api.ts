@@ -6,6 +6,7 @@ import {
   type ListToolsReply,
   type ListToolsRequest,
 } from '@wap/contracts';
+import type { Clock } from '@wap/platform';
 import type { DirectoryClient } from '@wap/workspace-directory';
 import { canUse } from '../servers/access';
 import type { ServerRecord, ServerRepository, ToolRecord } from '../servers/repository';
@@ -20,13 +21,37 @@ type CallTool = z.infer<typeof CallToolRequest>;
  * The registry's bus API for the assistant and mcp_tool steps: list the tools a user may use,
  * call one as that user. Access modes apply exactly as on the REST routes.
  */
+/**
+ * How long a resolved tool and its server are reused by calls. Changes made through this
+ * replica apply at once (`forget`); changes made through another one within this time.
+ */
+const TARGET_CACHE_MS = 2000;
+
 export function createToolBusApi(deps: {
   repository: ServerRepository;
   directory: DirectoryClient;
   pool: ConnectionPool;
   callTimeoutMs: number;
+  clock: Clock;
 }) {
   const { repository, directory } = deps;
+  type Target = { tool: ToolRecord; server: ServerRecord } | null;
+  const targets = new Map<string, { found: Target; expiresAt: number }>();
+
+  /** The tool and its server, from a short-lived cache: the database stays off the hot path. */
+  async function findTarget(
+    lookup: { toolId: string } | { serverId: string; name: string },
+  ): Promise<Target> {
+    const key =
+      'toolId' in lookup ? `id:${lookup.toolId}` : `name:${lookup.serverId}:${lookup.name}`;
+    const now = deps.clock.now().getTime();
+    const cached = targets.get(key);
+    if (cached && cached.expiresAt > now) return cached.found;
+    const found: Target = await repository.findToolWithServer(lookup);
+    if (targets.size > 10_000) targets.clear();
+    targets.set(key, { found, expiresAt: now + TARGET_CACHE_MS });
+    return found;
+  }
 
   async function usableServers(workspaceId: string, userId: string): Promise<ServerRecord[]> {
     const role = await directory.confirmedRoleOf(workspaceId, userId);
@@ -46,7 +71,7 @@ export function createToolBusApi(deps: {
     } else {
       throw new AppError('VALIDATION_ERROR', 'toolId, or serverId and toolName, are required');
     }
-    const found = await repository.findToolWithServer(lookup);
+    const found = await findTarget(lookup);
     const notFound = new AppError('NOT_FOUND', 'Tool not found');
     if (!found || found.server.workspaceId !== request.workspaceId) throw notFound;
     const { server, tool } = found;
@@ -57,6 +82,11 @@ export function createToolBusApi(deps: {
   }
 
   return {
+    /** Drops cached tools and servers after a change made through this replica. */
+    forget(): void {
+      targets.clear();
+    },
+
     async listTools(request: ListTools): Promise<z.infer<typeof ListToolsReply>> {
       const servers = await usableServers(request.workspaceId, request.userId);
       const names = new Map(servers.map((server) => [server.id, server.name]));
