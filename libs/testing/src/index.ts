@@ -2,3 +2,9 @@ export { uniqueName } from './names';
 export { testNatsUrl, testServerDatabaseUrl, testLogger } from './services';
 export { createTestDatabase, type TestDatabase } from './database';
 export { createTestPlatform, type TestPlatform } from './platform';
+export {
+  startTestRuntime,
+  testRuntimes,
+  type RuntimeUnderTest,
+  type RuntimeKind,
+} from './runtimes';

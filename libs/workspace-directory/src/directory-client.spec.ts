@@ -1,48 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { DIRECTORY_BUCKET, directoryKey, type DirectoryWorkspace } from '@wap/contracts';
-import {
-  createEmbeddedPlatform,
-  encodeJson,
-  withNamespace,
-  type KvBucket,
-  type Platform,
-} from '@wap/platform';
-import { createTestPlatform, testLogger } from '@wap/testing';
+import { encodeJson, type KvBucket } from '@wap/platform';
+import { testLogger, testRuntimes, type RuntimeUnderTest } from '@wap/testing';
 import { createDirectoryClient, type DirectoryClient } from './directory-client';
 
-interface RuntimeUnderTest {
-  platform: Platform;
-  cleanup(): Promise<void>;
-}
-
-const runtimes: ReadonlyArray<[string, () => Promise<RuntimeUnderTest>]> = [
-  [
-    'distributed (NATS KV)',
-    async () => {
-      const test = await createTestPlatform({ serviceName: 'workspace-directory-test' });
-      // A namespace of its own: other test runs on the shared NATS serve the same subjects.
-      const namespace = `t${randomBytes(6).toString('hex')}`;
-      return { platform: withNamespace(test.platform, namespace), cleanup: () => test.cleanup() };
-    },
-  ],
-  [
-    'embedded',
-    async () => {
-      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workspace-directory-spec-'));
-      const platform = await createEmbeddedPlatform({ dataDir, logger: testLogger() });
-      return {
-        platform,
-        async cleanup() {
-          await platform.close();
-          fs.rmSync(dataDir, { recursive: true, force: true });
-        },
-      };
-    },
-  ],
-];
+const runtimes = testRuntimes('workspace-directory-test');
 
 /** Waits for a watched change to arrive; fails after 5 s. */
 async function eventually(check: () => void): Promise<void> {

@@ -1,17 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { mintSessionToken } from '@wap/auth';
 import { ROUTES, type RouteSpec } from '@wap/contracts';
-import { createEmbeddedPlatform, withNamespace, type Platform } from '@wap/platform';
-import { createTestPlatform, testLogger } from '@wap/testing';
+import type { Platform } from '@wap/platform';
+import { startTestRuntime, testLogger, type RuntimeKind } from '@wap/testing';
 import { startGateway, type GatewayConfig, type GatewayHandle } from '@wap/gateway-service';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { startAllServices, type ServiceOptions } from '../compose';
 
-export type Runtime = 'embedded' | 'distributed';
+export type Runtime = RuntimeKind;
 export const RUNTIMES: Runtime[] = ['embedded', 'distributed'];
 export const SESSION_SECRET = 'e2e-session-secret-that-is-long-enough-0123456789';
 
@@ -26,24 +23,6 @@ export interface TestStack {
   stop(): Promise<void>;
 }
 
-async function platformFor(runtime: Runtime, logger: Logger) {
-  if (runtime === 'embedded') {
-    const dataDir = mkdtempSync(join(tmpdir(), 'wap-e2e-'));
-    const platform = await createEmbeddedPlatform({ dataDir, logger });
-    return {
-      platform,
-      cleanup: async () => {
-        await platform.close();
-        rmSync(dataDir, { recursive: true, force: true });
-      },
-    };
-  }
-  const test = await createTestPlatform({ serviceName: 'e2e', logger });
-  // A namespace of its own, so parallel test files on one NATS server never answer each other.
-  const platform = withNamespace(test.platform, `t${randomBytes(6).toString('hex')}`);
-  return { platform, cleanup: test.cleanup };
-}
-
 /** Every service and the gateway on one platform of the given runtime, as `npm start` runs them. */
 export async function startStack(
   runtime: Runtime,
@@ -54,7 +33,7 @@ export async function startStack(
   } = {},
 ): Promise<TestStack> {
   const logger = testLogger();
-  const { platform, cleanup } = await platformFor(runtime, logger);
+  const { platform, cleanup } = await startTestRuntime(runtime, { serviceName: 'wap-e2e', logger });
   const services = await startAllServices(platform, () => logger, options.services);
   const gateway = await startGateway({
     platform,

@@ -1,7 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import {
   AppError,
   DIRECTORY_SUBJECTS,
@@ -10,50 +6,17 @@ import {
   type Actor,
   type ServiceReply,
 } from '@wap/contracts';
-import {
-  callApi,
-  callRoute,
-  createEmbeddedPlatform,
-  withNamespace,
-  type Platform,
-} from '@wap/platform';
-import { createTestPlatform, testLogger } from '@wap/testing';
+import { callApi, callRoute, type Platform } from '@wap/platform';
 import type { DirectoryOperation } from '../directory/handlers';
+import { testRuntimes } from '@wap/testing';
 
 /** Generous for a cold PGlite, still far below jest's test timeout. */
 export const CALL_TIMEOUT_MS = 10_000;
 
-export interface RuntimeUnderTest {
-  platform: Platform;
-  cleanup(): Promise<void>;
-}
+export type { RuntimeUnderTest } from '@wap/testing';
 
-/** The two runtimes every storage integration spec runs on. */
-export const runtimes: ReadonlyArray<[string, () => Promise<RuntimeUnderTest>]> = [
-  [
-    'distributed (NATS + PostgreSQL)',
-    async () => {
-      const test = await createTestPlatform({ serviceName: 'storage-test' });
-      // A namespace of its own: other test runs on the shared NATS serve the same subjects.
-      const namespace = `t${randomBytes(6).toString('hex')}`;
-      return { platform: withNamespace(test.platform, namespace), cleanup: () => test.cleanup() };
-    },
-  ],
-  [
-    'embedded (in-process bus + PGlite)',
-    async () => {
-      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-spec-'));
-      const platform = await createEmbeddedPlatform({ dataDir, logger: testLogger() });
-      return {
-        platform,
-        async cleanup() {
-          await platform.close();
-          fs.rmSync(dataDir, { recursive: true, force: true });
-        },
-      };
-    },
-  ],
-];
+/** The two runtimes every integration spec here runs on. */
+export const runtimes = testRuntimes('storage-test');
 
 const subjectOf = new Map<string, string>(
   directoryRoutes.map((route) => [route.operationId, route.subject]),

@@ -1,6 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import {
   DIRECTORY_BUCKET,
@@ -12,51 +10,19 @@ import {
   type Run,
   type ServiceReply,
 } from '@wap/contracts';
-import {
-  callRoute,
-  createEmbeddedPlatform,
-  encodeJson,
-  withNamespace,
-  type Platform,
-} from '@wap/platform';
+import { callRoute, encodeJson, type Platform } from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
-import { createTestPlatform, testLogger } from '@wap/testing';
+import { testLogger, testRuntimes } from '@wap/testing';
 import type { WorkflowRunnerSettings } from '../config';
 import { startWorkflowRunnerService } from '../service';
 
 /** Generous for a cold PGlite, still far below jest's test timeout. */
 export const CALL_TIMEOUT_MS = 10_000;
 
-export interface RuntimeUnderTest {
-  platform: Platform;
-  cleanup(): Promise<void>;
-}
+export type { RuntimeUnderTest } from '@wap/testing';
 
-/** The two runtimes every runner integration spec runs on. */
-export const runtimes: ReadonlyArray<[string, () => Promise<RuntimeUnderTest>]> = [
-  [
-    'distributed (NATS + PostgreSQL)',
-    async () => {
-      const test = await createTestPlatform({ serviceName: 'workflow-runner-test' });
-      const namespace = `t${randomBytes(6).toString('hex')}`;
-      return { platform: withNamespace(test.platform, namespace), cleanup: () => test.cleanup() };
-    },
-  ],
-  [
-    'embedded (in-process bus + PGlite)',
-    async () => {
-      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'runner-spec-'));
-      const platform = await createEmbeddedPlatform({ dataDir, logger: testLogger() });
-      return {
-        platform,
-        async cleanup() {
-          await platform.close();
-          fs.rmSync(dataDir, { recursive: true, force: true });
-        },
-      };
-    },
-  ],
-];
+/** The two runtimes every integration spec here runs on. */
+export const runtimes = testRuntimes('workflow-runner-test');
 
 export function startRunner(
   platform: Platform,
