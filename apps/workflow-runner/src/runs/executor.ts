@@ -9,7 +9,7 @@ import type { Clock, IdSource, Kv } from '@wap/platform';
 import type { CreditLedger } from '../credits/ledger';
 import type { CreditSnapshots } from '../credits/snapshots';
 import { STEP_PRICES } from '../workflows/step-catalog';
-import { isFinalStepStatus, type RunRepository, type RunRow } from './repository';
+import { isFinalStepStatus, type RunProgress, type RunRepository, type RunRow } from './repository';
 import type { StepExecutor } from './steps';
 import { resolveTemplates } from './templates';
 
@@ -61,12 +61,6 @@ export function startRunExecutor(deps: {
     await runs.markInflightReleased(run.id);
   }
 
-  async function finish(run: RunRow, status: 'succeeded' | 'failed', error: string | null) {
-    await runs.finish(run, status, error);
-    logger.info({ runId: run.id, status }, 'run ended');
-    await releaseInflight(run);
-  }
-
   async function execute(runId: string): Promise<void> {
     const loaded = await runs.get(runId);
     if (!loaded) return;
@@ -80,16 +74,33 @@ export function startRunExecutor(deps: {
       await runs.release(run.id, owner, null);
       return;
     }
+
+    // Free steps that end at once are kept here and written with the next write the run needs
+    // anyway (a paid step, a wait, the end): a run of free steps costs one commit, not one per
+    // start and end of each.
+    let progress: RunProgress = { started: null, endedSteps: [], finish: null };
+    const writeProgress = async (): Promise<void> => {
+      if (!progress.started && progress.endedSteps.length === 0 && !progress.finish) return;
+      await runs.writeProgress(run, progress);
+      progress = { started: null, endedSteps: [], finish: null };
+    };
+    const finish = async (status: 'succeeded' | 'failed', error: string | null) => {
+      progress.finish = { status, error };
+      await writeProgress();
+      logger.info({ runId: run.id, status }, 'run ended');
+      await releaseInflight(run);
+    };
+
     if (run.status === 'queued') {
       const message = creditShortfallMessage(
         await deps.ledger.balanceOf(run.workspaceId),
         run.creditCost,
       );
       if (message) {
-        await finish(run, 'failed', message);
+        await finish('failed', message);
         return;
       }
-      await runs.markRunning(run.id);
+      progress.started = clock.now();
     }
 
     const outputs: Record<string, unknown> = {};
@@ -99,20 +110,27 @@ export function startRunExecutor(deps: {
         continue;
       }
       if (step.status === 'waiting') {
+        await writeProgress();
         await runs.release(run.id, owner, null);
         return;
       }
       if (stopping) {
+        await writeProgress();
         await runs.release(run.id, owner, clock.now());
         return;
       }
       const startedAt = step.startedAt ?? clock.now();
       const input = resolveTemplates(step.settings, { trigger: run.input, steps: outputs });
-      await runs.startStep(run.id, step.stepIndex, { input, startedAt });
-      step.startedAt = startedAt;
-
       const price = STEP_PRICES[step.type as StepType];
-      if (price > 0 && step.creditsCharged === 0) {
+      const paid = price > 0;
+      if (paid) {
+        // A paid step's start is on record before it is charged and before it calls out.
+        await writeProgress();
+        await runs.startStep(run.id, step.stepIndex, { input, startedAt });
+        step.startedAt = startedAt;
+      }
+
+      if (paid && step.creditsCharged === 0) {
         const charge = await deps.ledger.chargeStep({
           workspaceId: run.workspaceId,
           runId: run.id,
@@ -126,7 +144,7 @@ export function startRunExecutor(deps: {
             output: null,
             error: CREDIT_MESSAGES.insufficient,
           });
-          await finish(run, 'failed', CREDIT_MESSAGES.insufficient);
+          await finish('failed', CREDIT_MESSAGES.insufficient);
           return;
         }
         await runs.setStepCharge(run.id, step.stepIndex, price);
@@ -139,27 +157,35 @@ export function startRunExecutor(deps: {
         startedAt,
         now: clock.now(),
       });
+      if (outcome.kind === 'succeeded' || outcome.kind === 'failed') {
+        const output = outcome.kind === 'succeeded' ? outcome.output : (outcome.output ?? null);
+        const error = outcome.kind === 'failed' ? outcome.error : null;
+        if (paid) {
+          await runs.endStep(run.id, step, { status: outcome.kind, output, error });
+        } else {
+          progress.endedSteps.push({
+            stepIndex: step.stepIndex,
+            status: outcome.kind,
+            input,
+            output,
+            error,
+            startedAt,
+            finishedAt: clock.now(),
+          });
+        }
+        outputs[step.name] = output;
+        if (outcome.kind === 'failed' && run.stopOnNodeFailure) {
+          await finish('failed', `Step "${step.name}" failed: ${outcome.error}`);
+          return;
+        }
+        continue;
+      }
+      await writeProgress();
+      if (!paid) {
+        // The wait counts from this start, also after a resume.
+        await runs.startStep(run.id, step.stepIndex, { input, startedAt });
+      }
       switch (outcome.kind) {
-        case 'succeeded':
-          await runs.endStep(run.id, step, {
-            status: 'succeeded',
-            output: outcome.output,
-            error: null,
-          });
-          outputs[step.name] = outcome.output;
-          break;
-        case 'failed':
-          await runs.endStep(run.id, step, {
-            status: 'failed',
-            output: outcome.output ?? null,
-            error: outcome.error,
-          });
-          outputs[step.name] = outcome.output ?? null;
-          if (run.stopOnNodeFailure) {
-            await finish(run, 'failed', `Step "${step.name}" failed: ${outcome.error}`);
-            return;
-          }
-          break;
         case 'wait_until':
           await runs.setStepResumeAt(run.id, step.stepIndex, outcome.at);
           await runs.release(run.id, owner, outcome.at);
@@ -176,7 +202,7 @@ export function startRunExecutor(deps: {
           assertNever(outcome);
       }
     }
-    await finish(run, 'succeeded', null);
+    await finish('succeeded', null);
   }
 
   function track(runId: string): void {

@@ -27,6 +27,25 @@ export interface NewRun {
   notBefore: Date | null;
 }
 
+/** A step that started and ended without a write in between (a free, local step). */
+export interface EndedStep {
+  stepIndex: number;
+  status: 'succeeded' | 'failed';
+  input: unknown;
+  output: unknown;
+  error: string | null;
+  startedAt: Date;
+  finishedAt: Date;
+}
+
+/** What a run did since its last write; see `writeProgress`. */
+export interface RunProgress {
+  /** When the queued run started, if it started since the last write. */
+  started: Date | null;
+  endedSteps: EndedStep[];
+  finish: { status: RunStatus; error: string | null } | null;
+}
+
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
 /**
@@ -212,34 +231,57 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
         .where(and(eq(runs.id, runId), eq(runs.leaseOwner, owner)));
     },
 
+    /**
+     * Writes what a run did since its last write in one transaction (one commit): its start, the
+     * steps that ended in between, and its end if it ended. A crash before the commit leaves the
+     * run as it was, and the resumed run executes those steps again (they are free and local).
+     */
+    async writeProgress(run: RunRow, progress: RunProgress): Promise<void> {
+      const now = clock.now();
+      await db.transaction(async (tx) => {
+        if (progress.started) {
+          await tx
+            .update(runs)
+            .set({ status: 'running', startedAt: progress.started })
+            .where(and(eq(runs.id, run.id), eq(runs.status, 'queued')));
+        }
+        for (const step of progress.endedSteps) {
+          await tx
+            .update(runSteps)
+            .set({
+              status: step.status,
+              input: step.input,
+              output: step.output ?? null,
+              error: step.error,
+              startedAt: step.startedAt,
+              finishedAt: step.finishedAt,
+              durationMs: Math.max(0, step.finishedAt.getTime() - step.startedAt.getTime()),
+            })
+            .where(and(eq(runSteps.runId, run.id), eq(runSteps.stepIndex, step.stepIndex)));
+        }
+        if (progress.finish) {
+          await tx
+            .update(runSteps)
+            .set({ status: 'skipped' })
+            .where(and(eq(runSteps.runId, run.id), eq(runSteps.status, 'pending')));
+          await tx
+            .update(runs)
+            .set({
+              status: progress.finish.status,
+              error: progress.finish.error,
+              finishedAt: now,
+              wakeAt: run.inflightKey ? now : null,
+            })
+            .where(eq(runs.id, run.id));
+        }
+      });
+    },
+
     async markRunning(runId: string): Promise<void> {
       await db
         .update(runs)
         .set({ status: 'running', startedAt: clock.now() })
         .where(and(eq(runs.id, runId), eq(runs.status, 'queued')));
-    },
-
-    /**
-     * Ends the run: a final status, the steps that never ran marked skipped. `wake_at` stays set
-     * while an in-flight key is still to be released, so a crash before the release retries it.
-     */
-    async finish(run: RunRow, status: RunStatus, error: string | null): Promise<void> {
-      const now = clock.now();
-      await db.transaction(async (tx) => {
-        await tx
-          .update(runSteps)
-          .set({ status: 'skipped' })
-          .where(and(eq(runSteps.runId, run.id), eq(runSteps.status, 'pending')));
-        await tx
-          .update(runs)
-          .set({
-            status,
-            error,
-            finishedAt: now,
-            wakeAt: run.inflightKey ? now : null,
-          })
-          .where(eq(runs.id, run.id));
-      });
     },
 
     async markInflightReleased(runId: string): Promise<void> {
