@@ -218,6 +218,17 @@ describe('distributed platform beyond the contract', () => {
       await sleep(300);
       return { data: text('answered') };
     });
+    // The subscription travels on another connection than the request: a probe subject served
+    // after it on the same connection answers only once the server has registered both.
+    serving.bus.serve(`${subject}_probe`, async () => ({ data: text('ready') }));
+    await eventually(
+      () =>
+        platform.bus.request(`${subject}_probe`, text('?'), { timeoutMs: 500 }).then(
+          () => true,
+          () => false,
+        ),
+      'the subscriptions to reach the server',
+    );
     const reply = platform.bus.request(subject, text('q'), { timeoutMs: 3_000 });
     await eventually(() => started, 'the handler to start');
     await serving.close();
