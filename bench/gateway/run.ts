@@ -2,15 +2,10 @@
 // baselines on the same machine in the same run — a bare HTTP server, and a bare HTTP server
 // that forwards each request over one NATS request/reply. Targets: the gateway keeps at least
 // half of the NATS-forwarding baseline's throughput and adds at most 1 ms at p50.
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
-import { Client } from 'pg';
 import { z } from 'zod';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import { mintSessionToken } from '@wap/auth';
 import {
   cpuTimeMs,
@@ -19,7 +14,15 @@ import {
   waitUntilReady,
   type BenchProcess,
   type ProcessGroup,
-} from './processes';
+} from '../shared/processes';
+import {
+  buildBundles,
+  createDatabase,
+  percentile,
+  removeNamespaceFromNats,
+  repoRoot,
+  runAutocannon,
+} from '../shared/harness';
 
 const BenchEnv = z.object({
   /** Length of each measured run, in seconds. */
@@ -40,7 +43,6 @@ const MIN_THROUGHPUT_RATIO = 0.5;
 /** The gateway may add at most this much to the NATS-forwarding baseline's median latency. */
 const MAX_ADDED_P50_MS = 1;
 
-const repoRoot = join(__dirname, '../..');
 const benchDir = __dirname;
 
 interface Measurement {
@@ -80,10 +82,12 @@ async function main(): Promise<void> {
   }
   cleanups.push(() => group.stopAll());
 
-  buildBundles();
+  buildBundles(['gateway', 'storage']);
   const namespace = `bench${randomBytes(4).toString('hex')}`;
   cleanups.push(() => removeNamespaceFromNats(env.NATS_URL, namespace));
-  const databaseUrl = await createDatabase(env.DATABASE_URL, namespace);
+  const databaseUrl = await createDatabase(env.DATABASE_URL, namespace, (step) =>
+    cleanups.push(step),
+  );
 
   const sessionSecret = randomBytes(32).toString('hex');
   const runtime = await startDistributedRuntime(group, {
@@ -118,53 +122,6 @@ async function main(): Promise<void> {
   printTable([gateway, nats, bare]);
   const targetsHold = reportTargets(gateway, nats);
   if (!targetsHold) process.exitCode = 1;
-}
-
-/** Bundles gateway and storage as the image does; Nx's cache makes this instant when unchanged. */
-function buildBundles(): void {
-  const { status } = spawnSync(
-    'npx',
-    ['nx', 'run-many', '-t', 'build', '-p', 'gateway', 'storage', '--outputStyle=static'],
-    {
-      cwd: repoRoot,
-      stdio: 'inherit',
-      env: { ...process.env, NX_DAEMON: 'false', NX_TUI: 'false', NX_NO_CLOUD: 'true' },
-    },
-  );
-  if (status !== 0) throw new Error(`building gateway and storage failed (exit ${status})`);
-}
-
-async function createDatabase(adminUrl: string, name: string): Promise<string> {
-  const run = async (sql: string) => {
-    const client = new Client({ connectionString: adminUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await run(`CREATE DATABASE "${name}"`);
-  cleanups.push(() => run(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-/** Deletes the streams, KV buckets and object buckets storage made under the bench namespace. */
-async function removeNamespaceFromNats(natsUrl: string, namespace: string): Promise<void> {
-  const nc = await connect({ servers: natsUrl.split(',') });
-  try {
-    const jsm = await jetstreamManager(nc);
-    const prefixes = [`${namespace.toUpperCase()}_`, `KV_${namespace}_`, `OBJ_${namespace}_`];
-    const owned: string[] = [];
-    for await (const name of jsm.streams.names()) {
-      if (prefixes.some((prefix) => name.startsWith(prefix))) owned.push(name);
-    }
-    for (const name of owned) await jsm.streams.delete(name);
-  } finally {
-    await nc.close();
-  }
 }
 
 /** An HTTP server under test, and the processes whose CPU serves its requests. */
@@ -248,23 +205,6 @@ async function startBaselines(
   };
 }
 
-function runAutocannon(
-  options: autocannon.Options,
-  onResponse?: (statusCode: number, responseTimeMs: number) => void,
-): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    const instance = autocannon(options, (error: unknown, result) => {
-      if (error) reject(error instanceof Error ? error : new Error(String(error)));
-      else resolve(result);
-    });
-    if (onResponse) {
-      instance.on('response', (_client, statusCode, _bytes, responseTimeMs) =>
-        onResponse(statusCode, responseTimeMs),
-      );
-    }
-  });
-}
-
 /**
  * One warm-up run (JIT, connection pools, caches), then the measured run. Latencies are kept
  * from autocannon's per-response timings: its histogram has 1 ms resolution, too coarse for
@@ -316,12 +256,6 @@ async function measure(
   };
   console.log(`  measured ${name}: ${Math.round(measurement.requestsPerSec)} req/s`);
   return measurement;
-}
-
-/** Nearest-rank percentile of sorted values; NaN when there are none. */
-function percentile(sorted: readonly number[], quantile: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.max(0, Math.ceil(quantile * sorted.length) - 1)] ?? Number.NaN;
 }
 
 function printTable(rows: readonly Measurement[]): void {

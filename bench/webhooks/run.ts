@@ -4,22 +4,27 @@
 // server that parses the JSON and publishes it once to JetStream, awaiting the ack.
 // Targets: ≥ 40% of the baseline's throughput, no errors, p99 ≤ 50 ms, and every accepted
 // request has its run within 10 s after the load ends (and none has two).
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
-import { Client } from 'pg';
+import type autocannon from 'autocannon';
 import { z } from 'zod';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import { mintSessionToken } from '@wap/auth';
+import {
+  buildBundles,
+  createDatabase,
+  percentile,
+  removeNamespaceFromNats,
+  repoRoot,
+  runAutocannon,
+  sql,
+} from '../shared/harness';
 import {
   createProcessGroup,
   freePort,
   waitUntilReady,
   type ProcessGroup,
-} from '../gateway/processes';
+} from '../shared/processes';
 
 const BenchEnv = z.object({
   /** Length of each measured run, in seconds. */
@@ -38,8 +43,6 @@ const MIN_THROUGHPUT_RATIO = 0.4;
 const MAX_P99_MS = 50;
 /** Every accepted request must have its run this long after the load ends. */
 const RUNS_DEADLINE_MS = 10_000;
-
-const repoRoot = join(__dirname, '../..');
 
 interface Measurement {
   target: string;
@@ -72,10 +75,12 @@ async function main(): Promise<void> {
     });
   }
 
-  buildBundles();
+  buildBundles(['gateway', 'storage', 'workflow-runner', 'webhook-ingest']);
   const namespace = `bench${randomBytes(4).toString('hex')}`;
   cleanups.push(() => removeNamespaceFromNats(env.NATS_URL, namespace));
-  const databaseUrl = await createDatabase(env.DATABASE_URL, namespace);
+  const databaseUrl = await createDatabase(env.DATABASE_URL, namespace, (step) =>
+    cleanups.push(step),
+  );
   // Cleanups run in reverse: the processes stop before their database and streams go.
   cleanups.push(() => group.stopAll());
   const sessionSecret = randomBytes(32).toString('hex');
@@ -106,66 +111,6 @@ async function main(): Promise<void> {
 
   printTable([platform, baseline]);
   if (!reportTargets(platform, baseline, runs)) process.exitCode = 1;
-}
-
-function buildBundles(): void {
-  const { status } = spawnSync(
-    'npx',
-    [
-      'nx',
-      'run-many',
-      '-t',
-      'build',
-      '-p',
-      'gateway',
-      'storage',
-      'workflow-runner',
-      'webhook-ingest',
-      '--outputStyle=static',
-    ],
-    {
-      cwd: repoRoot,
-      stdio: 'inherit',
-      env: { ...process.env, NX_DAEMON: 'false', NX_TUI: 'false', NX_NO_CLOUD: 'true' },
-    },
-  );
-  if (status !== 0) throw new Error(`building the services failed (exit ${status})`);
-}
-
-async function sql<Row>(url: string, text: string, values: unknown[] = []): Promise<Row[]> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as Row[];
-  } finally {
-    await client.end();
-  }
-}
-
-async function createDatabase(adminUrl: string, name: string): Promise<string> {
-  await sql(adminUrl, `CREATE DATABASE "${name}"`);
-  cleanups.push(async () => {
-    await sql(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  });
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-/** Deletes the streams, KV buckets and object buckets the services made under the namespace. */
-async function removeNamespaceFromNats(natsUrl: string, namespace: string): Promise<void> {
-  const nc = await connect({ servers: natsUrl.split(',') });
-  try {
-    const jsm = await jetstreamManager(nc);
-    const prefixes = [`${namespace.toUpperCase()}_`, `KV_${namespace}_`, `OBJ_${namespace}_`];
-    const owned: string[] = [];
-    for await (const name of jsm.streams.names()) {
-      if (prefixes.some((prefix) => name.startsWith(prefix))) owned.push(name);
-    }
-    for (const name of owned) await jsm.streams.delete(name);
-  } finally {
-    await nc.close();
-  }
 }
 
 /** Storage, the runner, two webhook-ingest replicas and the gateway; the gateway's URL. */
@@ -284,23 +229,6 @@ async function startBaseline(group: ProcessGroup, natsUrl: string, namespace: st
   return `http://127.0.0.1:${port}`;
 }
 
-function runAutocannon(
-  options: autocannon.Options,
-  onResponse?: (statusCode: number, responseTimeMs: number) => void,
-): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    const instance = autocannon(options, (error: unknown, result) => {
-      if (error) reject(error instanceof Error ? error : new Error(String(error)));
-      else resolve(result);
-    });
-    if (onResponse) {
-      instance.on('response', (_client, statusCode, _bytes, responseTimeMs) =>
-        onResponse(statusCode, responseTimeMs),
-      );
-    }
-  });
-}
-
 /**
  * A warm-up run, then the measured run. Every request carries a body of its own (no two are
  * identical, so none is skipped as a duplicate); the eventIds of accepted requests are kept.
@@ -392,11 +320,6 @@ async function awaitRuns(
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-}
-
-function percentile(sorted: readonly number[], quantile: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.max(0, Math.ceil(quantile * sorted.length) - 1)] ?? Number.NaN;
 }
 
 function printTable(rows: readonly Measurement[]): void {

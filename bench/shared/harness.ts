@@ -1,0 +1,89 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { Client } from 'pg';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+
+/** The repository root, where nx and the built bundles are. */
+export const repoRoot = join(__dirname, '../..');
+
+/** Builds the bundles of the given apps (cached by nx when nothing changed). */
+export function buildBundles(projects: readonly string[]): void {
+  const { status } = spawnSync(
+    'npx',
+    ['nx', 'run-many', '-t', 'build', '-p', ...projects, '--outputStyle=static'],
+    {
+      cwd: repoRoot,
+      stdio: 'inherit',
+      env: { ...process.env, NX_DAEMON: 'false', NX_TUI: 'false', NX_NO_CLOUD: 'true' },
+    },
+  );
+  if (status !== 0) throw new Error(`building ${projects.join(', ')} failed (exit ${status})`);
+}
+
+/** Runs one statement on a short-lived connection. */
+export async function sql<Row>(url: string, text: string, values: unknown[] = []): Promise<Row[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as Row[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates a database of the bench's own; `onCleanup` receives the step that drops it. */
+export async function createDatabase(
+  adminUrl: string,
+  name: string,
+  onCleanup: (step: () => Promise<void>) => void,
+): Promise<string> {
+  await sql(adminUrl, `CREATE DATABASE "${name}"`);
+  onCleanup(async () => {
+    await sql(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  });
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Deletes the streams, KV and object buckets a namespaced run left on the NATS server. */
+export async function removeNamespaceFromNats(natsUrl: string, namespace: string): Promise<void> {
+  const nc = await connect({ servers: natsUrl.split(',') });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const prefixes = [`${namespace.toUpperCase()}_`, `KV_${namespace}_`, `OBJ_${namespace}_`];
+    const owned: string[] = [];
+    for await (const name of jsm.streams.names()) {
+      if (prefixes.some((prefix) => name.startsWith(prefix))) owned.push(name);
+    }
+    for (const name of owned) await jsm.streams.delete(name);
+  } finally {
+    await nc.close();
+  }
+}
+
+/** autocannon as a promise, with a hook for every response's status and latency. */
+export function runAutocannon(
+  options: autocannon.Options,
+  onResponse?: (statusCode: number, responseTimeMs: number) => void,
+): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(options, (error: unknown, result) => {
+      if (error) reject(error instanceof Error ? error : new Error(String(error)));
+      else resolve(result);
+    });
+    if (onResponse) {
+      instance.on('response', (_client, statusCode, _bytes, responseTimeMs) =>
+        onResponse(statusCode, responseTimeMs),
+      );
+    }
+  });
+}
+
+/** The value at `quantile` (0..1) of an ascending list; NaN when empty. */
+export function percentile(sorted: readonly number[], quantile: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.max(0, Math.ceil(quantile * sorted.length) - 1)] ?? Number.NaN;
+}
