@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { AppError } from '@wap/contracts';
 import type { Clock, IdSource, SqlDatabase } from '@wap/platform';
 import { creditLedger } from '../db/schema';
@@ -15,6 +15,22 @@ export function createCreditLedger(deps: { db: SqlDatabase; clock: Clock; ids: I
       .from(creditLedger)
       .where(eq(creditLedger.workspaceId, workspaceId));
     return Number(row?.balance ?? 0);
+  }
+
+  /** The balances of several workspaces in one read; a workspace without entries has 0. */
+  async function balancesOf(workspaceIds: readonly string[]): Promise<Map<string, number>> {
+    const balances = new Map(workspaceIds.map((workspaceId) => [workspaceId, 0]));
+    if (balances.size === 0) return balances;
+    const rows = await db
+      .select({
+        workspaceId: creditLedger.workspaceId,
+        balance: sql<string>`coalesce(sum(${creditLedger.amount}), 0)`,
+      })
+      .from(creditLedger)
+      .where(inArray(creditLedger.workspaceId, [...balances.keys()]))
+      .groupBy(creditLedger.workspaceId);
+    for (const row of rows) balances.set(row.workspaceId, Number(row.balance));
+    return balances;
   }
 
   /**
@@ -108,7 +124,7 @@ export function createCreditLedger(deps: { db: SqlDatabase; clock: Clock; ids: I
     return rows.map((row) => row.workspaceId);
   }
 
-  return { balanceOf, record, chargeStep, workspaceIds };
+  return { balanceOf, balancesOf, record, chargeStep, workspaceIds };
 }
 
 export type CreditLedger = ReturnType<typeof createCreditLedger>;

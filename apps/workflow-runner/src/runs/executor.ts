@@ -9,7 +9,13 @@ import type { Clock, IdSource, Kv } from '@wap/platform';
 import type { CreditLedger } from '../credits/ledger';
 import type { CreditSnapshots } from '../credits/snapshots';
 import { STEP_PRICES } from '../workflows/step-catalog';
-import { isFinalStepStatus, type RunProgress, type RunRepository, type RunRow } from './repository';
+import {
+  isFinalStepStatus,
+  type RunProgress,
+  type RunRepository,
+  type RunRow,
+  type RunStepRow,
+} from './repository';
 import type { StepExecutor } from './steps';
 import { resolveTemplates } from './templates';
 
@@ -53,17 +59,20 @@ export function startRunExecutor(deps: {
   let polling = false;
   let pollAgain = false;
 
+  const markInflightReleased = createBatcher<string>((runIds) => runs.markInflightReleased(runIds));
+
   async function releaseInflight(run: RunRow): Promise<void> {
     if (run.inflightKey) {
       const bucket = await deps.kv.bucket(WEBHOOK_INFLIGHT_BUCKET);
       await bucket.delete(run.inflightKey);
     }
-    await runs.markInflightReleased(run.id);
+    await markInflightReleased(run.id);
   }
 
-  async function execute(runId: string): Promise<void> {
-    const loaded = await runs.get(runId);
-    if (!loaded) return;
+  async function execute(
+    loaded: { run: RunRow; steps: RunStepRow[] },
+    balances: ReadonlyMap<string, number>,
+  ): Promise<void> {
     const { run, steps } = loaded;
     if (run.status === 'succeeded' || run.status === 'failed' || run.status === 'cancelled') {
       // Ended before a crash kept it from releasing its in-flight key.
@@ -92,10 +101,7 @@ export function startRunExecutor(deps: {
     };
 
     if (run.status === 'queued') {
-      const message = creditShortfallMessage(
-        await deps.ledger.balanceOf(run.workspaceId),
-        run.creditCost,
-      );
+      const message = creditShortfallMessage(balances.get(run.workspaceId) ?? 0, run.creditCost);
       if (message) {
         await finish('failed', message);
         return;
@@ -205,7 +211,11 @@ export function startRunExecutor(deps: {
     await finish('succeeded', null);
   }
 
-  function track(runId: string): void {
+  function track(
+    loaded: { run: RunRow; steps: RunStepRow[] },
+    balances: ReadonlyMap<string, number>,
+  ): void {
+    const runId = loaded.run.id;
     const renewal = setInterval(
       () => {
         runs.renewLease(runId, owner, config.leaseMs).catch((error: unknown) => {
@@ -214,7 +224,7 @@ export function startRunExecutor(deps: {
       },
       Math.max(250, Math.floor(config.leaseMs / 3)),
     );
-    const execution = execute(runId)
+    const execution = execute(loaded, balances)
       .catch((error: unknown) => {
         // The lease lapses and another claim resumes the run; nothing is lost.
         logger.error({ err: error, runId }, 'run execution failed; it resumes after its lease');
@@ -240,7 +250,13 @@ export function startRunExecutor(deps: {
         const capacity = config.concurrency - active.size;
         if (capacity <= 0) return;
         const claimed = await runs.claimDue(owner, config.leaseMs, capacity);
-        for (const runId of claimed) track(runId);
+        // The queued runs' "credits depleted" check, one read for the batch.
+        const balances = await deps.ledger.balancesOf([
+          ...new Set(
+            claimed.filter(({ run }) => run.status === 'queued').map(({ run }) => run.workspaceId),
+          ),
+        ]);
+        for (const loaded of claimed) track(loaded, balances);
         if (claimed.length === capacity) pollAgain = true;
       } while (pollAgain && !stopping);
     } catch (error) {
@@ -272,4 +288,22 @@ export function startRunExecutor(deps: {
 
 function assertNever(value: never): never {
   throw new Error(`unexpected outcome ${JSON.stringify(value)}`);
+}
+
+/** Writes that may wait a moment: whatever is queued within one tick is written together. */
+function createBatcher<T>(write: (items: T[]) => Promise<void>): (item: T) => Promise<void> {
+  let pending: { item: T; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  function flush(): void {
+    const batch = pending;
+    pending = [];
+    write(batch.map((entry) => entry.item)).then(
+      () => batch.forEach((entry) => entry.resolve()),
+      (error: unknown) => batch.forEach((entry) => entry.reject(error)),
+    );
+  }
+  return (item) =>
+    new Promise<void>((resolve, reject) => {
+      if (pending.length === 0) setImmediate(flush);
+      pending.push({ item, resolve, reject });
+    });
 }

@@ -190,12 +190,17 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
     },
 
     /**
-     * Leases up to `limit` due runs to `owner`: due means `wake_at` has passed and no live lease
-     * holds the run. SKIP LOCKED lets replicas claim side by side without waiting on each other.
+     * Leases up to `limit` due runs to `owner` and returns them with their steps (two reads for
+     * the whole batch, not two per run): due means `wake_at` has passed and no live lease holds
+     * the run. SKIP LOCKED lets replicas claim side by side without waiting on each other.
      */
-    async claimDue(owner: string, leaseMs: number, limit: number): Promise<string[]> {
+    async claimDue(
+      owner: string,
+      leaseMs: number,
+      limit: number,
+    ): Promise<{ run: RunRow; steps: RunStepRow[] }[]> {
       const now = clock.now();
-      return db.transaction(async (tx) => {
+      const claimed = await db.transaction(async (tx) => {
         const due = await tx
           .select({ id: runs.id })
           .from(runs)
@@ -203,14 +208,20 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
           .orderBy(asc(runs.wakeAt))
           .limit(limit)
           .for('update', { skipLocked: true });
-        const ids = due.map((row) => row.id);
-        if (ids.length === 0) return ids;
-        await tx
+        if (due.length === 0) return [];
+        return tx
           .update(runs)
           .set({ leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs) })
-          .where(inArray(runs.id, ids));
-        return ids;
+          .where(
+            inArray(
+              runs.id,
+              due.map((row) => row.id),
+            ),
+          )
+          .returning();
       });
+      const steps = await stepsOf(claimed.map((run) => run.id));
+      return claimed.map((run) => ({ run, steps: steps.get(run.id) ?? [] }));
     },
 
     /** Extends the lease while the run executes; false when another owner has taken it. */
@@ -284,11 +295,13 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
         .where(and(eq(runs.id, runId), eq(runs.status, 'queued')));
     },
 
-    async markInflightReleased(runId: string): Promise<void> {
+    /** The runs' in-flight keys are released: nothing more to do for them until they change. */
+    async markInflightReleased(runIds: readonly string[]): Promise<void> {
+      if (runIds.length === 0) return;
       await db
         .update(runs)
         .set({ wakeAt: null, leaseOwner: null, leaseUntil: null })
-        .where(eq(runs.id, runId));
+        .where(inArray(runs.id, [...runIds]));
     },
 
     async startStep(
