@@ -61,6 +61,11 @@ export function startRunExecutor(deps: {
 
   const markInflightReleased = createBatcher<string>((runIds) => runs.markInflightReleased(runIds));
 
+  // Runs ending side by side share one commit.
+  const writeProgressOf = createBatcher<{ run: RunRow; progress: RunProgress }>((entries) =>
+    runs.writeProgress(entries),
+  );
+
   async function releaseInflight(run: RunRow): Promise<void> {
     if (run.inflightKey) {
       const bucket = await deps.kv.bucket(WEBHOOK_INFLIGHT_BUCKET);
@@ -90,11 +95,15 @@ export function startRunExecutor(deps: {
     let progress: RunProgress = { started: null, endedSteps: [], finish: null };
     const writeProgress = async (): Promise<void> => {
       if (!progress.started && progress.endedSteps.length === 0 && !progress.finish) return;
-      await runs.writeProgress(run, progress);
+      await writeProgressOf({ run, progress });
       progress = { started: null, endedSteps: [], finish: null };
     };
     const finish = async (status: 'succeeded' | 'failed', error: string | null) => {
-      progress.finish = { status, error };
+      const ended = new Set(progress.endedSteps.map((step) => step.stepIndex));
+      const skipRemaining = steps.some(
+        (step) => !isFinalStepStatus(step.status) && !ended.has(step.stepIndex),
+      );
+      progress.finish = { status, error, skipRemaining };
       await writeProgress();
       logger.info({ runId: run.id, status }, 'run ended');
       await releaseInflight(run);

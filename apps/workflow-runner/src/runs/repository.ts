@@ -43,7 +43,8 @@ export interface RunProgress {
   /** When the queued run started, if it started since the last write. */
   started: Date | null;
   endedSteps: EndedStep[];
-  finish: { status: RunStatus; error: string | null } | null;
+  /** `skipRemaining`: some steps may still be pending and are to be marked skipped. */
+  finish: { status: RunStatus; error: string | null; skipRemaining: boolean } | null;
 }
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
@@ -243,47 +244,57 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
     },
 
     /**
-     * Writes what a run did since its last write in one transaction (one commit): its start, the
-     * steps that ended in between, and its end if it ended. A crash before the commit leaves the
-     * run as it was, and the resumed run executes those steps again (they are free and local).
+     * Writes what runs did since their last write in one transaction (one commit for all of
+     * them): each run's start, the steps that ended in between, and its end if it ended. A crash
+     * before the commit leaves the runs as they were, and a resumed run executes those steps
+     * again (they are free and local).
      */
-    async writeProgress(run: RunRow, progress: RunProgress): Promise<void> {
+    async writeProgress(entries: readonly { run: RunRow; progress: RunProgress }[]): Promise<void> {
+      if (entries.length === 0) return;
       const now = clock.now();
       await db.transaction(async (tx) => {
-        if (progress.started) {
-          await tx
-            .update(runs)
-            .set({ status: 'running', startedAt: progress.started })
-            .where(and(eq(runs.id, run.id), eq(runs.status, 'queued')));
-        }
-        for (const step of progress.endedSteps) {
-          await tx
-            .update(runSteps)
-            .set({
-              status: step.status,
-              input: step.input,
-              output: step.output ?? null,
-              error: step.error,
-              startedAt: step.startedAt,
-              finishedAt: step.finishedAt,
-              durationMs: Math.max(0, step.finishedAt.getTime() - step.startedAt.getTime()),
-            })
-            .where(and(eq(runSteps.runId, run.id), eq(runSteps.stepIndex, step.stepIndex)));
-        }
-        if (progress.finish) {
-          await tx
-            .update(runSteps)
-            .set({ status: 'skipped' })
-            .where(and(eq(runSteps.runId, run.id), eq(runSteps.status, 'pending')));
-          await tx
-            .update(runs)
-            .set({
-              status: progress.finish.status,
-              error: progress.finish.error,
-              finishedAt: now,
-              wakeAt: run.inflightKey ? now : null,
-            })
-            .where(eq(runs.id, run.id));
+        for (const { run, progress } of entries) {
+          for (const step of progress.endedSteps) {
+            await tx
+              .update(runSteps)
+              .set({
+                status: step.status,
+                input: step.input,
+                output: step.output ?? null,
+                error: step.error,
+                startedAt: step.startedAt,
+                finishedAt: step.finishedAt,
+                durationMs: Math.max(0, step.finishedAt.getTime() - step.startedAt.getTime()),
+              })
+              .where(and(eq(runSteps.runId, run.id), eq(runSteps.stepIndex, step.stepIndex)));
+          }
+          if (progress.finish) {
+            if (progress.finish.skipRemaining) {
+              await tx
+                .update(runSteps)
+                .set({ status: 'skipped' })
+                .where(and(eq(runSteps.runId, run.id), eq(runSteps.status, 'pending')));
+            }
+            await tx
+              .update(runs)
+              .set({
+                status: progress.finish.status,
+                error: progress.finish.error,
+                ...(progress.started
+                  ? {
+                      startedAt: sql`coalesce(${runs.startedAt}, ${progress.started.toISOString()}::timestamptz)`,
+                    }
+                  : {}),
+                finishedAt: now,
+                wakeAt: run.inflightKey ? now : null,
+              })
+              .where(eq(runs.id, run.id));
+          } else if (progress.started) {
+            await tx
+              .update(runs)
+              .set({ status: 'running', startedAt: progress.started })
+              .where(and(eq(runs.id, run.id), eq(runs.status, 'queued')));
+          }
         }
       });
     },
