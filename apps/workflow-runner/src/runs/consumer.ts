@@ -9,7 +9,7 @@ import {
   type Streams,
 } from '@wap/platform';
 import { readWebhookPayload } from '../test-events/payloads';
-import type { WorkflowRepository } from '../workflows/repository';
+import type { WorkflowRepository, WorkflowRow } from '../workflows/repository';
 import type { NewRun, RunRepository } from './repository';
 
 export const StartRunMessage = Envelope(StartRun);
@@ -21,7 +21,7 @@ const BATCH_DELAY_MS = 2;
 
 interface RunDeps {
   runs: RunRepository;
-  workflows: WorkflowRepository;
+  workflows: Pick<WorkflowRepository, 'findAny'>;
   objects: ObjectStore;
   logger: Logger;
 }
@@ -105,6 +105,20 @@ export async function consumeRunRequests(
 ): Promise<StreamConsumer> {
   await deps.streams.ensureStream({ name: RUNS_STREAM, subjects: [START_RUN_SUBJECT] });
   const createInBatch = createRunBatcher(deps.runs);
+  // Requests in flight for one workflow share the read in progress: one query, not one each.
+  const reading = new Map<string, Promise<WorkflowRow | undefined>>();
+  const findWorkflow = (workflowId: string): Promise<WorkflowRow | undefined> => {
+    let read = reading.get(workflowId);
+    if (!read) {
+      read = deps.workflows.findAny(workflowId).finally(() => reading.delete(workflowId));
+      reading.set(workflowId, read);
+    }
+    return read;
+  };
+  const runDeps: RunDeps = {
+    ...deps,
+    workflows: { findAny: findWorkflow },
+  };
   const handle = (message: StreamMessage): Promise<void> =>
     withTraceFromHeaders(message.headers, 'workflow-runner start run', async () => {
       let parsed;
@@ -119,7 +133,7 @@ export async function consumeRunRequests(
         return;
       }
       const start = parsed.data.data;
-      const run = await runFor(deps, start);
+      const run = await runFor(runDeps, start);
       if (!run) {
         deps.logger.warn({ runId: start.runId }, 'run request for an unknown workflow dropped');
         message.ack();

@@ -19,6 +19,9 @@ import {
 import type { StepExecutor } from './steps';
 import { resolveTemplates } from './templates';
 
+/** How long a nudge waits for others to share its claim, in milliseconds. */
+const CLAIM_COALESCE_MS = 5;
+
 export interface RunExecutorConfig {
   /** Runs one replica executes at once. */
   concurrency: number;
@@ -275,8 +278,14 @@ export function startRunExecutor(deps: {
     }
   }
 
+  // Nudges within a few milliseconds share one claim: runs created or ended side by side are
+  // claimed in one batch rather than a round of queries each.
+  let nudged: NodeJS.Timeout | null = null;
   function nudge(): void {
-    void poll();
+    nudged ??= setTimeout(() => {
+      nudged = null;
+      void poll();
+    }, CLAIM_COALESCE_MS);
   }
 
   const timer = setInterval(nudge, config.pollIntervalMs);
@@ -287,6 +296,7 @@ export function startRunExecutor(deps: {
     async stop() {
       stopping = true;
       clearInterval(timer);
+      if (nudged) clearTimeout(nudged);
       while (active.size > 0 || polling) {
         await Promise.allSettled([...active]);
         if (polling) await new Promise((resolve) => setTimeout(resolve, 10));

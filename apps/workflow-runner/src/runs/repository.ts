@@ -201,26 +201,20 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
       limit: number,
     ): Promise<{ run: RunRow; steps: RunStepRow[] }[]> {
       const now = clock.now();
-      const claimed = await db.transaction(async (tx) => {
-        const due = await tx
-          .select({ id: runs.id })
-          .from(runs)
-          .where(and(lte(runs.wakeAt, now), or(isNull(runs.leaseUntil), lt(runs.leaseUntil, now))))
-          .orderBy(asc(runs.wakeAt))
-          .limit(limit)
-          .for('update', { skipLocked: true });
-        if (due.length === 0) return [];
-        return tx
-          .update(runs)
-          .set({ leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs) })
-          .where(
-            inArray(
-              runs.id,
-              due.map((row) => row.id),
-            ),
-          )
-          .returning();
-      });
+      // One statement (no explicit transaction): each round trip costs the runner CPU.
+      const due = db
+        .select({ id: runs.id })
+        .from(runs)
+        .where(and(lte(runs.wakeAt, now), or(isNull(runs.leaseUntil), lt(runs.leaseUntil, now))))
+        .orderBy(asc(runs.wakeAt))
+        .limit(limit)
+        .for('update', { skipLocked: true });
+      const claimed = await db
+        .update(runs)
+        .set({ leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs) })
+        .where(inArray(runs.id, due))
+        .returning();
+      if (claimed.length === 0) return [];
       const steps = await stepsOf(claimed.map((run) => run.id));
       return claimed.map((run) => ({ run, steps: steps.get(run.id) ?? [] }));
     },
