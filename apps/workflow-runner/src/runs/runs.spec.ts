@@ -574,6 +574,8 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     const ids: string[] = [];
     for (let index = 0; index < 3; index += 1) {
       ids.push(await publishTestEvent(created, { index }));
+      // Newest first is by receivedAt (milliseconds): events of one millisecond have no order.
+      await new Promise((resolve) => setTimeout(resolve, 2));
     }
     await eventually(async () => {
       const events = await callRunnerRoute(platform, 'list_test_events', owner, {
