@@ -19,10 +19,9 @@ export type RouteAuth = 'session' | 'none' | 'api_key';
  * - json: parsed and validated against `request.body`;
  * - none: no body expected;
  * - raw: forwarded as bytes with every header but cookies and credentials (webhooks parse and
- *   verify it themselves; see RawServiceRequest);
- * - multipart: streamed into the object store, forwarded by reference.
+ *   verify it themselves; see RawServiceRequest).
  */
-export type RouteBodyKind = 'json' | 'none' | 'raw' | 'multipart';
+export type RouteBodyKind = 'json' | 'none' | 'raw';
 
 export interface RouteResponse {
   description: string;
