@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
+import { type z } from 'zod';
 import { mintSessionToken } from '@wap/auth';
 import {
   cpuTimeMs,
@@ -22,20 +22,10 @@ import {
   removeNamespaceFromNats,
   repoRoot,
   runAutocannon,
+  benchEnvSchema,
 } from '../shared/harness';
 
-const BenchEnv = z.object({
-  /** Length of each measured run, in seconds. */
-  BENCH_DURATION_S: z.coerce.number().positive().default(20),
-  /** Concurrent keep-alive connections autocannon holds open. */
-  BENCH_CONNECTIONS: z.coerce.number().int().positive().default(64),
-  /** NATS server(s) the gateway, storage and the baselines share. */
-  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
-  /** PostgreSQL server on which the bench creates (and drops) a database of its own. */
-  DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/postgres'),
-  /** When set, gateway and storage write V8 CPU profiles (.cpuprofile) into this folder. */
-  BENCH_CPU_PROF_DIR: z.string().optional(),
-});
+const BenchEnv = benchEnvSchema(20);
 type BenchEnv = z.infer<typeof BenchEnv>;
 
 /** The gateway must keep at least this share of the NATS-forwarding baseline's requests/s. */

@@ -4,6 +4,23 @@ import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import { z } from 'zod';
+
+/** The environment every benchmark reads; only the default duration differs between them. */
+export function benchEnvSchema(defaultDurationS: number) {
+  return z.object({
+    /** Length of each measured run, in seconds. */
+    BENCH_DURATION_S: z.coerce.number().positive().default(defaultDurationS),
+    /** Concurrent keep-alive connections autocannon holds open. */
+    BENCH_CONNECTIONS: z.coerce.number().int().positive().default(64),
+    /** NATS server(s) the services and the baselines share. */
+    NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+    /** PostgreSQL server on which the bench creates (and drops) a database of its own. */
+    DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/postgres'),
+    /** When set, the gateway and the services write V8 CPU profiles (.cpuprofile) into this folder. */
+    BENCH_CPU_PROF_DIR: z.string().optional(),
+  });
+}
 
 /** The repository root, where nx and the built bundles are. */
 export const repoRoot = join(__dirname, '../..');

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import type autocannon from 'autocannon';
-import { z } from 'zod';
+import { type z } from 'zod';
 import { mintSessionToken } from '@wap/auth';
 import {
   buildBundles,
@@ -18,6 +18,7 @@ import {
   repoRoot,
   runAutocannon,
   sql,
+  benchEnvSchema,
 } from '../shared/harness';
 import {
   createProcessGroup,
@@ -26,17 +27,7 @@ import {
   type ProcessGroup,
 } from '../shared/processes';
 
-const BenchEnv = z.object({
-  /** Length of each measured run, in seconds. */
-  BENCH_DURATION_S: z.coerce.number().positive().default(30),
-  /** Concurrent keep-alive connections autocannon holds open. */
-  BENCH_CONNECTIONS: z.coerce.number().int().positive().default(64),
-  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
-  /** PostgreSQL server on which the bench creates (and drops) a database of its own. */
-  DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/postgres'),
-  /** When set, the gateway and the services write V8 CPU profiles (.cpuprofile) into this folder. */
-  BENCH_CPU_PROF_DIR: z.string().optional(),
-});
+const BenchEnv = benchEnvSchema(30);
 type BenchEnv = z.infer<typeof BenchEnv>;
 
 const MIN_THROUGHPUT_RATIO = 0.4;

@@ -75,7 +75,11 @@ export async function createDistributedPlatform(
       })
     : undefined;
   // An idle client losing its connection emits here; without a listener it would crash the process.
-  pool?.on('error', (error) => logger.error({ err: error }, 'postgres idle client failed'));
+  // pg attaches the whole client (sockets, type tables, connection parameters) to this error:
+  // kilobytes of internals per line, so only the code and message are logged.
+  pool?.on('error', (error: Error & { code?: string }) =>
+    logger.error({ code: error.code, reason: error.message }, 'postgres idle client failed'),
+  );
 
   const open = new OpenResources();
   let closed: Promise<void> | undefined;
