@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /** A child process of the bench, stopped with the others when the bench ends. */
@@ -130,4 +130,27 @@ export function cpuTimeMs(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Pids of the processes whose command name (/proc/<pid>/comm) is `command`: the machine's own
+ * servers (nats-server, postgres), which the bench shares rather than starts. Empty off Linux.
+ */
+export function pidsOfCommand(command: string): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        return readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === command;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }

@@ -21,8 +21,10 @@ import {
   benchEnvSchema,
 } from '../shared/harness';
 import {
+  cpuTimeMs,
   createProcessGroup,
   freePort,
+  pidsOfCommand,
   waitUntilReady,
   type ProcessGroup,
 } from '../shared/processes';
@@ -75,7 +77,7 @@ async function main(): Promise<void> {
   // Cleanups run in reverse: the processes stop before their database and streams go.
   cleanups.push(() => group.stopAll());
   const sessionSecret = randomBytes(32).toString('hex');
-  const gatewayUrl = await startDistributedRuntime(group, {
+  const { gatewayUrl, processes } = await startDistributedRuntime(group, {
     natsUrl: env.NATS_URL,
     databaseUrl,
     namespace,
@@ -83,7 +85,7 @@ async function main(): Promise<void> {
     cpuProfileDir: env.BENCH_CPU_PROF_DIR,
   });
   const webhookPath = await createLiveWorkflow(gatewayUrl, sessionSecret);
-  const baselineUrl = await startBaseline(group, env.NATS_URL, namespace);
+  const baselineServer = await startBaseline(group, env.NATS_URL, namespace);
 
   console.log(
     `\nPOST /webhooks/{id}, distinct bodies, ${env.BENCH_CONNECTIONS} connections, ` +
@@ -95,10 +97,17 @@ async function main(): Promise<void> {
     `${gatewayUrl}${webhookPath}`,
     env,
     accepted,
+    [...processes, ...SHARED_PROCESSES],
   );
   const loadEnded = Date.now();
   const runs = await awaitRuns(databaseUrl, accepted, loadEnded);
-  const baseline = await measure('JetStream baseline', `${baselineUrl}/hook`, env, []);
+  const baseline = await measure(
+    'JetStream baseline',
+    `${baselineServer.url}/hook`,
+    env,
+    [],
+    [{ name: 'baseline', pids: () => [baselineServer.pid] }, ...SHARED_PROCESSES],
+  );
 
   printTable([platform, baseline]);
   if (!reportTargets(platform, baseline, runs)) process.exitCode = 1;
@@ -114,7 +123,8 @@ async function startDistributedRuntime(
     sessionSecret: string;
     cpuProfileDir?: string;
   },
-): Promise<string> {
+): Promise<{ gatewayUrl: string; processes: WatchedProcess[] }> {
+  const processes: WatchedProcess[] = [];
   const profiling = options.cpuProfileDir
     ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`]
     : [];
@@ -137,6 +147,7 @@ async function startDistributedRuntime(
       },
     );
     await waitUntilReady(`http://127.0.0.1:${healthPort}/readyz`, child);
+    processes.push({ name, pids: () => [child.pid] });
   };
   await service('storage', 'storage');
   await service('workflow-runner', 'workflow-runner', { RUN_CONCURRENCY: '256' });
@@ -161,7 +172,8 @@ async function startDistributedRuntime(
   );
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   await waitUntilReady(`${gatewayUrl}/readyz`, gateway);
-  return gatewayUrl;
+  processes.push({ name: 'gateway', pids: () => [gateway.pid] });
+  return { gatewayUrl, processes };
 }
 
 /** A workspace with credits and a live workflow of one free delay step; its webhook path. */
@@ -217,7 +229,7 @@ async function startBaseline(group: ProcessGroup, natsUrl: string, namespace: st
     },
   );
   const { port } = await child.firstMessage<{ port: number }>();
-  return `http://127.0.0.1:${port}`;
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid };
 }
 
 /**
@@ -229,6 +241,7 @@ async function measure(
   url: string,
   env: BenchEnv,
   acceptedEventIds: string[],
+  processes: readonly WatchedProcess[],
 ): Promise<Measurement> {
   let sequence = 0;
   const latencies: number[] = [];
@@ -253,9 +266,11 @@ async function measure(
     ],
   });
   await runAutocannon(options(Math.min(3, Math.max(1, env.BENCH_DURATION_S / 5))));
+  const cpuBefore = cpuOf(processes);
   const result = await runAutocannon(options(env.BENCH_DURATION_S), (status, ms) => {
     if (status >= 200 && status < 300) latencies.push(ms);
   });
+  const cpuAfter = cpuOf(processes);
   latencies.sort((a, b) => a - b);
   const measurement: Measurement = {
     target,
@@ -266,8 +281,43 @@ async function measure(
     non2xx: result.non2xx,
   };
   console.log(`  measured ${target}: ${Math.round(measurement.requestsPerSec)} req/s`);
+  const answered = latencies.length;
+  const cpuPerRequest = processes
+    .map((watched, index) => ({
+      name: watched.name,
+      us: answered > 0 ? (((cpuAfter[index] ?? 0) - (cpuBefore[index] ?? 0)) * 1000) / answered : 0,
+    }))
+    .filter((entry) => entry.us > 0);
+  if (cpuPerRequest.length > 0) {
+    const total = cpuPerRequest.reduce((sum, entry) => sum + entry.us, 0);
+    console.log(
+      `    CPU per answered request: ${cpuPerRequest
+        .map((entry) => `${entry.name} ${Math.round(entry.us)} µs`)
+        .join(', ')}; total ${Math.round(total)} µs`,
+    );
+  }
   return measurement;
 }
+
+/** A process whose CPU time is counted while a target is measured: one pid or several. */
+interface WatchedProcess {
+  name: string;
+  pids: () => number[];
+}
+
+/** CPU time (ms) each watched process has used so far. */
+function cpuOf(processes: readonly WatchedProcess[]): number[] {
+  return processes.map((watched) =>
+    watched.pids().reduce((sum, pid) => sum + (cpuTimeMs(pid) ?? 0), 0),
+  );
+}
+
+/** The machine's servers the bench shares, and the bench process itself (autocannon). */
+const SHARED_PROCESSES: WatchedProcess[] = [
+  { name: 'nats-server', pids: () => pidsOfCommand('nats-server') },
+  { name: 'postgres', pids: () => pidsOfCommand('postgres') },
+  { name: 'autocannon', pids: () => [process.pid] },
+];
 
 interface RunCheck {
   accepted: number;

@@ -3,8 +3,6 @@ import {
   CREDIT_BALANCES_BUCKET,
   CreditSnapshot,
   ROUTES,
-  RUNS_STREAM,
-  START_RUN_SUBJECT,
   WEBHOOKS_BUCKET,
   WEBHOOK_EVENTS_STREAM,
   WEBHOOK_INFLIGHT_BUCKET,
@@ -42,7 +40,6 @@ export async function startWebhookIngestService(deps: {
     name: WEBHOOK_EVENTS_STREAM,
     subjects: [WEBHOOK_RECEIVED_SUBJECT],
   });
-  await platform.streams.ensureStream({ name: RUNS_STREAM, subjects: [START_RUN_SUBJECT] });
   const directory = await createDirectoryClient({ kv: platform.kv, logger });
   const addresses = await createKvMirror({
     kv: platform.kv,

@@ -15,15 +15,15 @@ import { consumeRunRequests } from './runs/consumer';
 import { startRunExecutor } from './runs/executor';
 import { createRunRepository } from './runs/repository';
 import { createStepExecutor } from './runs/steps';
-import { consumeWebhookEvents } from './test-events/consumer';
 import { createTestEventRepository } from './test-events/repository';
+import { consumeWebhookEvents } from './webhook-events/consumer';
 import { workflowHandlers } from './workflows/handlers';
 import { createWorkflowRepository } from './workflows/repository';
 import { createWebhookPublisher } from './workflows/webhook-publisher';
 
 /**
  * Composes the workflow runner: credit ledger, workflows and their webhook addresses, test
- * events, runs (consumer of RUNS, scheduler table, executor) and the MCP server's bus API.
+ * events and the runs they start (consumers of WEBHOOK_EVENTS and RUNS, scheduler table, executor) and the MCP server's bus API.
  */
 export async function startWorkflowRunnerService(deps: {
   platform: Platform;
@@ -80,13 +80,16 @@ export async function startWorkflowRunnerService(deps: {
     await consumeWebhookEvents({
       streams: platform.streams,
       objects: platform.objects,
+      db,
       testEvents,
+      runs,
       workflows,
       logger,
+      members: settings.EVENTS_CONSUMER_MEMBERS,
+      onRunCreated,
     }),
     await consumeRunRequests({
       streams: platform.streams,
-      objects: platform.objects,
       runs,
       workflows,
       logger,

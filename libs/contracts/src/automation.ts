@@ -75,7 +75,12 @@ export type WebhookPayload = z.infer<typeof WebhookPayload>;
 /** Object bucket for webhook bodies too large to travel inline in a stream message. */
 export const WEBHOOK_PAYLOADS_BUCKET = 'webhook-payloads';
 
-/** Stream WEBHOOK_EVENTS: every valid webhook request, live or draft (they become test events). */
+/**
+ * Stream WEBHOOK_EVENTS: every valid webhook request, live or draft (they become test events).
+ * A request that starts a run carries `run`: the runner creates the test event and the run
+ * from this one message, so a triggered request costs webhook-ingest one stored message.
+ * The envelope id (= eventId) dedupes retried publishes; a retry keeps its event and run ids.
+ */
 export const WEBHOOK_EVENTS_STREAM = 'WEBHOOK_EVENTS';
 export const WEBHOOK_RECEIVED_SUBJECT = 'webhook.evt.received.v1';
 export const WebhookReceived = z.object({
@@ -87,24 +92,33 @@ export const WebhookReceived = z.object({
   /** Request headers, lower-cased (no cookies or credentials). */
   headers: z.record(z.string(), z.string()),
   payload: WebhookPayload,
+  run: z
+    .object({
+      runId: z.uuid(),
+      /** Key in WEBHOOK_INFLIGHT_BUCKET to delete when the run ends, or null. */
+      inflightKey: z.string().nullable(),
+      /** The run waits (status queued) until this instant: the next running-hours window. */
+      notBefore: z.iso.datetime().nullable(),
+    })
+    .optional(),
 });
 export type WebhookReceived = z.infer<typeof WebhookReceived>;
 
-/** Stream RUNS: work for workflow-runner. The envelope id (= runId) dedupes retried publishes. */
+/**
+ * Stream RUNS: runs started by other services than webhook-ingest (the platform's MCP server).
+ * The envelope id (= runId) dedupes retried publishes.
+ */
 export const RUNS_STREAM = 'RUNS';
 export const START_RUN_SUBJECT = 'workflow.cmd.start_run.v1';
 export const StartRun = z.object({
   runId: z.uuid(),
   workflowId: z.uuid(),
   workspaceId: z.uuid(),
-  trigger: z.discriminatedUnion('type', [
-    z.object({ type: z.literal('custom_webhook'), eventId: z.uuid(), payload: WebhookPayload }),
-    z.object({ type: z.literal('mcp'), keyId: z.uuid(), input: z.record(z.string(), z.unknown()) }),
-  ]),
-  /** Key in WEBHOOK_INFLIGHT_BUCKET to delete when the run ends, or null. */
-  inflightKey: z.string().nullable(),
-  /** The run waits (status queued) until this instant: the next running-hours window. */
-  notBefore: z.iso.datetime().nullable(),
+  trigger: z.object({
+    type: z.literal('mcp'),
+    keyId: z.uuid(),
+    input: z.record(z.string(), z.unknown()),
+  }),
 });
 export type StartRun = z.infer<typeof StartRun>;
 

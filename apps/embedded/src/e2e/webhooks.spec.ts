@@ -3,9 +3,6 @@ import { request as httpRequest } from 'node:http';
 import {
   CREDIT_BALANCES_BUCKET,
   Envelope,
-  RUNS_STREAM,
-  START_RUN_SUBJECT,
-  StartRun,
   WEBHOOKS_BUCKET,
   WEBHOOK_EVENTS_STREAM,
   WEBHOOK_INFLIGHT_BUCKET,
@@ -15,7 +12,7 @@ import {
   webhookKey,
   type WebhookAddress,
 } from '@wap/contracts';
-import { decodeJson, encodeJson, type StreamConsumer } from '@wap/platform';
+import { decodeJson, encodeJson } from '@wap/platform';
 import {
   DEFAULT_WEBHOOK_INGEST_CONFIG,
   type WebhookIngestConfig,
@@ -24,52 +21,35 @@ import { http, RUNTIMES, startStack, uniqueEmail, type Runtime, type TestStack }
 
 /**
  * Endpoint 11 through the gateway. workflow-runner's side of the contract is played here: the
- * test publishes the addresses and credit balances it would publish, and reads RUNS and
- * WEBHOOK_EVENTS with consumers of its own, so every assertion is on what was really stored.
+ * test publishes the addresses and credit balances it would publish, and reads WEBHOOK_EVENTS
+ * with a consumer of its own, so every assertion is on what was really stored.
  */
 const INACTIVE = 'Webhook is inactive. Test payload saved.';
 const DEPLETED = 'Your credit balance is depleted. Upgrade your plan to continue running flows.';
 const INSUFFICIENT = 'Insufficient credits to run this flow. Upgrade your plan to continue.';
 
-const StartRunMessage = Envelope(StartRun);
 const WebhookReceivedMessage = Envelope(WebhookReceived);
 
-interface Recorded {
-  runs: StartRun[];
-  events: WebhookReceived[];
-}
+/** A run a stored request asks for: the event's `run` with the event it belongs to. */
+type RecordedRun = NonNullable<WebhookReceived['run']> &
+  Pick<WebhookReceived, 'eventId' | 'workflowId' | 'workspaceId' | 'payload'>;
 
 async function record(
   stack: TestStack,
-): Promise<{ recorded: Recorded; stop: () => Promise<void> }> {
-  const recorded: Recorded = { runs: [], events: [] };
-  const suffix = randomUUID().slice(0, 8);
-  const consumers: StreamConsumer[] = [
-    await stack.platform.streams.consume(
-      { stream: RUNS_STREAM, durable: `e2e-runs-${suffix}`, filterSubject: START_RUN_SUBJECT },
-      async (message) => {
-        recorded.runs.push(StartRunMessage.parse(decodeJson(message.data)).data);
-        message.ack();
-      },
-    ),
-    await stack.platform.streams.consume(
-      {
-        stream: WEBHOOK_EVENTS_STREAM,
-        durable: `e2e-events-${suffix}`,
-        filterSubject: WEBHOOK_RECEIVED_SUBJECT,
-      },
-      async (message) => {
-        recorded.events.push(WebhookReceivedMessage.parse(decodeJson(message.data)).data);
-        message.ack();
-      },
-    ),
-  ];
-  return {
-    recorded,
-    stop: async () => {
-      await Promise.all(consumers.map((consumer) => consumer.stop()));
+): Promise<{ recorded: { events: WebhookReceived[] }; stop: () => Promise<void> }> {
+  const recorded: { events: WebhookReceived[] } = { events: [] };
+  const consumer = await stack.platform.streams.consume(
+    {
+      stream: WEBHOOK_EVENTS_STREAM,
+      durable: `e2e-events-${randomUUID().slice(0, 8)}`,
+      filterSubject: WEBHOOK_RECEIVED_SUBJECT,
     },
-  };
+    async (message) => {
+      recorded.events.push(WebhookReceivedMessage.parse(decodeJson(message.data)).data);
+      message.ack();
+    },
+  );
+  return { recorded, stop: () => consumer.stop() };
 }
 
 async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5_000) {
@@ -154,8 +134,12 @@ function describeEndpoint11(runtime: Runtime) {
     return address;
   }
 
-  const runsOf = (workflowId: string) =>
-    recording.recorded.runs.filter((run) => run.workflowId === workflowId);
+  const runsOf = (workflowId: string): RecordedRun[] =>
+    recording.recorded.events.flatMap(({ run, eventId, workspaceId, payload, ...event }) =>
+      run && event.workflowId === workflowId
+        ? [{ ...run, eventId, workflowId, workspaceId, payload }]
+        : [],
+    );
   const eventsOf = (workflowId: string) =>
     recording.recorded.events.filter((event) => event.workflowId === workflowId);
 
@@ -176,11 +160,8 @@ function describeEndpoint11(runtime: Runtime) {
     expect(run).toMatchObject({
       workflowId: address.workflowId,
       workspaceId: address.workspaceId,
-      trigger: {
-        type: 'custom_webhook',
-        eventId: body.eventId,
-        payload: { kind: 'inline', body: { order: { id: 7 } } },
-      },
+      eventId: body.eventId,
+      payload: { kind: 'inline', body: { order: { id: 7 } } },
       notBefore: null,
     });
     expect(run?.inflightKey).toEqual(expect.any(String));
@@ -306,7 +287,7 @@ function describeEndpoint11(runtime: Runtime) {
     await eventually(() => runsOf(address.workflowId).length >= 1);
     await settle();
     expect(runsOf(address.workflowId)).toHaveLength(1);
-    expect(runsOf(address.workflowId)[0]?.trigger).toMatchObject({ eventId: bodies[0]?.eventId });
+    expect(runsOf(address.workflowId)[0]).toMatchObject({ eventId: bodies[0]?.eventId });
   });
 
   test('50 concurrent identical requests without a key while the run is running: one run; after it ends, the same request runs again', async () => {
@@ -526,11 +507,9 @@ function describeEndpoint11(runtime: Runtime) {
     const accepted = await post(stack, address.webhookId, large);
     expect(accepted.body).toMatchObject({ triggered: 1 });
     await eventually(() => runsOf(address.workflowId).length === 1);
-    const payload = runsOf(address.workflowId)[0]?.trigger;
-    if (payload?.type !== 'custom_webhook' || payload.payload.kind !== 'object') {
-      throw new Error('expected a payload in the object store');
-    }
-    const stored = await stack.platform.objects.get(payload.payload.bucket, payload.payload.name);
+    const payload = runsOf(address.workflowId)[0]?.payload;
+    if (payload?.kind !== 'object') throw new Error('expected a payload in the object store');
+    const stored = await stack.platform.objects.get(payload.bucket, payload.name);
     const chunks: Uint8Array[] = [];
     for await (const chunk of stored?.content ?? []) chunks.push(chunk);
     expect(Buffer.concat(chunks).toString('utf8')).toBe(large);

@@ -6,8 +6,6 @@ import {
   AppError,
   CREDIT_BALANCES_BUCKET,
   CreditSnapshot,
-  RUNS_STREAM,
-  START_RUN_SUBJECT,
   WEBHOOKS_BUCKET,
   WEBHOOK_EVENTS_STREAM,
   WEBHOOK_INFLIGHT_BUCKET,
@@ -34,8 +32,8 @@ import { createRateLimiter } from './rate-limiter';
 import { createTriggerHandlers } from './trigger-handler';
 
 /**
- * "Nothing is acknowledged that was not stored": with no RUNS stream to take the run request,
- * the trigger answers 503 and gives back the key it claimed, and a retry then goes through.
+ * "Nothing is acknowledged that was not stored": with no WEBHOOK_EVENTS stream to take the
+ * request, the trigger answers 503 and gives back the key it claimed, and a retry then goes through.
  */
 async function platformFor(runtime: 'embedded' | 'distributed') {
   const logger = testLogger();
@@ -79,11 +77,7 @@ describe.each(['embedded', 'distributed'] as const)(
     beforeAll(async () => {
       ({ platform, cleanup } = await platformFor(runtime));
       const logger = testLogger();
-      // Only the events stream exists: the run request has nowhere to go.
-      await platform.streams.ensureStream({
-        name: WEBHOOK_EVENTS_STREAM,
-        subjects: [WEBHOOK_RECEIVED_SUBJECT],
-      });
+      // No events stream exists yet: the request has nowhere to be stored.
       await (
         await platform.kv.bucket(WEBHOOKS_BUCKET)
       ).put(webhookKey(address.webhookId), encodeJson(address));
@@ -172,7 +166,10 @@ describe.each(['embedded', 'distributed'] as const)(
       const released = await recordOf();
       expect(released).toMatchObject({ stored: false, claimedAtMs: 0 });
 
-      await platform.streams.ensureStream({ name: RUNS_STREAM, subjects: [START_RUN_SUBJECT] });
+      await platform.streams.ensureStream({
+        name: WEBHOOK_EVENTS_STREAM,
+        subjects: [WEBHOOK_RECEIVED_SUBJECT],
+      });
       expect(await handlers.trigger(request(body))).toMatchObject({
         status: 200,
         body: { triggered: 1, skipped: 0 },

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import {
   AppError,
-  START_RUN_SUBJECT,
   WEBHOOK_PAYLOADS_BUCKET,
   WEBHOOK_RECEIVED_SUBJECT,
   creditBalanceKey,
@@ -9,7 +8,6 @@ import {
   webhookKey,
   type CreditSnapshot,
   type RawServiceRequest,
-  type StartRun,
   type WebhookReceived,
   type ServiceReply,
   type WebhookAddress,
@@ -27,7 +25,7 @@ import type { DirectoryClient } from '@wap/workspace-directory';
 import type { KvMirror } from '../addresses/kv-mirror';
 import type { WebhookIngestConfig } from '../config';
 import { renderCustomResponse } from './custom-response';
-import { ClaimPendingError, type DuplicateClaims, type HeldClaim } from './duplicate-claims';
+import { ClaimPendingError, type DuplicateClaims } from './duplicate-claims';
 import { parseJsonBody } from './json-body';
 import type { RateLimiter } from './rate-limiter';
 import { fingerprintKey, idempotencyKey, idempotencyValueOf } from './request-identity';
@@ -110,11 +108,16 @@ export function createTriggerHandlers(deps: TriggerDeps) {
     return { kind: 'object', bucket: WEBHOOK_PAYLOADS_BUCKET, name: info.name, size: info.size };
   }
 
+  /**
+   * Stores the request as one WEBHOOK_EVENTS message: its test event and, when it starts a run,
+   * the run. Answering 200 waits for JetStream's acknowledgement of this message.
+   */
   async function storeEvent(
     address: WebhookAddress,
     eventId: string,
     request: RawServiceRequest,
     payload: WebhookPayload,
+    run?: WebhookReceived['run'],
   ): Promise<void> {
     const data: WebhookReceived = {
       eventId,
@@ -124,37 +127,12 @@ export function createTriggerHandlers(deps: TriggerDeps) {
       receivedAt: platform.clock.now().toISOString(),
       headers: eventHeaders(request),
       payload,
+      ...(run ? { run } : {}),
     };
     await platform.streams.publish(
       WEBHOOK_RECEIVED_SUBJECT,
       encodeJson({ type: WEBHOOK_RECEIVED_SUBJECT, id: eventId, time: data.receivedAt, data }),
       { messageId: eventId, headers: injectTraceHeaders() },
-    );
-  }
-
-  async function storeRunRequest(
-    address: WebhookAddress,
-    claim: HeldClaim,
-    payload: WebhookPayload,
-    notBefore: Date | null,
-  ): Promise<void> {
-    const data: StartRun = {
-      runId: claim.runId,
-      workflowId: address.workflowId,
-      workspaceId: address.workspaceId,
-      trigger: { type: 'custom_webhook', eventId: claim.eventId, payload },
-      inflightKey: claim.inflightKey,
-      notBefore: notBefore?.toISOString() ?? null,
-    };
-    await platform.streams.publish(
-      START_RUN_SUBJECT,
-      encodeJson({
-        type: START_RUN_SUBJECT,
-        id: claim.runId,
-        time: platform.clock.now().toISOString(),
-        data,
-      }),
-      { messageId: claim.runId, headers: injectTraceHeaders() },
     );
   }
 
@@ -299,22 +277,15 @@ export function createTriggerHandlers(deps: TriggerDeps) {
       }
 
       const notBefore = window.open ? null : window.nextOpenAt;
-      // The test event and the run request go to JetStream together: one round trip, not two.
-      const [event, run] = await Promise.allSettled([
-        storeEvent(address, claim.eventId, request, payload),
-        storeRunRequest(address, claim, payload, notBefore),
-      ]);
-      if (run.status === 'rejected') {
-        deps.logger.warn({ err: run.reason }, 'storing a run request failed');
-        throw unavailable();
-      }
+      await withStored(() =>
+        storeEvent(address, claim.eventId, request, payload, {
+          runId: claim.runId,
+          inflightKey: claim.inflightKey,
+          notBefore: notBefore?.toISOString() ?? null,
+        }),
+      );
       runStored = true;
       await withStored(() => claim.confirm());
-      if (event.status === 'rejected') {
-        // The run will start; the sender's retry finds the claim and is skipped.
-        deps.logger.warn({ err: event.reason }, 'storing a test event failed');
-        throw unavailable();
-      }
       return success(address, body, {
         success: true,
         workflowId: address.workflowId,

@@ -80,8 +80,6 @@ export function serveWorkflowApi(deps: {
           workflowId: workflow.id,
           workspaceId: workflow.workspaceId,
           trigger: { type: 'mcp', keyId: request.keyId, input: request.input },
-          inflightKey: null,
-          notBefore: null,
         };
         await deps.streams.publish(
           START_RUN_SUBJECT,

@@ -7,6 +7,7 @@ import {
 } from '@wap/contracts';
 import type { Clock, IdSource, Kv } from '@wap/platform';
 import type { CreditLedger } from '../credits/ledger';
+import { createGroupCommit } from '../db/group-commit';
 import type { CreditSnapshots } from '../credits/snapshots';
 import { STEP_PRICES } from '../workflows/step-catalog';
 import {
@@ -21,6 +22,8 @@ import { resolveTemplates } from './templates';
 
 /** How long a nudge waits for others to share its claim, in milliseconds. */
 const CLAIM_COALESCE_MS = 5;
+/** Runs whose progress is written in one transaction at most. */
+const WRITE_BATCH = 256;
 
 export interface RunExecutorConfig {
   /** Runs one replica executes at once. */
@@ -62,11 +65,15 @@ export function startRunExecutor(deps: {
   let polling = false;
   let pollAgain = false;
 
-  const markInflightReleased = createBatcher<string>((runIds) => runs.markInflightReleased(runIds));
+  const markInflightReleased = createGroupCommit(
+    (runIds: string[]) => runs.markInflightReleased(runIds),
+    { maxBatch: WRITE_BATCH },
+  );
 
   // Runs ending side by side share one commit.
-  const writeProgressOf = createBatcher<{ run: RunRow; progress: RunProgress }>((entries) =>
-    runs.writeProgress(entries),
+  const writeProgressOf = createGroupCommit(
+    (entries: { run: RunRow; progress: RunProgress }[]) => runs.writeProgress(entries),
+    { maxBatch: WRITE_BATCH },
   );
 
   async function releaseInflight(run: RunRow): Promise<void> {
@@ -307,22 +314,4 @@ export function startRunExecutor(deps: {
 
 function assertNever(value: never): never {
   throw new Error(`unexpected outcome ${JSON.stringify(value)}`);
-}
-
-/** Writes that may wait a moment: whatever is queued within one tick is written together. */
-function createBatcher<T>(write: (items: T[]) => Promise<void>): (item: T) => Promise<void> {
-  let pending: { item: T; resolve: () => void; reject: (error: unknown) => void }[] = [];
-  function flush(): void {
-    const batch = pending;
-    pending = [];
-    write(batch.map((entry) => entry.item)).then(
-      () => batch.forEach((entry) => entry.resolve()),
-      (error: unknown) => batch.forEach((entry) => entry.reject(error)),
-    );
-  }
-  return (item) =>
-    new Promise<void>((resolve, reject) => {
-      if (pending.length === 0) setImmediate(flush);
-      pending.push({ item, resolve, reject });
-    });
 }

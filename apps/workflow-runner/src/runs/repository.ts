@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { Step, type Run, type RunStatus, type StepRunStatus, type StepType } from '@wap/contracts';
 import type { Clock, SqlDatabase } from '@wap/platform';
 import { approvals, runs, runSteps } from '../db/schema';
+import { uuidArray, type SqlExecutor } from '../db/sql-executor';
 import type { WorkflowRow } from '../workflows/repository';
 
 export type RunRow = typeof runs.$inferSelect;
@@ -48,6 +49,8 @@ export interface RunProgress {
 }
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+const CreatedIds = z.object({ rows: z.array(z.object({ id: z.string() })) });
 
 /**
  * The API shape of a run. A `summary` (the run list) leaves out the trigger body and each step's
@@ -110,59 +113,71 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
   }
 
   /**
-   * Creates runs and their steps (the workflow's steps as they are now) in one transaction,
+   * Creates runs and their steps (the workflow's steps as they are now) in one statement,
    * skipping ids that exist: a redelivered or republished request creates nothing new. Returns
-   * the ids it created.
+   * the ids it created. The rows travel as one JSON parameter: the statement's text and its
+   * cost to build stay the same whatever the batch size.
    */
-  async function createMany(requested: readonly NewRun[]): Promise<Set<string>> {
+  async function createMany(
+    requested: readonly NewRun[],
+    executor: SqlExecutor = db,
+  ): Promise<Set<string>> {
     // A batch may hold one request twice (a republish delivered beside the original).
     const inputs = [...new Map(requested.map((input) => [input.runId, input])).values()];
     if (inputs.length === 0) return new Set();
     const now = clock.now();
-    return db.transaction(async (tx) => {
-      const inserted = await tx
-        .insert(runs)
-        .values(
-          inputs.map((input) => ({
-            id: input.runId,
-            workflowId: input.workflow.id,
-            workspaceId: input.workflow.workspaceId,
-            status: 'queued',
-            triggerType: input.trigger.type,
-            eventId: input.trigger.type === 'custom_webhook' ? input.trigger.eventId : null,
-            testEventId: input.trigger.type === 'manual' ? input.trigger.testEventId : null,
-            keyId: input.trigger.type === 'mcp' ? input.trigger.keyId : null,
-            input: input.input ?? null,
-            actingUserId: input.workflow.createdBy,
-            stopOnNodeFailure: input.workflow.stopOnNodeFailure,
-            creditCost: input.workflow.creditCost,
-            inflightKey: input.inflightKey,
-            notBefore: input.notBefore,
-            wakeAt: input.notBefore && input.notBefore > now ? input.notBefore : now,
-            createdAt: now,
-          })),
-        )
-        .onConflictDoNothing({ target: runs.id })
-        .returning({ id: runs.id });
-      const created = new Set(inserted.map((row) => row.id));
-      const stepRows = inputs
-        .filter((input) => created.has(input.runId))
-        .flatMap((input) =>
-          z
-            .array(Step)
-            .parse(input.workflow.steps)
-            .map((step, index) => ({
-              runId: input.runId,
-              stepIndex: index,
-              name: step.name,
-              type: step.type,
-              settings: step.settings,
-              status: 'pending',
-            })),
-        );
-      if (stepRows.length > 0) await tx.insert(runSteps).values(stepRows);
-      return created;
-    });
+    const runRows = inputs.map((input) => ({
+      id: input.runId,
+      workflow_id: input.workflow.id,
+      workspace_id: input.workflow.workspaceId,
+      trigger_type: input.trigger.type,
+      event_id: input.trigger.type === 'custom_webhook' ? input.trigger.eventId : null,
+      test_event_id: input.trigger.type === 'manual' ? input.trigger.testEventId : null,
+      key_id: input.trigger.type === 'mcp' ? input.trigger.keyId : null,
+      input: input.input ?? null,
+      acting_user_id: input.workflow.createdBy,
+      stop_on_node_failure: input.workflow.stopOnNodeFailure,
+      credit_cost: input.workflow.creditCost,
+      inflight_key: input.inflightKey,
+      not_before: iso(input.notBefore),
+      wake_at: (input.notBefore && input.notBefore > now ? input.notBefore : now).toISOString(),
+    }));
+    const stepRows = inputs.flatMap((input) =>
+      z
+        .array(Step)
+        .parse(input.workflow.steps)
+        .map((step, index) => ({
+          run_id: input.runId,
+          step_index: index,
+          name: step.name,
+          type: step.type,
+          settings: step.settings,
+        })),
+    );
+    const result = await executor.execute(sql`
+      with created as (
+        insert into workflow_runner.runs (id, workflow_id, workspace_id, status, trigger_type,
+          event_id, test_event_id, key_id, input, acting_user_id, stop_on_node_failure,
+          credit_cost, inflight_key, not_before, wake_at, created_at)
+        select id, workflow_id, workspace_id, 'queued', trigger_type, event_id, test_event_id,
+          key_id, input, acting_user_id, stop_on_node_failure, credit_cost, inflight_key,
+          not_before, wake_at, ${now.toISOString()}::timestamptz
+        from jsonb_to_recordset(${JSON.stringify(runRows)}::jsonb) as x(id uuid,
+          workflow_id uuid, workspace_id uuid, trigger_type text, event_id uuid,
+          test_event_id uuid, key_id uuid, input jsonb, acting_user_id uuid,
+          stop_on_node_failure boolean, credit_cost integer, inflight_key text,
+          not_before timestamptz, wake_at timestamptz)
+        on conflict (id) do nothing
+        returning id
+      ), created_steps as (
+        insert into workflow_runner.run_steps (run_id, step_index, name, type, settings, status)
+        select run_id, step_index, name, type, settings, 'pending'
+        from jsonb_to_recordset(${JSON.stringify(stepRows)}::jsonb) as x(run_id uuid,
+          step_index integer, name text, type text, settings jsonb)
+        where run_id in (select id from created)
+      )
+      select id from created`);
+    return new Set(CreatedIds.parse(result).rows.map((row) => row.id));
   }
 
   return {
@@ -212,7 +227,9 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
       const claimed = await db
         .update(runs)
         .set({ leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs) })
-        .where(inArray(runs.id, due))
+        // `= any(array(...))`: the claimed ids are looked up by primary key, not joined by a
+        // plan that scans the table when its statistics are stale.
+        .where(sql`${runs.id} = any(array(${due}))`)
         .returning();
       if (claimed.length === 0) return [];
       const steps = await stepsOf(claimed.map((run) => run.id));
@@ -241,54 +258,80 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
      * Writes what runs did since their last write in one transaction (one commit for all of
      * them): each run's start, the steps that ended in between, and its end if it ended. A crash
      * before the commit leaves the runs as they were, and a resumed run executes those steps
-     * again (they are free and local).
+     * again (they are free and local). At most four statements, whatever the number of runs.
      */
     async writeProgress(entries: readonly { run: RunRow; progress: RunProgress }[]): Promise<void> {
-      if (entries.length === 0) return;
-      const now = clock.now();
-      await db.transaction(async (tx) => {
-        for (const { run, progress } of entries) {
-          for (const step of progress.endedSteps) {
-            await tx
-              .update(runSteps)
-              .set({
-                status: step.status,
-                input: step.input,
-                output: step.output ?? null,
-                error: step.error,
-                startedAt: step.startedAt,
-                finishedAt: step.finishedAt,
-                durationMs: Math.max(0, step.finishedAt.getTime() - step.startedAt.getTime()),
-              })
-              .where(and(eq(runSteps.runId, run.id), eq(runSteps.stepIndex, step.stepIndex)));
-          }
-          if (progress.finish) {
-            if (progress.finish.skipRemaining) {
-              await tx
-                .update(runSteps)
-                .set({ status: 'skipped' })
-                .where(and(eq(runSteps.runId, run.id), eq(runSteps.status, 'pending')));
-            }
-            await tx
-              .update(runs)
-              .set({
+      const endedSteps = entries.flatMap(({ run, progress }) =>
+        progress.endedSteps.map((step) => ({
+          run_id: run.id,
+          step_index: step.stepIndex,
+          status: step.status,
+          input: step.input ?? null,
+          output: step.output ?? null,
+          error: step.error,
+          started_at: step.startedAt.toISOString(),
+          finished_at: step.finishedAt.toISOString(),
+          duration_ms: Math.max(0, step.finishedAt.getTime() - step.startedAt.getTime()),
+        })),
+      );
+      const skipping = entries
+        .filter(({ progress }) => progress.finish?.skipRemaining)
+        .map(({ run }) => run.id);
+      const finished = entries.flatMap(({ run, progress }) =>
+        progress.finish
+          ? [
+              {
+                id: run.id,
                 status: progress.finish.status,
                 error: progress.finish.error,
-                ...(progress.started
-                  ? {
-                      startedAt: sql`coalesce(${runs.startedAt}, ${progress.started.toISOString()}::timestamptz)`,
-                    }
-                  : {}),
-                finishedAt: now,
-                wakeAt: run.inflightKey ? now : null,
-              })
-              .where(eq(runs.id, run.id));
-          } else if (progress.started) {
-            await tx
-              .update(runs)
-              .set({ status: 'running', startedAt: progress.started })
-              .where(and(eq(runs.id, run.id), eq(runs.status, 'queued')));
-          }
+                started_at: iso(progress.started),
+              },
+            ]
+          : [],
+      );
+      const started = entries.flatMap(({ run, progress }) =>
+        !progress.finish && progress.started
+          ? [{ id: run.id, started_at: progress.started.toISOString() }]
+          : [],
+      );
+      if (endedSteps.length + finished.length + started.length === 0) return;
+      const now = clock.now().toISOString();
+      await db.transaction(async (tx) => {
+        if (endedSteps.length > 0) {
+          await tx.execute(sql`
+            update workflow_runner.run_steps as s
+            set status = x.status, input = x.input, output = x.output, error = x.error,
+              started_at = x.started_at, finished_at = x.finished_at, duration_ms = x.duration_ms
+            from jsonb_to_recordset(${JSON.stringify(endedSteps)}::jsonb) as x(run_id uuid,
+              step_index integer, status text, input jsonb, output jsonb, error text,
+              started_at timestamptz, finished_at timestamptz, duration_ms integer)
+            where s.run_id = any(${uuidArray(endedSteps.map((step) => step.run_id))})
+              and s.run_id = x.run_id and s.step_index = x.step_index`);
+        }
+        if (skipping.length > 0) {
+          await tx.execute(sql`
+            update workflow_runner.run_steps set status = 'skipped'
+            where run_id = any(${uuidArray(skipping)}) and status = 'pending'`);
+        }
+        if (finished.length > 0) {
+          // A run holding an in-flight key stays due: its key is released next (executor).
+          await tx.execute(sql`
+            update workflow_runner.runs as r
+            set status = x.status, error = x.error,
+              started_at = coalesce(r.started_at, x.started_at), finished_at = ${now}::timestamptz,
+              wake_at = case when r.inflight_key is null then null else ${now}::timestamptz end
+            from jsonb_to_recordset(${JSON.stringify(finished)}::jsonb) as x(id uuid,
+              status text, error text, started_at timestamptz)
+            where r.id = any(${uuidArray(finished.map((run) => run.id))}) and r.id = x.id`);
+        }
+        if (started.length > 0) {
+          await tx.execute(sql`
+            update workflow_runner.runs as r
+            set status = 'running', started_at = x.started_at
+            from jsonb_to_recordset(${JSON.stringify(started)}::jsonb) as x(id uuid,
+              started_at timestamptz)
+            where r.id = any(${uuidArray(started.map((run) => run.id))}) and r.id = x.id
+              and r.status = 'queued'`);
         }
       });
     },

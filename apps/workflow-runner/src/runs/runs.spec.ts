@@ -126,26 +126,39 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     return WorkflowWithWebhook.parse(reply.body);
   }
 
-  async function publishTestEvent(
+  function webhookEvent(
     created: ReturnType<typeof WorkflowWithWebhook.parse>,
     body: unknown,
-  ): Promise<string> {
-    const eventId = randomUUID();
-    const data: WebhookReceived = {
-      eventId,
+    run?: WebhookReceived['run'],
+  ): WebhookReceived {
+    return {
+      eventId: randomUUID(),
       webhookId: created.webhook?.id ?? randomUUID(),
       workflowId: created.workflow.id,
       workspaceId: created.workflow.workspace_id,
       receivedAt: new Date().toISOString(),
       headers: { 'content-type': 'application/json' },
       payload: { kind: 'inline', body },
+      ...(run ? { run } : {}),
     };
+  }
+
+  /** Publishes the event as webhook-ingest does; `messageId: false` leaves JetStream's dedupe out. */
+  async function publishEvent(data: WebhookReceived, options: { dedupe?: boolean } = {}) {
     await platform.streams.publish(
       WEBHOOK_RECEIVED_SUBJECT,
-      encodeJson({ type: WEBHOOK_RECEIVED_SUBJECT, id: eventId, time: data.receivedAt, data }),
-      { messageId: eventId },
+      encodeJson({ type: WEBHOOK_RECEIVED_SUBJECT, id: data.eventId, time: data.receivedAt, data }),
+      options.dedupe === false ? {} : { messageId: data.eventId },
     );
-    return eventId;
+  }
+
+  async function publishTestEvent(
+    created: ReturnType<typeof WorkflowWithWebhook.parse>,
+    body: unknown,
+  ): Promise<string> {
+    const data = webhookEvent(created, body);
+    await publishEvent(data);
+    return data.eventId;
   }
 
   async function manualRun(owner: Actor, workflowId: string, testEventId?: string) {
@@ -283,7 +296,7 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     expect(goneOn.credits_charged).toBe(2);
   });
 
-  test('RUNS: a StartRun becomes one run (redelivery and republish included), waits for notBefore, and releases its in-flight key', async () => {
+  test('WEBHOOK_EVENTS: an event that starts a run becomes one test event and one run (redelivery and republish included), waits for notBefore, and releases its in-flight key', async () => {
     const { owner, workspaceId } = await newWorkspace(5);
     const created = await createWorkflow(owner, workspaceId, [
       { type: 'delay', name: 'pause', settings: { seconds: 0 } },
@@ -293,17 +306,49 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     const runId = randomUUID();
     await inflight.create(inflightKey, encodeJson(runId));
     const notBefore = new Date(Date.now() + 1_500);
+    const event = webhookEvent(
+      created,
+      { hello: 'world' },
+      { runId, inflightKey, notBefore: notBefore.toISOString() },
+    );
+    await publishEvent(event);
+    // Outside the dedupe window JetStream would store it twice: the runner must still make one
+    // run and one test event.
+    await publishEvent(event, { dedupe: false });
+
+    const queued = await runReaching(platform, owner, runId, ['queued']);
+    expect(queued.not_before).toBe(notBefore.toISOString());
+    expect(queued.input).toEqual({ hello: 'world' });
+    expect(queued.trigger).toMatchObject({ type: 'custom_webhook', event_id: event.eventId });
+    expect(await inflight.get(inflightKey)).not.toBeNull();
+
+    const done = await runReaching(platform, owner, runId, ['succeeded'], 8_000);
+    expect(new Date(done.started_at ?? 0).getTime()).toBeGreaterThanOrEqual(notBefore.getTime());
+    await eventually(async () => expect(await inflight.get(inflightKey)).toBeNull());
+    const list = await callRunnerRoute(platform, 'list_runs', owner, {
+      params: { id: created.workflow.id },
+    });
+    expect((list.body as { runs: unknown[] }).runs).toHaveLength(1);
+    const events = await callRunnerRoute(platform, 'list_test_events', owner, {
+      params: { id: created.workflow.id },
+    });
+    expect((events.body as { events: { id: string }[] }).events).toEqual([
+      expect.objectContaining({ id: event.eventId, body: { hello: 'world' } }),
+    ]);
+  });
+
+  test('RUNS: a StartRun of the MCP server becomes one run, also when it is delivered twice', async () => {
+    const { owner, workspaceId } = await newWorkspace(5);
+    const created = await createWorkflow(owner, workspaceId, [
+      { type: 'delay', name: 'pause', settings: { seconds: 0 } },
+    ]);
+    const runId = randomUUID();
+    const keyId = randomUUID();
     const start: StartRun = {
       runId,
       workflowId: created.workflow.id,
       workspaceId,
-      trigger: {
-        type: 'custom_webhook',
-        eventId: randomUUID(),
-        payload: { kind: 'inline', body: { hello: 'world' } },
-      },
-      inflightKey,
-      notBefore: notBefore.toISOString(),
+      trigger: { type: 'mcp', keyId, input: { from: 'mcp' } },
     };
     const envelope = encodeJson({
       type: START_RUN_SUBJECT,
@@ -313,17 +358,11 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     });
     await platform.streams.ensureStream({ name: RUNS_STREAM, subjects: [START_RUN_SUBJECT] });
     await platform.streams.publish(START_RUN_SUBJECT, envelope, { messageId: runId });
-    // Outside the dedupe window JetStream would store it twice: the runner must still make one run.
     await platform.streams.publish(START_RUN_SUBJECT, envelope);
 
-    const queued = await runReaching(platform, owner, runId, ['queued']);
-    expect(queued.not_before).toBe(notBefore.toISOString());
-    expect(queued.input).toEqual({ hello: 'world' });
-    expect(await inflight.get(inflightKey)).not.toBeNull();
-
     const done = await runReaching(platform, owner, runId, ['succeeded'], 8_000);
-    expect(new Date(done.started_at ?? 0).getTime()).toBeGreaterThanOrEqual(notBefore.getTime());
-    await eventually(async () => expect(await inflight.get(inflightKey)).toBeNull());
+    expect(done.input).toEqual({ from: 'mcp' });
+    expect(done.trigger).toMatchObject({ type: 'mcp', key_id: keyId });
     const list = await callRunnerRoute(platform, 'list_runs', owner, {
       params: { id: created.workflow.id },
     });
@@ -598,9 +637,10 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
       headers: {},
     });
     const newer = [randomUUID(), randomUUID()];
-    await capped.add(event(newer[0] ?? '', 1_000));
-    await capped.add(event(newer[0] ?? '', 1_000));
-    await capped.add(event(newer[1] ?? '', 2_000));
+    await capped.insertMany([event(newer[0] ?? '', 1_000), event(newer[0] ?? '', 1_000)]);
+    await capped.insertMany([event(newer[1] ?? '', 2_000)]);
+    expect(await capped.list(created.workflow.id)).toHaveLength(ids.length + 2);
+    await capped.prune([created.workflow.id]);
     const kept = await capped.list(created.workflow.id);
     expect(kept.map((row) => row.id)).toEqual([newer[1], newer[0]]);
   });

@@ -1,10 +1,21 @@
-import { and, desc, eq, notInArray } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { TestEvent } from '@wap/contracts';
 import type { SqlDatabase } from '@wap/platform';
+import { uuidArray, type SqlExecutor } from '../db/sql-executor';
 import { testEvents } from '../db/schema';
 
 export type TestEventRow = typeof testEvents.$inferSelect;
+
+export interface NewTestEvent {
+  id: string;
+  workflowId: string;
+  workspaceId: string;
+  webhookId: string;
+  receivedAt: Date;
+  body: unknown;
+  headers: Record<string, string>;
+}
 
 export function toTestEvent(row: TestEventRow): z.infer<typeof TestEvent> {
   return {
@@ -28,31 +39,41 @@ export function createTestEventRepository(deps: { db: SqlDatabase; capPerWorkflo
   }
 
   return {
-    /** Stores the event once (its id is the eventId) and prunes the workflow's older events. */
-    async add(event: {
-      id: string;
-      workflowId: string;
-      workspaceId: string;
-      webhookId: string;
-      receivedAt: Date;
-      body: unknown;
-      headers: Record<string, string>;
-    }): Promise<void> {
-      await db.transaction(async (tx) => {
-        await tx
-          .insert(testEvents)
-          .values({ ...event, body: event.body ?? null })
-          .onConflictDoNothing({ target: testEvents.id });
-        const kept = tx
-          .select({ id: testEvents.id })
-          .from(testEvents)
-          .where(eq(testEvents.workflowId, event.workflowId))
-          .orderBy(desc(testEvents.receivedAt), desc(testEvents.id))
-          .limit(capPerWorkflow);
-        await tx
-          .delete(testEvents)
-          .where(and(eq(testEvents.workflowId, event.workflowId), notInArray(testEvents.id, kept)));
-      });
+    /** Stores events once each (an event's id is its eventId), in one statement. */
+    async insertMany(events: readonly NewTestEvent[], executor: SqlExecutor = db): Promise<void> {
+      if (events.length === 0) return;
+      const rows = events.map((event) => ({
+        id: event.id,
+        workflow_id: event.workflowId,
+        workspace_id: event.workspaceId,
+        webhook_id: event.webhookId,
+        received_at: event.receivedAt.toISOString(),
+        body: event.body ?? null,
+        headers: event.headers,
+      }));
+      await executor.execute(sql`
+        insert into workflow_runner.test_events (id, workflow_id, workspace_id, webhook_id,
+          received_at, body, headers)
+        select id, workflow_id, workspace_id, webhook_id, received_at, body, headers
+        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id uuid, workflow_id uuid,
+          workspace_id uuid, webhook_id uuid, received_at timestamptz, body jsonb, headers jsonb)
+        on conflict (id) do nothing`);
+    },
+
+    /** Deletes the events of these workflows beyond the newest `cap` of each. */
+    async prune(workflowIds: readonly string[]): Promise<void> {
+      if (workflowIds.length === 0) return;
+      await db.execute(sql`
+        delete from workflow_runner.test_events
+        where id in (
+          select id from (
+            select id, row_number() over (
+              partition by workflow_id order by received_at desc, id desc) as newest
+            from workflow_runner.test_events
+            where workflow_id = any(${uuidArray(workflowIds)})
+          ) as ranked
+          where newest > ${capPerWorkflow}
+        )`);
     },
     list: (workflowId: string) => newestFirst(workflowId),
     async latest(workflowId: string): Promise<TestEventRow | undefined> {

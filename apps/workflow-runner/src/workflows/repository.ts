@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
 import { CustomResponse, RunningHours, Step, type StepInput, type Workflow } from '@wap/contracts';
 import type { Clock, IdSource, SqlDatabase } from '@wap/platform';
 import { z } from 'zod';
@@ -89,6 +89,16 @@ export function createWorkflowRepository(deps: { db: SqlDatabase; clock: Clock; 
     return row;
   }
 
+  /** Several workflows by id in one read, deleted ones included. */
+  async function findManyAny(workflowIds: readonly string[]): Promise<Map<string, WorkflowRow>> {
+    if (workflowIds.length === 0) return new Map();
+    const rows = await db
+      .select()
+      .from(workflows)
+      .where(inArray(workflows.id, [...workflowIds]));
+    return new Map(rows.map((row) => [row.id, row]));
+  }
+
   async function create(input: NewWorkflow): Promise<WorkflowRow> {
     const now = clock.now();
     const [row] = await db
@@ -156,6 +166,7 @@ export function createWorkflowRepository(deps: { db: SqlDatabase; clock: Clock; 
   return {
     find,
     findAny,
+    findManyAny,
     create,
     update,
     setStatus: (workflowId: string, status: 'draft' | 'live') =>

@@ -1,0 +1,152 @@
+import type { Logger } from 'pino';
+import {
+  Envelope,
+  WEBHOOK_EVENTS_STREAM,
+  WEBHOOK_RECEIVED_SUBJECT,
+  WebhookReceived,
+} from '@wap/contracts';
+import {
+  decodeJson,
+  withTraceFromHeaders,
+  type ObjectStore,
+  type SqlDatabase,
+  type StreamConsumer,
+  type StreamMessage,
+  type Streams,
+} from '@wap/platform';
+import { createGroupCommit } from '../db/group-commit';
+import type { NewRun, RunRepository } from '../runs/repository';
+import { readWebhookPayload } from '../test-events/payloads';
+import type { NewTestEvent, TestEventRepository } from '../test-events/repository';
+import type { WorkflowRepository } from '../workflows/repository';
+
+const WebhookReceivedMessage = Envelope(WebhookReceived);
+
+/** Events written in one transaction at most; the handlers in flight wait for the same commit. */
+const MAX_BATCH = 128;
+
+interface ReceivedEvent {
+  event: WebhookReceived;
+  body: unknown;
+}
+
+/**
+ * Durable consumer of WEBHOOK_EVENTS: every valid webhook request becomes a test event, and a
+ * request that started a run becomes its run, once each (by eventId and runId). Messages in
+ * flight are written together, one transaction per batch, and acknowledged after its commit.
+ * `members` consumers share the durable, so that enough messages are in flight to fill a batch.
+ */
+export async function consumeWebhookEvents(deps: {
+  streams: Streams;
+  objects: ObjectStore;
+  db: SqlDatabase;
+  testEvents: TestEventRepository;
+  runs: RunRepository;
+  workflows: Pick<WorkflowRepository, 'findManyAny'>;
+  logger: Logger;
+  members: number;
+  onRunCreated: () => void;
+}): Promise<StreamConsumer> {
+  await deps.streams.ensureStream({
+    name: WEBHOOK_EVENTS_STREAM,
+    subjects: [WEBHOOK_RECEIVED_SUBJECT],
+  });
+
+  async function write(received: ReceivedEvent[]): Promise<void> {
+    const workflows = await deps.workflows.findManyAny([
+      ...new Set(received.map(({ event }) => event.workflowId)),
+    ]);
+    const testEvents: NewTestEvent[] = [];
+    const runs: NewRun[] = [];
+    for (const { event, body } of received) {
+      const workflow = workflows.get(event.workflowId);
+      if (!workflow || workflow.workspaceId !== event.workspaceId) {
+        deps.logger.warn(
+          { eventId: event.eventId },
+          'webhook event for an unknown workflow dropped',
+        );
+        continue;
+      }
+      testEvents.push({
+        id: event.eventId,
+        workflowId: event.workflowId,
+        workspaceId: event.workspaceId,
+        webhookId: event.webhookId,
+        receivedAt: new Date(event.receivedAt),
+        body,
+        headers: event.headers,
+      });
+      // A workflow deleted since the request was accepted still gets its run, which then
+      // executes the steps it had.
+      if (event.run) {
+        runs.push({
+          runId: event.run.runId,
+          workflow,
+          trigger: { type: 'custom_webhook', eventId: event.eventId },
+          input: body,
+          inflightKey: event.run.inflightKey,
+          notBefore: event.run.notBefore ? new Date(event.run.notBefore) : null,
+        });
+      }
+    }
+    if (testEvents.length === 0) return;
+    await deps.db.transaction(async (tx) => {
+      await deps.testEvents.insertMany(testEvents, tx);
+      await deps.runs.createMany(runs, tx);
+    });
+    if (runs.length > 0) deps.onRunCreated();
+    // Pruning is housekeeping: a failure (two replicas pruning one workflow) is retried with
+    // the workflow's next batch and loses nothing.
+    await deps.testEvents
+      .prune([...new Set(testEvents.map((event) => event.workflowId))])
+      .catch((error: unknown) => {
+        deps.logger.warn({ err: error }, 'pruning old test events failed');
+      });
+  }
+  const writeInBatch = createGroupCommit(write, { maxBatch: MAX_BATCH });
+
+  const handle = (message: StreamMessage): Promise<void> =>
+    withTraceFromHeaders(message.headers, 'workflow-runner webhook event', async () => {
+      let parsed;
+      try {
+        parsed = WebhookReceivedMessage.safeParse(decodeJson(message.data));
+      } catch {
+        parsed = null;
+      }
+      if (!parsed?.success) {
+        deps.logger.warn(
+          { seq: message.seq },
+          'terminating a WEBHOOK_EVENTS message that does not parse',
+        );
+        message.term();
+        return;
+      }
+      const event = parsed.data.data;
+      const payload = await readWebhookPayload(deps.objects, event.payload);
+      if (payload.missing) {
+        deps.logger.warn({ eventId: event.eventId }, 'webhook event body is no longer stored');
+      }
+      await writeInBatch({ event, body: payload.body });
+      message.ack();
+    });
+
+  // One after the other: the embedded adapter's first open of a durable is not safe to race.
+  const consumers: StreamConsumer[] = [];
+  for (let member = 0; member < deps.members; member += 1) {
+    consumers.push(
+      await deps.streams.consume(
+        {
+          stream: WEBHOOK_EVENTS_STREAM,
+          durable: 'workflow-runner-test-events',
+          filterSubject: WEBHOOK_RECEIVED_SUBJECT,
+        },
+        handle,
+      ),
+    );
+  }
+  return {
+    stop: async () => {
+      await Promise.all(consumers.map((consumer) => consumer.stop()));
+    },
+  };
+}
