@@ -1,12 +1,11 @@
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import {
-  BatchSpanProcessor,
-  NoopSpanProcessor,
-  type SpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+import { context, propagation, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { claimGlobalTelemetry } from './global-telemetry';
+import { IdOnlyTracerProvider } from './id-only-tracing';
 
 export interface TelemetryOptions {
   /** `service.name` of every span this process records. */
@@ -40,9 +39,15 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
       new BatchSpanProcessor(new OTLPTraceExporter({ url: tracesUrl(options.otlpEndpoint) })),
     );
   }
-  // Spans are recorded even with nowhere to send them: their trace ids still reach the logs and
-  // the bus headers, so one request can be followed across services through the logs alone.
-  if (spanProcessors.length === 0) spanProcessors.push(new NoopSpanProcessor());
+  // With nowhere to send spans, none is recorded, but every span still gets its ids: they reach
+  // the logs and the bus headers, so one request can be followed across services through the
+  // logs alone. Recording spans for nobody cost the hot paths a quarter of their CPU.
+  if (spanProcessors.length === 0) {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    trace.setGlobalTracerProvider(new IdOnlyTracerProvider());
+    return { shutdown: async () => undefined };
+  }
 
   // Every signal is configured here, explicitly: left empty, the SDK would read OTEL_* variables
   // and export traces, metrics and logs to localhost by default, which config.ts never asked for.
