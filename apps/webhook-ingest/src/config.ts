@@ -14,6 +14,11 @@ export const WebhookIngestEnv = z.object({
     .default(WEBHOOK_BODY_LIMIT_BYTES),
   /** How long a repeat of an idempotency header value is skipped, in ms (default 24 h). */
   WEBHOOK_IDEMPOTENCY_WINDOW_MS: z.coerce.number().int().positive().default(86_400_000),
+  /**
+   * Age after which an identical request may take over a fingerprint claim whose event never
+   * became a run (its replica died before storing it), in ms (default 10 min).
+   */
+  WEBHOOK_INFLIGHT_ABANDON_MS: z.coerce.number().int().positive().default(600_000),
   /** Requests per second one address may send to one replica, sustained. */
   WEBHOOK_RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
   /** Requests one address may send to one replica at once. */
@@ -48,6 +53,7 @@ export const WEBHOOK_SECRET_KEYS = [
 export interface WebhookIngestConfig {
   bodyLimitBytes: number;
   idempotencyWindowMs: number;
+  inflightAbandonMs: number;
   rateLimit: { perSecond: number; burst: number };
   httpsRedirect: boolean;
   publicBaseUrl?: string;
@@ -57,6 +63,7 @@ export interface WebhookIngestConfig {
 export const DEFAULT_WEBHOOK_INGEST_CONFIG: WebhookIngestConfig = {
   bodyLimitBytes: WEBHOOK_BODY_LIMIT_BYTES,
   idempotencyWindowMs: 86_400_000,
+  inflightAbandonMs: 600_000,
   rateLimit: { perSecond: 100, burst: 200 },
   httpsRedirect: true,
   secrets: {},
@@ -66,6 +73,7 @@ export function webhookIngestConfigFromEnv(env: WebhookIngestEnv): WebhookIngest
   return {
     bodyLimitBytes: env.WEBHOOK_BODY_LIMIT_BYTES,
     idempotencyWindowMs: env.WEBHOOK_IDEMPOTENCY_WINDOW_MS,
+    inflightAbandonMs: env.WEBHOOK_INFLIGHT_ABANDON_MS,
     rateLimit: {
       perSecond: env.WEBHOOK_RATE_LIMIT_PER_SECOND,
       burst: env.WEBHOOK_RATE_LIMIT_BURST,

@@ -3,13 +3,15 @@ import {
   CREDIT_BALANCES_BUCKET,
   CreditSnapshot,
   ROUTES,
+  RUN_OF_EVENT_SUBJECT,
+  RunOfEventReply,
   WEBHOOKS_BUCKET,
   WEBHOOK_EVENTS_STREAM,
   WEBHOOK_INFLIGHT_BUCKET,
   WEBHOOK_RECEIVED_SUBJECT,
   WebhookAddress,
 } from '@wap/contracts';
-import { serveRoutes, type Platform } from '@wap/platform';
+import { callApi, serveRoutes, type Platform } from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { createDirectoryClient } from '@wap/workspace-directory';
 import { createKvMirror } from './addresses/kv-mirror';
@@ -23,6 +25,8 @@ import { createTriggerHandlers } from './trigger/trigger-handler';
 const RATE_LIMITED_ADDRESSES = 100_000;
 /** A claim not stored within this long belongs to a replica that died; a retry may take it over. */
 const CLAIM_LEASE_MS = 30_000;
+/** How long a request waits for workflow-runner to say whether an old claim's event has a run. */
+const RUN_OF_EVENT_TIMEOUT_MS = 2_000;
 
 /**
  * Composes webhook-ingest: the Custom Webhook trigger (endpoint 11) and the signed provider
@@ -63,6 +67,25 @@ export async function startWebhookIngestService(deps: {
     leaseMs: CLAIM_LEASE_MS,
     waitForFirstMs: 5_000,
     pollMs: 5,
+    inflightAbandonMs: config.inflightAbandonMs,
+    eventHasRun: async (eventId) => {
+      try {
+        const { run } = await callApi(
+          platform.bus,
+          RUN_OF_EVENT_SUBJECT,
+          { eventId },
+          RunOfEventReply,
+          { timeoutMs: RUN_OF_EVENT_TIMEOUT_MS },
+        );
+        return run !== null;
+      } catch (error) {
+        logger.warn(
+          { err: error, eventId },
+          'could not ask workflow-runner for the run of an event',
+        );
+        return undefined;
+      }
+    },
   });
   const trigger = createTriggerHandlers({
     platform,
@@ -110,3 +133,5 @@ export {
   webhookIngestConfigFromEnv,
   type WebhookIngestConfig,
 } from './config';
+/** The `webhook-inflight` key of a request without an idempotency header (decision 40). */
+export { fingerprintKey } from './trigger/request-identity';

@@ -17,6 +17,7 @@ import { createRunRepository } from './runs/repository';
 import { createStepExecutor } from './runs/steps';
 import { createTestEventRepository } from './test-events/repository';
 import { consumeWebhookEvents } from './webhook-events/consumer';
+import { serveRunOfEvent } from './webhook-events/run-of-event';
 import { workflowHandlers } from './workflows/handlers';
 import { createWorkflowRepository } from './workflows/repository';
 import { createWebhookPublisher } from './workflows/webhook-publisher';
@@ -119,6 +120,7 @@ export async function startWorkflowRunnerService(deps: {
       { queue: 'workflow-runner', logger },
     ),
     servePaymentGrants({ bus: platform.bus, db, clock, directory, snapshots, logger }),
+    serveRunOfEvent({ bus: platform.bus, runs, logger }),
     ...serveWorkflowApi({
       bus: platform.bus,
       streams: platform.streams,

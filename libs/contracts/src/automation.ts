@@ -11,6 +11,16 @@ export function Envelope<Data extends z.ZodType>(data: Data) {
   return z.object({ type: z.string(), id: z.string(), time: z.iso.datetime(), data });
 }
 
+export const RunStatus = z.enum([
+  'queued',
+  'running',
+  'waiting_approval',
+  'succeeded',
+  'failed',
+  'cancelled',
+]);
+export type RunStatus = z.infer<typeof RunStatus>;
+
 /** Running hours of a workflow (absent: always open). Days 1..7, 1 = Monday; times HH:MM. */
 export const RunningHours = z.object({
   timezone: z.string().min(1),
@@ -57,9 +67,24 @@ export type CreditSnapshot = z.infer<typeof CreditSnapshot>;
 /**
  * KV bucket `webhook-inflight`: fingerprints of identical requests (no idempotency header)
  * whose run has not ended; webhook-ingest creates the key, workflow-runner deletes it when the
- * run ends (any final status). Value: the eventId of the run holding it.
+ * run ends (any final status). Value: an InflightClaim (JSON).
  */
 export const WEBHOOK_INFLIGHT_BUCKET = 'webhook-inflight';
+/**
+ * The request holding a fingerprint, and when it claimed it. A replica that dies between the
+ * claim and storing the request leaves a key that no run will delete: once a claim is older than
+ * the abandonment age and its event has no unfinished run (RUN_OF_EVENT_SUBJECT), an identical
+ * request takes it over.
+ */
+export const InflightClaim = z.object({ eventId: z.uuid(), claimedAtMs: z.number() });
+export type InflightClaim = z.infer<typeof InflightClaim>;
+
+/** workflow-runner: the run a webhook event started, if any (queue group `workflow-runner`). */
+export const RUN_OF_EVENT_SUBJECT = 'workflow.api.run_of_event.v1';
+export const RunOfEventRequest = z.object({ eventId: z.uuid() });
+export const RunOfEventReply = z.object({
+  run: z.object({ id: z.uuid(), status: RunStatus }).nullable(),
+});
 
 /** A webhook body as carried in streams: inline JSON, or parked in the object store when large. */
 export const WebhookPayload = z.union([
@@ -148,7 +173,7 @@ export const GetRunRequest = z.object({ workspaceId: z.uuid(), runId: z.uuid() }
 export const RunSummary = z.object({
   id: z.uuid(),
   workflow_id: z.uuid(),
-  status: z.enum(['queued', 'running', 'waiting_approval', 'succeeded', 'failed', 'cancelled']),
+  status: RunStatus,
   credits_charged: z.number().int(),
   created_at: z.iso.datetime(),
   finished_at: z.iso.datetime().nullable(),

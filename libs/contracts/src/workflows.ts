@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CustomResponse, RunningHours } from './automation';
+import { CustomResponse, RunningHours, RunStatus } from './automation';
 import { ErrorBodySchema, sessionErrorResponses } from './common';
 import { defineRoutes } from './route-spec';
 
@@ -191,15 +191,7 @@ export const TestEvent = z.object({
 });
 export const TestEventsResponse = z.object({ events: z.array(TestEvent) });
 
-export const RunStatus = z.enum([
-  'queued',
-  'running',
-  'waiting_approval',
-  'succeeded',
-  'failed',
-  'cancelled',
-]);
-export type RunStatus = z.infer<typeof RunStatus>;
+export { RunStatus };
 export const StepRunStatus = z.enum([
   'pending',
   'running',

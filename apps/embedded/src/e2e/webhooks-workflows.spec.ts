@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
-import { DEFAULT_WEBHOOK_INGEST_CONFIG } from '@wap/webhook-ingest-service';
+import { WEBHOOK_INFLIGHT_BUCKET } from '@wap/contracts';
+import { encodeJson } from '@wap/platform';
+import { DEFAULT_WEBHOOK_INGEST_CONFIG, fingerprintKey } from '@wap/webhook-ingest-service';
 import { http, RUNTIMES, startStack, uniqueEmail, type TestStack } from './stack';
 
 /**
@@ -186,6 +188,55 @@ describe.each(RUNTIMES)('webhooks with the real workflow-runner on the %s runtim
     });
     await eventually(async () => {
       expect(await webhookRuns(owner, workflowId)).toHaveLength(2);
+    });
+  });
+
+  test('a fingerprint claim whose request was never stored is taken over once it is old; a recent claim, or an old one whose run is running, is not', async () => {
+    const owner = await newOwner(10);
+    const { workflowId, webhookId } = await newWorkflow(owner, { seconds: 3, live: true });
+    const inflight = await stack.platform.kv.bucket(WEBHOOK_INFLIGHT_BUCKET);
+    const longAgo = Date.now() - 11 * 60_000;
+
+    // A replica claimed this body and died before storing the request: no run will delete it.
+    const lost = { customer: randomUUID() };
+    const lostEventId = randomUUID();
+    await inflight.put(
+      fingerprintKey(webhookId, lost),
+      encodeJson({ eventId: lostEventId, claimedAtMs: Date.now() }),
+    );
+    expect((await trigger(webhookId, lost)).body).toMatchObject({
+      triggered: 0,
+      skipped: 1,
+      eventId: lostEventId,
+    });
+    await inflight.put(
+      fingerprintKey(webhookId, lost),
+      encodeJson({ eventId: lostEventId, claimedAtMs: longAgo }),
+    );
+    const takenOver = await trigger(webhookId, lost);
+    expect(takenOver.body).toMatchObject({ triggered: 1, skipped: 0 });
+    expect((takenOver.body as { eventId: string }).eventId).not.toBe(lostEventId);
+
+    // An old claim whose run is still running stays: the identical request is skipped.
+    const running = { customer: randomUUID() };
+    const started = await trigger(webhookId, running);
+    const startedEventId = (started.body as { eventId: string }).eventId;
+    await eventually(async () => {
+      const runs = await webhookRuns(owner, workflowId);
+      expect(runs.map((run) => run.trigger.event_id)).toContain(startedEventId);
+    });
+    await inflight.put(
+      fingerprintKey(webhookId, running),
+      encodeJson({ eventId: startedEventId, claimedAtMs: longAgo }),
+    );
+    expect((await trigger(webhookId, running)).body).toMatchObject({
+      triggered: 0,
+      skipped: 1,
+      eventId: startedEventId,
+    });
+    await eventually(async () => {
+      const runs = await webhookRuns(owner, workflowId);
+      expect(runs.map((run) => run.status)).toEqual(['succeeded', 'succeeded']);
     });
   });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { InflightClaim } from '@wap/contracts';
 import { KvConflictError, decodeJson, encodeJson, type KvBucket } from '@wap/platform';
 
 /**
@@ -6,8 +7,8 @@ import { KvConflictError, decodeJson, encodeJson, type KvBucket } from '@wap/pla
  * - an idempotency header value (bucket `webhook-idempotency`, expiring after the configured
  *   window): the value records the event and run it names and whether their run request is
  *   stored yet, so a repeat is answered only with an event that exists;
- * - a fingerprint (bucket WEBHOOK_INFLIGHT_BUCKET): value = the eventId holding it, as the
- *   contract with workflow-runner says; the runner deletes the key when the run ends.
+ * - a fingerprint (bucket WEBHOOK_INFLIGHT_BUCKET): value = the InflightClaim of the contract
+ *   with workflow-runner; the runner deletes the key when the run ends.
  */
 export const IDEMPOTENCY_BUCKET = 'webhook-idempotency';
 
@@ -43,10 +44,24 @@ export interface DuplicateClaimsDeps {
   waitForFirstMs: number;
   /** First poll interval while waiting (ms); it doubles up to 16 times that. */
   pollMs: number;
+  /** A fingerprint claim at least this old whose event has no run was abandoned (ms). */
+  inflightAbandonMs: number;
+  /** Whether the event became a run; undefined when that cannot be told now. */
+  eventHasRun: (eventId: string) => Promise<boolean | undefined>;
 }
 
 /** The first request still being stored did not finish in time: the sender should retry. */
 export class ClaimPendingError extends Error {}
+
+/** The claim a fingerprint key holds, or null for a value that is not one (not ours to keep). */
+function inflightClaimOf(value: Uint8Array): InflightClaim | null {
+  try {
+    const parsed = InflightClaim.safeParse(decodeJson(value));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -124,27 +139,49 @@ export function createDuplicateClaims(deps: DuplicateClaimsDeps) {
     }
   }
 
-  /** Claims a fingerprint: held until workflow-runner deletes it at the end of the run. */
+  function fingerprintClaim(key: string, fresh: { eventId: string; runId: string }): HeldClaim {
+    return {
+      kind: 'held',
+      ...fresh,
+      inflightKey: key,
+      confirm: async () => undefined,
+      release: () => deps.inflight.delete(key),
+    };
+  }
+
+  /**
+   * Claims a fingerprint: held until workflow-runner deletes it at the end of the run. A claim
+   * older than `inflightAbandonMs` whose event never became a run was left by a replica that
+   * died before storing its request; an identical request takes it over rather than being
+   * skipped for good.
+   */
   async function claimFingerprint(
     key: string,
     fresh: { eventId: string; runId: string },
   ): Promise<ClaimOutcome> {
     for (;;) {
+      const claim = encodeJson({ eventId: fresh.eventId, claimedAtMs: deps.nowMs() });
       try {
-        await deps.inflight.create(key, new TextEncoder().encode(fresh.eventId));
-        return {
-          kind: 'held',
-          ...fresh,
-          inflightKey: key,
-          confirm: async () => undefined,
-          release: () => deps.inflight.delete(key),
-        };
+        await deps.inflight.create(key, claim);
+        return fingerprintClaim(key, fresh);
       } catch (error) {
         if (!(error instanceof KvConflictError)) throw error;
       }
       const entry = await deps.inflight.get(key);
       // Released between our create and get: the previous run ended, so this one may run.
-      if (entry) return { kind: 'duplicate', eventId: new TextDecoder().decode(entry.value) };
+      if (!entry) continue;
+      const holder = inflightClaimOf(entry.value);
+      const abandoned =
+        holder === null ||
+        (deps.nowMs() - holder.claimedAtMs > deps.inflightAbandonMs &&
+          (await deps.eventHasRun(holder.eventId)) === false);
+      if (holder && !abandoned) return { kind: 'duplicate', eventId: holder.eventId };
+      try {
+        await deps.inflight.update(key, claim, entry.revision);
+        return fingerprintClaim(key, fresh);
+      } catch (error) {
+        if (!(error instanceof KvConflictError)) throw error;
+      }
     }
   }
 

@@ -113,6 +113,8 @@ describe.each(['embedded', 'distributed'] as const)(
           leaseMs: 30_000,
           waitForFirstMs: 1_000,
           pollMs: 10,
+          inflightAbandonMs: 600_000,
+          eventHasRun: async () => undefined,
         }),
         rateLimiter: createRateLimiter({ perSecond: 1000, burst: 1000, maxAddresses: 10, nowMs }),
         config: DEFAULT_WEBHOOK_INGEST_CONFIG,
@@ -181,6 +183,43 @@ describe.each(['embedded', 'distributed'] as const)(
         body: { triggered: 1, skipped: 0, eventId: released?.eventId },
       });
       expect(await recordOf()).toMatchObject({ eventId: released?.eventId, stored: true });
+    });
+
+    test('an old fingerprint claim is kept while the runner cannot say whether its event ran; a value that is no claim is taken over', async () => {
+      const inflight = await platform.kv.bucket(WEBHOOK_INFLIGHT_BUCKET);
+      const answers = new Map<string, boolean | undefined>();
+      const claims = createDuplicateClaims({
+        idempotency: await platform.kv.bucket(IDEMPOTENCY_BUCKET, { ttlMs: 60_000 }),
+        inflight,
+        nowMs: () => Date.now(),
+        leaseMs: 30_000,
+        waitForFirstMs: 1_000,
+        pollMs: 10,
+        inflightAbandonMs: 1_000,
+        eventHasRun: async (eventId) => answers.get(eventId),
+      });
+      const key = fingerprintKey(address.webhookId, { abandoned: randomUUID() });
+      const holder = randomUUID();
+      await inflight.put(key, encodeJson({ eventId: holder, claimedAtMs: Date.now() - 5_000 }));
+      const fresh = () => ({ eventId: randomUUID(), runId: randomUUID() });
+
+      answers.set(holder, undefined);
+      expect(await claims.claimFingerprint(key, fresh())).toEqual({
+        kind: 'duplicate',
+        eventId: holder,
+      });
+      answers.set(holder, false);
+      const takenOver = fresh();
+      expect(await claims.claimFingerprint(key, takenOver)).toMatchObject({
+        kind: 'held',
+        eventId: takenOver.eventId,
+      });
+      expect(decodeJson((await inflight.get(key))?.value ?? encodeJson(null))).toMatchObject({
+        eventId: takenOver.eventId,
+      });
+
+      await inflight.put(key, new TextEncoder().encode('not a claim'));
+      expect(await claims.claimFingerprint(key, fresh())).toMatchObject({ kind: 'held' });
     });
   },
 );

@@ -124,6 +124,7 @@ export const runs = workflowRunnerSchema.table(
   (table) => [
     index('runs_workflow_idx').on(table.workflowId, table.createdAt),
     index('runs_due_idx').on(table.wakeAt),
+    index('runs_event_idx').on(table.eventId),
     check(
       'runs_status_check',
       sql`${table.status} in ('queued', 'running', 'waiting_approval', 'succeeded', 'failed', 'cancelled')`,

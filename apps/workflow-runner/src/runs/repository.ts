@@ -194,6 +194,16 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
       return { run, steps: (await stepsOf([run.id])).get(run.id) ?? [] };
     },
 
+    /** The run a webhook event started, if any. */
+    async findByEvent(eventId: string): Promise<Pick<RunRow, 'id' | 'status'> | undefined> {
+      const [row] = await db
+        .select({ id: runs.id, status: runs.status })
+        .from(runs)
+        .where(eq(runs.eventId, eventId))
+        .limit(1);
+      return row;
+    },
+
     async listByWorkflow(workflowId: string, limit: number): Promise<Run[]> {
       const rows = await db
         .select()

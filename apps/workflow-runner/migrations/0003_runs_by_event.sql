@@ -1,0 +1,1 @@
+CREATE INDEX "runs_event_idx" ON "workflow_runner"."runs" USING btree ("event_id");
