@@ -324,12 +324,15 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
             where run_id = any(${uuidArray(skipping)}) and status = 'pending'`);
         }
         if (finished.length > 0) {
-          // A run holding an in-flight key stays due: its key is released next (executor).
+          // A run holding an in-flight key stays due (its wake_at has passed, or it would not
+          // be running): its key is released next (executor). Leaving wake_at as it is keeps
+          // the update off the indexes.
           await tx.execute(sql`
             update workflow_runner.runs as r
             set status = x.status, error = x.error,
               started_at = coalesce(r.started_at, x.started_at), finished_at = ${now}::timestamptz,
-              wake_at = case when r.inflight_key is null then null else ${now}::timestamptz end
+              wake_at = case when r.inflight_key is null then null
+                else coalesce(r.wake_at, ${now}::timestamptz) end
             from jsonb_to_recordset(${JSON.stringify(finished)}::jsonb) as x(id uuid,
               status text, error text, started_at timestamptz)
             where r.id = any(${uuidArray(finished.map((run) => run.id))}) and r.id = x.id`);
