@@ -1,17 +1,10 @@
 import type { Logger } from 'pino';
-import { Envelope, RUNS_STREAM, START_RUN_SUBJECT, StartRun } from '@wap/contracts';
-import {
-  decodeJson,
-  withTraceFromHeaders,
-  type StreamConsumer,
-  type StreamMessage,
-  type Streams,
-} from '@wap/platform';
+import { RUNS_STREAM, START_RUN_SUBJECT, StartRun } from '@wap/contracts';
+import { withTraceFromHeaders, type StreamConsumer, type Streams } from '@wap/platform';
+import { consumeWithMembers, envelopeData } from '../bus/durable-consumers';
 import { createGroupCommit } from '../db/group-commit';
 import type { WorkflowRepository } from '../workflows/repository';
 import type { NewRun, RunRepository } from './repository';
-
-const StartRunMessage = Envelope(StartRun);
 
 /** Runs created in one statement at most; the handlers in flight wait for the same commit. */
 const MAX_BATCH = 64;
@@ -48,8 +41,7 @@ export async function createRunFromRequest(deps: RunDeps, start: StartRun): Prom
 
 /**
  * Durable consumer of RUNS: a message is acknowledged once its run is a row of the scheduler
- * table, which from then on keeps it. `members` consumers share the durable, so that enough
- * requests are in flight to fill a batch.
+ * table, which from then on keeps it.
  */
 export async function consumeRunRequests(
   deps: RunDeps & {
@@ -66,43 +58,23 @@ export async function consumeRunRequests(
     },
     { maxBatch: MAX_BATCH },
   );
-  const handle = (message: StreamMessage): Promise<void> =>
-    withTraceFromHeaders(message.headers, 'workflow-runner start run', async () => {
-      let parsed;
-      try {
-        parsed = StartRunMessage.safeParse(decodeJson(message.data));
-      } catch {
-        parsed = null;
-      }
-      if (!parsed?.success) {
-        deps.logger.warn({ seq: message.seq }, 'terminating a RUNS message that does not parse');
-        message.term();
-        return;
-      }
-      const start = parsed.data.data;
-      const run = await runFor(deps, start);
-      if (!run) {
-        deps.logger.warn({ runId: start.runId }, 'run request for an unknown workflow dropped');
+  return consumeWithMembers(
+    deps.streams,
+    { stream: RUNS_STREAM, durable: 'workflow-runner-runs', filterSubject: START_RUN_SUBJECT },
+    deps.members,
+    (message) =>
+      withTraceFromHeaders(message.headers, 'workflow-runner start run', async () => {
+        const start = envelopeData(message, StartRun, deps.logger);
+        if (!start) return;
+        const run = await runFor(deps, start);
+        if (!run) {
+          deps.logger.warn({ runId: start.runId }, 'run request for an unknown workflow dropped');
+          message.ack();
+          return;
+        }
+        await createInBatch(run);
         message.ack();
-        return;
-      }
-      await createInBatch(run);
-      message.ack();
-      deps.onRunCreated();
-    });
-  // One after the other: the embedded adapter's first open of a durable is not safe to race.
-  const consumers: StreamConsumer[] = [];
-  for (let member = 0; member < deps.members; member += 1) {
-    consumers.push(
-      await deps.streams.consume(
-        { stream: RUNS_STREAM, durable: 'workflow-runner-runs', filterSubject: START_RUN_SUBJECT },
-        handle,
-      ),
-    );
-  }
-  return {
-    stop: async () => {
-      await Promise.all(consumers.map((consumer) => consumer.stop()));
-    },
-  };
+        deps.onRunCreated();
+      }),
+  );
 }

@@ -607,6 +607,22 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     expect(await balanceSnapshot(workspaceId)).toBe(4);
   });
 
+  test('a WEBHOOK_EVENTS message that does not parse is set aside; the events after it are kept', async () => {
+    const { owner, workspaceId } = await newWorkspace(0);
+    const created = await createWorkflow(owner, workspaceId, []);
+    await platform.streams.publish(WEBHOOK_RECEIVED_SUBJECT, encodeJson({ not: 'an envelope' }));
+    await platform.streams.publish(WEBHOOK_RECEIVED_SUBJECT, new TextEncoder().encode('{'));
+    const eventId = await publishTestEvent(created, { after: 'garbage' });
+    await eventually(async () => {
+      const events = await callRunnerRoute(platform, 'list_test_events', owner, {
+        params: { id: created.workflow.id },
+      });
+      expect((events.body as { events: { id: string }[] }).events.map((event) => event.id)).toEqual(
+        [eventId],
+      );
+    });
+  });
+
   test('test events arrive from WEBHOOK_EVENTS once per eventId, newest first, capped per workflow', async () => {
     const { owner, workspaceId } = await newWorkspace(0);
     const created = await createWorkflow(owner, workspaceId, []);

@@ -1,26 +1,18 @@
 import type { Logger } from 'pino';
+import { WEBHOOK_EVENTS_STREAM, WEBHOOK_RECEIVED_SUBJECT, WebhookReceived } from '@wap/contracts';
 import {
-  Envelope,
-  WEBHOOK_EVENTS_STREAM,
-  WEBHOOK_RECEIVED_SUBJECT,
-  WebhookReceived,
-} from '@wap/contracts';
-import {
-  decodeJson,
   withTraceFromHeaders,
   type ObjectStore,
   type SqlDatabase,
   type StreamConsumer,
-  type StreamMessage,
   type Streams,
 } from '@wap/platform';
+import { consumeWithMembers, envelopeData } from '../bus/durable-consumers';
 import { createGroupCommit } from '../db/group-commit';
 import type { NewRun, RunRepository } from '../runs/repository';
 import { readWebhookPayload } from '../test-events/payloads';
 import type { NewTestEvent, TestEventRepository } from '../test-events/repository';
 import type { WorkflowRepository } from '../workflows/repository';
-
-const WebhookReceivedMessage = Envelope(WebhookReceived);
 
 /** Events written in one transaction at most; the handlers in flight wait for the same commit. */
 const MAX_BATCH = 128;
@@ -34,7 +26,6 @@ interface ReceivedEvent {
  * Durable consumer of WEBHOOK_EVENTS: every valid webhook request becomes a test event, and a
  * request that started a run becomes its run, once each (by eventId and runId). Messages in
  * flight are written together, one transaction per batch, and acknowledged after its commit.
- * `members` consumers share the durable, so that enough messages are in flight to fill a batch.
  */
 export async function consumeWebhookEvents(deps: {
   streams: Streams;
@@ -105,48 +96,24 @@ export async function consumeWebhookEvents(deps: {
   }
   const writeInBatch = createGroupCommit(write, { maxBatch: MAX_BATCH });
 
-  const handle = (message: StreamMessage): Promise<void> =>
-    withTraceFromHeaders(message.headers, 'workflow-runner webhook event', async () => {
-      let parsed;
-      try {
-        parsed = WebhookReceivedMessage.safeParse(decodeJson(message.data));
-      } catch {
-        parsed = null;
-      }
-      if (!parsed?.success) {
-        deps.logger.warn(
-          { seq: message.seq },
-          'terminating a WEBHOOK_EVENTS message that does not parse',
-        );
-        message.term();
-        return;
-      }
-      const event = parsed.data.data;
-      const payload = await readWebhookPayload(deps.objects, event.payload);
-      if (payload.missing) {
-        deps.logger.warn({ eventId: event.eventId }, 'webhook event body is no longer stored');
-      }
-      await writeInBatch({ event, body: payload.body });
-      message.ack();
-    });
-
-  // One after the other: the embedded adapter's first open of a durable is not safe to race.
-  const consumers: StreamConsumer[] = [];
-  for (let member = 0; member < deps.members; member += 1) {
-    consumers.push(
-      await deps.streams.consume(
-        {
-          stream: WEBHOOK_EVENTS_STREAM,
-          durable: 'workflow-runner-test-events',
-          filterSubject: WEBHOOK_RECEIVED_SUBJECT,
-        },
-        handle,
-      ),
-    );
-  }
-  return {
-    stop: async () => {
-      await Promise.all(consumers.map((consumer) => consumer.stop()));
+  return consumeWithMembers(
+    deps.streams,
+    {
+      stream: WEBHOOK_EVENTS_STREAM,
+      durable: 'workflow-runner-test-events',
+      filterSubject: WEBHOOK_RECEIVED_SUBJECT,
     },
-  };
+    deps.members,
+    (message) =>
+      withTraceFromHeaders(message.headers, 'workflow-runner webhook event', async () => {
+        const event = envelopeData(message, WebhookReceived, deps.logger);
+        if (!event) return;
+        const payload = await readWebhookPayload(deps.objects, event.payload);
+        if (payload.missing) {
+          deps.logger.warn({ eventId: event.eventId }, 'webhook event body is no longer stored');
+        }
+        await writeInBatch({ event, body: payload.body });
+        message.ack();
+      }),
+  );
 }

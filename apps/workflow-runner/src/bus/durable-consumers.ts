@@ -1,0 +1,56 @@
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { Envelope } from '@wap/contracts';
+import {
+  decodeJson,
+  type ConsumerConfig,
+  type StreamConsumer,
+  type StreamMessage,
+  type Streams,
+} from '@wap/platform';
+
+/**
+ * `members` consumers of one durable, so that enough messages are in flight at once to fill a
+ * group commit. They open one after the other: the embedded adapter's first open of a durable
+ * is not safe to race.
+ */
+export async function consumeWithMembers(
+  streams: Streams,
+  config: ConsumerConfig,
+  members: number,
+  handle: (message: StreamMessage) => Promise<void>,
+): Promise<StreamConsumer> {
+  const consumers: StreamConsumer[] = [];
+  for (let member = 0; member < members; member += 1) {
+    consumers.push(await streams.consume(config, handle));
+  }
+  return {
+    stop: async () => {
+      await Promise.all(consumers.map((consumer) => consumer.stop()));
+    },
+  };
+}
+
+/**
+ * The data of a message's envelope; a message that does not parse is terminated (redelivering
+ * it would fail the same way) and undefined is returned.
+ */
+export function envelopeData<Data extends z.ZodType>(
+  message: StreamMessage,
+  data: Data,
+  logger: Logger,
+): z.infer<Data> | undefined {
+  let parsed;
+  try {
+    parsed = Envelope(data).safeParse(decodeJson(message.data));
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed?.success) return (parsed.data as { data: z.infer<Data> }).data;
+  logger.warn(
+    { seq: message.seq, subject: message.subject },
+    'terminating a message that does not parse',
+  );
+  message.term();
+  return undefined;
+}
