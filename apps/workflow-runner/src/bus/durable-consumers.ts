@@ -32,25 +32,25 @@ export async function consumeWithMembers(
 }
 
 /**
- * The data of a message's envelope; a message that does not parse is terminated (redelivering
- * it would fail the same way) and undefined is returned.
+ * Reads the data of a message's envelope. A message that does not parse is terminated
+ * (redelivering it would fail the same way) and reads as undefined. The envelope schema is
+ * built once here: a zod schema compiles its parser on first use.
  */
-export function envelopeData<Data extends z.ZodType>(
-  message: StreamMessage,
-  data: Data,
-  logger: Logger,
-): z.infer<Data> | undefined {
-  let parsed;
-  try {
-    parsed = Envelope(data).safeParse(decodeJson(message.data));
-  } catch {
-    parsed = undefined;
-  }
-  if (parsed?.success) return (parsed.data as { data: z.infer<Data> }).data;
-  logger.warn(
-    { seq: message.seq, subject: message.subject },
-    'terminating a message that does not parse',
-  );
-  message.term();
-  return undefined;
+export function envelopeReader<Data extends z.ZodType>(data: Data, logger: Logger) {
+  const envelope = Envelope(data);
+  return (message: StreamMessage): z.infer<Data> | undefined => {
+    let parsed;
+    try {
+      parsed = envelope.safeParse(decodeJson(message.data));
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed?.success) return (parsed.data as { data: z.infer<Data> }).data;
+    logger.warn(
+      { seq: message.seq, subject: message.subject },
+      'terminating a message that does not parse',
+    );
+    message.term();
+    return undefined;
+  };
 }

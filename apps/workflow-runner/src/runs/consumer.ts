@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { RUNS_STREAM, START_RUN_SUBJECT, StartRun } from '@wap/contracts';
 import { withTraceFromHeaders, type StreamConsumer, type Streams } from '@wap/platform';
-import { consumeWithMembers, envelopeData } from '../bus/durable-consumers';
+import { consumeWithMembers, envelopeReader } from '../bus/durable-consumers';
 import { createGroupCommit } from '../db/group-commit';
 import type { WorkflowRepository } from '../workflows/repository';
 import type { NewRun, RunRepository } from './repository';
@@ -58,13 +58,14 @@ export async function consumeRunRequests(
     },
     { maxBatch: MAX_BATCH },
   );
+  const readEnvelope = envelopeReader(StartRun, deps.logger);
   return consumeWithMembers(
     deps.streams,
     { stream: RUNS_STREAM, durable: 'workflow-runner-runs', filterSubject: START_RUN_SUBJECT },
     deps.members,
     (message) =>
       withTraceFromHeaders(message.headers, 'workflow-runner start run', async () => {
-        const start = envelopeData(message, StartRun, deps.logger);
+        const start = readEnvelope(message);
         if (!start) return;
         const run = await runFor(deps, start);
         if (!run) {

@@ -51,6 +51,8 @@ export interface RunProgress {
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
 const CreatedIds = z.object({ rows: z.array(z.object({ id: z.string() })) });
+/** Schemas are built once: zod compiles a schema's parser on its first use. */
+const StoredSteps = z.array(Step);
 
 /**
  * The API shape of a run. A `summary` (the run list) leaves out the trigger body and each step's
@@ -143,16 +145,13 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
       wake_at: (input.notBefore && input.notBefore > now ? input.notBefore : now).toISOString(),
     }));
     const stepRows = inputs.flatMap((input) =>
-      z
-        .array(Step)
-        .parse(input.workflow.steps)
-        .map((step, index) => ({
-          run_id: input.runId,
-          step_index: index,
-          name: step.name,
-          type: step.type,
-          settings: step.settings,
-        })),
+      StoredSteps.parse(input.workflow.steps).map((step, index) => ({
+        run_id: input.runId,
+        step_index: index,
+        name: step.name,
+        type: step.type,
+        settings: step.settings,
+      })),
     );
     const result = await executor.execute(sql`
       with created as (

@@ -7,7 +7,7 @@ import {
   type StreamConsumer,
   type Streams,
 } from '@wap/platform';
-import { consumeWithMembers, envelopeData } from '../bus/durable-consumers';
+import { consumeWithMembers, envelopeReader } from '../bus/durable-consumers';
 import { createGroupCommit } from '../db/group-commit';
 import type { NewRun, RunRepository } from '../runs/repository';
 import { readWebhookPayload } from '../test-events/payloads';
@@ -96,6 +96,7 @@ export async function consumeWebhookEvents(deps: {
   }
   const writeInBatch = createGroupCommit(write, { maxBatch: MAX_BATCH });
 
+  const readEnvelope = envelopeReader(WebhookReceived, deps.logger);
   return consumeWithMembers(
     deps.streams,
     {
@@ -106,7 +107,7 @@ export async function consumeWebhookEvents(deps: {
     deps.members,
     (message) =>
       withTraceFromHeaders(message.headers, 'workflow-runner webhook event', async () => {
-        const event = envelopeData(message, WebhookReceived, deps.logger);
+        const event = readEnvelope(message);
         if (!event) return;
         const payload = await readWebhookPayload(deps.objects, event.payload);
         if (payload.missing) {

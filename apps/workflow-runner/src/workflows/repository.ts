@@ -22,6 +22,11 @@ export function namedSteps(steps: readonly StepInput[]): Step[] {
   });
 }
 
+// Built once: zod compiles a schema's parser on its first use.
+const StoredSteps = z.array(Step);
+const StoredCustomResponse = CustomResponse.nullable();
+const StoredRunningHours = RunningHours.nullable();
+
 /** Reads the stored JSON columns back through their schemas: the database is not trusted blindly. */
 export function toWorkflow(row: WorkflowRow): Workflow {
   return {
@@ -33,12 +38,12 @@ export function toWorkflow(row: WorkflowRow): Workflow {
       ? {
           type: 'custom_webhook',
           webhook_id: row.webhookId,
-          customResponse: CustomResponse.nullable().parse(row.customResponse),
+          customResponse: StoredCustomResponse.parse(row.customResponse),
         }
       : null,
-    steps: z.array(Step).parse(row.steps),
+    steps: StoredSteps.parse(row.steps),
     settings: {
-      runningHours: RunningHours.nullable().parse(row.runningHours),
+      runningHours: StoredRunningHours.parse(row.runningHours),
       queueOutsideWindow: row.queueOutsideWindow,
       stopOnNodeFailure: row.stopOnNodeFailure,
     },
