@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { Step, type Run, type RunStatus, type StepRunStatus, type StepType } from '@wap/contracts';
 import type { Clock, SqlDatabase } from '@wap/platform';
@@ -108,7 +108,7 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
     const rows = await db
       .select()
       .from(runSteps)
-      .where(inArray(runSteps.runId, [...runIds]))
+      .where(sql`${runSteps.runId} = any(${uuidArray(runIds)})`)
       .orderBy(asc(runSteps.runId), asc(runSteps.stepIndex));
     for (const row of rows) byRun.set(row.runId, [...(byRun.get(row.runId) ?? []), row]);
     return byRun;
@@ -361,7 +361,7 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
       await db
         .update(runs)
         .set({ wakeAt: null, leaseOwner: null, leaseUntil: null })
-        .where(inArray(runs.id, [...runIds]));
+        .where(sql`${runs.id} = any(${uuidArray(runIds)})`);
     },
 
     async startStep(
