@@ -23,6 +23,8 @@ import {
   repoRoot,
   runAutocannon,
   benchEnvSchema,
+  runBench,
+  type OnCleanup,
 } from '../shared/harness';
 
 const BenchEnv = benchEnvSchema(20);
@@ -48,36 +50,17 @@ interface Measurement {
   cpuUsPerRequestByProcess: Record<string, number>;
 }
 
-/** Cleanup steps in the order resources were made; run once, in reverse, whatever ends the bench. */
-const cleanups: (() => Promise<void>)[] = [];
-let cleaning: Promise<void> | undefined;
-function cleanUp(): Promise<void> {
-  cleaning ??= (async () => {
-    for (const step of [...cleanups].reverse()) {
-      await step().catch((error: unknown) => console.error('cleanup failed:', error));
-    }
-  })();
-  return cleaning;
-}
-
-async function main(): Promise<void> {
+async function main(onCleanup: OnCleanup): Promise<void> {
   const env = BenchEnv.parse(process.env);
   const group = createProcessGroup();
   process.once('exit', () => group.killAllNow());
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      console.error(`\n${signal}: stopping the bench`);
-      void cleanUp().then(() => process.exit(signal === 'SIGINT' ? 130 : 143));
-    });
-  }
-  cleanups.push(() => group.stopAll());
 
   buildBundles(['gateway', 'storage']);
   const namespace = `bench${randomBytes(4).toString('hex')}`;
-  cleanups.push(() => removeNamespaceFromNats(env.NATS_URL, namespace));
-  const databaseUrl = await createDatabase(env.DATABASE_URL, namespace, (step) =>
-    cleanups.push(step),
-  );
+  onCleanup(() => removeNamespaceFromNats(env.NATS_URL, namespace));
+  const databaseUrl = await createDatabase(env.DATABASE_URL, namespace, onCleanup);
+  // Cleanups run in reverse: the processes stop before their database and streams go.
+  onCleanup(() => group.stopAll());
 
   const sessionSecret = randomBytes(32).toString('hex');
   const runtime = await startDistributedRuntime(group, {
@@ -302,9 +285,4 @@ function reportTargets(gateway: Measurement, nats: Measurement): boolean {
   return throughputHolds && latencyHolds && clean;
 }
 
-void main()
-  .catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  })
-  .finally(() => cleanUp());
+runBench(main);

@@ -104,3 +104,35 @@ export function percentile(sorted: readonly number[], quantile: number): number 
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.max(0, Math.ceil(quantile * sorted.length) - 1)] ?? Number.NaN;
 }
+
+/** Registers a step that undoes what the bench just made (a database, streams, processes). */
+export type OnCleanup = (step: () => Promise<void>) => void;
+
+/**
+ * Runs a bench's `main`. The cleanup steps it registers run once, in the reverse of the order
+ * they were registered in, however the bench ends: done, failed, or stopped by SIGINT/SIGTERM.
+ */
+export function runBench(main: (onCleanup: OnCleanup) => Promise<void>): void {
+  const steps: (() => Promise<void>)[] = [];
+  let cleaning: Promise<void> | undefined;
+  const cleanUp = (): Promise<void> => {
+    cleaning ??= (async () => {
+      for (const step of [...steps].reverse()) {
+        await step().catch((error: unknown) => console.error('cleanup failed:', error));
+      }
+    })();
+    return cleaning;
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      console.error(`\n${signal}: stopping the bench`);
+      void cleanUp().then(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+    });
+  }
+  void main((step) => steps.push(step))
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    })
+    .finally(() => cleanUp());
+}

@@ -19,6 +19,8 @@ import {
   runAutocannon,
   sql,
   benchEnvSchema,
+  runBench,
+  type OnCleanup,
 } from '../shared/harness';
 import {
   cpuTimeMs,
@@ -46,36 +48,17 @@ interface Measurement {
   non2xx: number;
 }
 
-const cleanups: (() => Promise<void>)[] = [];
-let cleaning: Promise<void> | undefined;
-function cleanUp(): Promise<void> {
-  cleaning ??= (async () => {
-    for (const step of [...cleanups].reverse()) {
-      await step().catch((error: unknown) => console.error('cleanup failed:', error));
-    }
-  })();
-  return cleaning;
-}
-
-async function main(): Promise<void> {
+async function main(onCleanup: OnCleanup): Promise<void> {
   const env = BenchEnv.parse(process.env);
   const group = createProcessGroup();
   process.once('exit', () => group.killAllNow());
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      console.error(`\n${signal}: stopping the bench`);
-      void cleanUp().then(() => process.exit(signal === 'SIGINT' ? 130 : 143));
-    });
-  }
 
   buildBundles(['gateway', 'storage', 'workflow-runner', 'webhook-ingest']);
   const namespace = `bench${randomBytes(4).toString('hex')}`;
-  cleanups.push(() => removeNamespaceFromNats(env.NATS_URL, namespace));
-  const databaseUrl = await createDatabase(env.DATABASE_URL, namespace, (step) =>
-    cleanups.push(step),
-  );
+  onCleanup(() => removeNamespaceFromNats(env.NATS_URL, namespace));
+  const databaseUrl = await createDatabase(env.DATABASE_URL, namespace, onCleanup);
   // Cleanups run in reverse: the processes stop before their database and streams go.
-  cleanups.push(() => group.stopAll());
+  onCleanup(() => group.stopAll());
   const sessionSecret = randomBytes(32).toString('hex');
   const { gatewayUrl, processes } = await startDistributedRuntime(group, {
     natsUrl: env.NATS_URL,
@@ -414,9 +397,4 @@ function reportTargets(platform: Measurement, baseline: Measurement, runs: RunCh
   return checks.every(([, holds]) => holds);
 }
 
-void main()
-  .catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  })
-  .finally(() => cleanUp());
+runBench(main);

@@ -192,8 +192,9 @@ export function createTriggerHandlers(deps: TriggerDeps) {
     const address = await resolveAddress(webhookId);
     const freshIds = { eventId: platform.ids.uuid(), runId: platform.ids.uuid() };
 
-    if (address.status === 'draft') {
-      await withStored(async () =>
+    // A request that starts no run is still kept, as a test event under an id of its own.
+    const storeAsTestEventOnly = () =>
+      withStored(async () =>
         storeEvent(
           address,
           freshIds.eventId,
@@ -201,6 +202,9 @@ export function createTriggerHandlers(deps: TriggerDeps) {
           await payloadOf(freshIds.eventId, request.body, body),
         ),
       );
+
+    if (address.status === 'draft') {
+      await storeAsTestEventOnly();
       return success(address, body, {
         success: true,
         message: INACTIVE_MESSAGE,
@@ -225,15 +229,8 @@ export function createTriggerHandlers(deps: TriggerDeps) {
     });
 
     if (outcome.kind === 'duplicate') {
-      // The repeat is a valid request too: it is kept as a test event of its own.
-      await withStored(async () =>
-        storeEvent(
-          address,
-          freshIds.eventId,
-          request,
-          await payloadOf(freshIds.eventId, request.body, body),
-        ),
-      );
+      // The repeat is a valid request too.
+      await storeAsTestEventOnly();
       return success(address, body, {
         success: true,
         workflowId: address.workflowId,
