@@ -2,12 +2,32 @@ import { AppError } from '@wap/contracts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
+/** A surrogate half without its other half: JSON can carry it as an escape, Unicode text cannot. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /** The spec's 400 for anything that is not JSON: form-encoded, XML, empty, broken UTF-8. */
 export function invalidJsonBody(): AppError {
   return new AppError('INVALID_JSON', 'Invalid JSON body', { exposeCode: false });
 }
 
-/** Parses the raw body as JSON whatever the Content-Type says, or throws the spec's 400. */
+/** Whether every string and key is text a JSON column can hold: no NUL, no lone surrogate. */
+function isStorableText(value: unknown): boolean {
+  if (typeof value === 'string') return !value.includes('\0') && !LONE_SURROGATE.test(value);
+  if (Array.isArray(value)) return value.every(isStorableText);
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).every(
+      ([key, entry]) => isStorableText(key) && isStorableText(entry),
+    );
+  }
+  return true;
+}
+
+/**
+ * Parses the raw body as JSON whatever the Content-Type says, or throws the spec's 400. JSON
+ * whose strings hold a `\u0000` or a lone surrogate escape is refused the same way: it could
+ * be neither kept as a test event nor given to a run, and a request is not answered 200 unless
+ * it is stored (decision 41).
+ */
 export function parseJsonBody(body: Uint8Array): unknown {
   let text: string;
   try {
@@ -16,9 +36,13 @@ export function parseJsonBody(body: Uint8Array): unknown {
     throw invalidJsonBody();
   }
   if (text.trim() === '') throw invalidJsonBody();
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch {
     throw invalidJsonBody();
   }
+  // Both can only arrive as \u escapes: strict UTF-8 decoding refused them as raw bytes.
+  if (text.includes('\\u') && !isStorableText(parsed)) throw invalidJsonBody();
+  return parsed;
 }

@@ -623,6 +623,31 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     });
   });
 
+  test('an event the database refuses holds back only itself, not the events written beside it', async () => {
+    const { owner, workspaceId } = await newWorkspace(5);
+    const created = await createWorkflow(owner, workspaceId, [
+      { type: 'delay', name: 'pause', settings: { seconds: 0 } },
+    ]);
+    // A NUL in a JSON string: webhook-ingest refuses such bodies, jsonb cannot hold them.
+    const refused = webhookEvent(created, { note: 'a\u0000b' });
+    const runId = randomUUID();
+    const kept = [
+      webhookEvent(created, { n: 1 }),
+      webhookEvent(created, { n: 2 }, { runId, inflightKey: null, notBefore: null }),
+    ];
+    await Promise.all([refused, ...kept].map((event) => publishEvent(event)));
+
+    await runReaching(platform, owner, runId, ['succeeded'], 8_000);
+    await eventually(async () => {
+      const events = await callRunnerRoute(platform, 'list_test_events', owner, {
+        params: { id: created.workflow.id },
+      });
+      expect(
+        (events.body as { events: { id: string }[] }).events.map((event) => event.id).sort(),
+      ).toEqual(kept.map((event) => event.eventId).sort());
+    });
+  });
+
   test('test events arrive from WEBHOOK_EVENTS once per eventId, newest first, capped per workflow', async () => {
     const { owner, workspaceId } = await newWorkspace(0);
     const created = await createWorkflow(owner, workspaceId, []);

@@ -16,6 +16,9 @@ import type { WorkflowRepository } from '../workflows/repository';
 
 /** Events written in one transaction at most; the handlers in flight wait for the same commit. */
 const MAX_BATCH = 128;
+/** Pause before an event that could not be stored is delivered again, per attempt so far. */
+const RETRY_DELAY_MS = 1_000;
+const MAX_RETRY_DELAY_MS = 60_000;
 
 interface ReceivedEvent {
   event: WebhookReceived;
@@ -94,7 +97,29 @@ export async function consumeWebhookEvents(deps: {
         deps.logger.warn({ err: error }, 'pruning old test events failed');
       });
   }
-  const writeInBatch = createGroupCommit(write, { maxBatch: MAX_BATCH });
+
+  /**
+   * Writes a batch; if it fails, writes its events one at a time, so that one event the
+   * database refuses holds back only itself. Returns the events that could not be written.
+   */
+  async function writeIsolatingFailures(
+    received: ReceivedEvent[],
+  ): Promise<Map<ReceivedEvent, unknown>> {
+    const failures = new Map<ReceivedEvent, unknown>();
+    try {
+      await write(received);
+    } catch (error) {
+      if (received.length === 1) {
+        failures.set(received[0] as ReceivedEvent, error);
+        return failures;
+      }
+      for (const one of received) {
+        await write([one]).catch((failure: unknown) => failures.set(one, failure));
+      }
+    }
+    return failures;
+  }
+  const writeInBatch = createGroupCommit(writeIsolatingFailures, { maxBatch: MAX_BATCH });
 
   const readEnvelope = envelopeReader(WebhookReceived, deps.logger);
   return consumeWithMembers(
@@ -113,7 +138,18 @@ export async function consumeWebhookEvents(deps: {
         if (payload.missing) {
           deps.logger.warn({ eventId: event.eventId }, 'webhook event body is no longer stored');
         }
-        await writeInBatch({ event, body: payload.body });
+        const received: ReceivedEvent = { event, body: payload.body };
+        const failures = await writeInBatch(received);
+        if (failures.has(received)) {
+          // Delivered again later, after a pause that grows with each attempt: an event the
+          // database refuses must not spin.
+          deps.logger.error(
+            { err: failures.get(received), eventId: event.eventId, attempt: message.deliveryCount },
+            'storing a webhook event failed; it will be delivered again',
+          );
+          message.nak(Math.min(MAX_RETRY_DELAY_MS, RETRY_DELAY_MS * message.deliveryCount));
+          return;
+        }
         message.ack();
       }),
   );
