@@ -51,3 +51,4 @@ export {
 export { createDistributedPlatform, type DistributedPlatformOptions } from './distributed';
 export { createEmbeddedPlatform, type EmbeddedPlatformOptions } from './embedded';
 export { withNamespace } from './namespace';
+export { isJsonbStorable, toJsonbStorable } from './jsonb';

@@ -119,6 +119,20 @@ describe.each(RUNTIMES)('gateway on the %s runtime', (runtime) => {
       });
     });
 
+    test('a string no database can store (a NUL) → 400 VALIDATION_ERROR, not a 500', async () => {
+      const cookie = await stack.cookieFor(uniqueEmail('nul'));
+      const { status, body } = await http(`${stack.url}/workspaces`, {
+        method: 'POST',
+        cookie,
+        body: { name: 'Acme\u0000' },
+      });
+      expect(status).toBe(400);
+      expect(body).toEqual({
+        code: 'VALIDATION_ERROR',
+        error: 'Strings may not contain NUL characters or unpaired surrogates',
+      });
+    });
+
     test('a bad path parameter → 400 VALIDATION_ERROR', async () => {
       const cookie = await stack.cookieFor(uniqueEmail('params'));
       const { status, body } = await http(

@@ -12,6 +12,7 @@ import {
   NoRespondersError,
   callRawRoute,
   callRoute,
+  isJsonbStorable,
   type Bus,
   type IdSource,
   type ObjectStore,
@@ -39,7 +40,8 @@ export function mountRoutes(
   for (const route of routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     const handlers: RequestHandler[] = [];
-    if (route.bodyKind === 'json') handlers.push(requireJsonContentType, parseJson);
+    if (route.bodyKind === 'json')
+      handlers.push(requireJsonContentType, parseJson, requireStorableJson);
     if (route.bodyKind === 'raw') {
       // Raw routes are for callers without a session (webhooks, MCP clients with API keys).
       if (route.auth === 'session')
@@ -63,6 +65,23 @@ function hasBody(req: Request): boolean {
 const requireJsonContentType: RequestHandler = (req, _res, next) => {
   if (hasBody(req) && !req.is(['application/json', 'application/*+json'])) {
     next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json'));
+    return;
+  }
+  next();
+};
+
+/**
+ * Strings with a NUL or a lone surrogate are valid JSON but no service can store them
+ * (PostgreSQL refuses both): refused here with the other validation errors, not as a 500.
+ */
+const requireStorableJson: RequestHandler = (req, _res, next) => {
+  if (!isJsonbStorable(req.body)) {
+    next(
+      new AppError(
+        'VALIDATION_ERROR',
+        'Strings may not contain NUL characters or unpaired surrogates',
+      ),
+    );
     return;
   }
   next();

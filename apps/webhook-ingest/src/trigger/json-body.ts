@@ -1,25 +1,11 @@
 import { AppError } from '@wap/contracts';
+import { isJsonbStorable } from '@wap/platform';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-
-/** A surrogate half without its other half: JSON can carry it as an escape, Unicode text cannot. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** The spec's 400 for anything that is not JSON: form-encoded, XML, empty, broken UTF-8. */
 export function invalidJsonBody(): AppError {
   return new AppError('INVALID_JSON', 'Invalid JSON body', { exposeCode: false });
-}
-
-/** Whether every string and key is text a JSON column can hold: no NUL, no lone surrogate. */
-function isStorableText(value: unknown): boolean {
-  if (typeof value === 'string') return !value.includes('\0') && !LONE_SURROGATE.test(value);
-  if (Array.isArray(value)) return value.every(isStorableText);
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).every(
-      ([key, entry]) => isStorableText(key) && isStorableText(entry),
-    );
-  }
-  return true;
 }
 
 /**
@@ -43,6 +29,6 @@ export function parseJsonBody(body: Uint8Array): unknown {
     throw invalidJsonBody();
   }
   // Both can only arrive as \u escapes: strict UTF-8 decoding refused them as raw bytes.
-  if (text.includes('\\u') && !isStorableText(parsed)) throw invalidJsonBody();
+  if (text.includes('\\u') && !isJsonbStorable(parsed)) throw invalidJsonBody();
   return parsed;
 }

@@ -13,6 +13,7 @@ import {
   encodeJson,
   injectTraceHeaders,
   serveApi,
+  toJsonbStorable,
   type Bus,
   type Clock,
   type IdSource,
@@ -79,7 +80,7 @@ export function serveWorkflowApi(deps: {
           runId: deps.ids.uuid(),
           workflowId: workflow.id,
           workspaceId: workflow.workspaceId,
-          trigger: { type: 'mcp', keyId: request.keyId, input: request.input },
+          trigger: { type: 'mcp', keyId: request.keyId, input: toJsonbStorable(request.input) },
         };
         await deps.streams.publish(
           START_RUN_SUBJECT,

@@ -5,7 +5,7 @@ import {
   WEBHOOK_INFLIGHT_BUCKET,
   type StepType,
 } from '@wap/contracts';
-import type { Clock, IdSource, Kv } from '@wap/platform';
+import { toJsonbStorable, type Clock, type IdSource, type Kv } from '@wap/platform';
 import type { CreditLedger } from '../credits/ledger';
 import { createGroupCommit } from '../db/group-commit';
 import type { CreditSnapshots } from '../credits/snapshots';
@@ -183,8 +183,12 @@ export function startRunExecutor(deps: {
         now: clock.now(),
       });
       if (outcome.kind === 'succeeded' || outcome.kind === 'failed') {
-        const output = outcome.kind === 'succeeded' ? outcome.output : (outcome.output ?? null);
-        const error = outcome.kind === 'failed' ? outcome.error : null;
+        // What a step brings back comes from outside (a response, a tool): a NUL in it must
+        // not make the run's writes fail.
+        const output = toJsonbStorable(
+          outcome.kind === 'succeeded' ? outcome.output : (outcome.output ?? null),
+        );
+        const error = outcome.kind === 'failed' ? toJsonbStorable(outcome.error) : null;
         if (paid) {
           await runs.endStep(run.id, step, { status: outcome.kind, output, error });
         } else {

@@ -62,6 +62,11 @@ async function startTargetServer(): Promise<{ url: string; received: Received[];
         res.writeHead(500, { 'content-type': 'text/plain' }).end('broken');
         return;
       }
+      if (req.url?.startsWith('/nul')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ note: 'a\u0000b', ['k\u0000']: 1 }));
+        return;
+      }
       if (req.url?.startsWith('/order')) {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ id: 'order-7', items: [{ sku: 'A1' }] }));
@@ -253,6 +258,26 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     });
     expect(credits.body).toEqual({ balance: 8 });
     await eventually(async () => expect(await balanceSnapshot(workspaceId)).toBe(8));
+  });
+
+  test('a step whose response holds a NUL is kept with U+FFFD in its place, and the run goes on', async () => {
+    const { owner, workspaceId } = await newWorkspace(10);
+    const created = await createWorkflow(owner, workspaceId, [
+      {
+        type: 'http_request',
+        name: 'fetch',
+        settings: { method: 'GET', url: `${target.url}/nul` },
+      },
+      { type: 'delay', name: 'after', settings: { seconds: 0 } },
+    ]);
+    const run = await runReaching(platform, owner, await manualRun(owner, created.workflow.id), [
+      'succeeded',
+      'failed',
+    ]);
+    expect(run.status).toBe('succeeded');
+    expect(run.steps[0]?.output).toMatchObject({
+      body: { note: 'a\ufffdb', ['k\ufffd']: 1 },
+    });
   });
 
   test('stop_on_node_failure (default) stops at a failed step; off, the run goes on and records the failure', async () => {
