@@ -63,20 +63,26 @@ export function createTestEventRepository(deps: { db: SqlDatabase; capPerWorkflo
         on conflict (id) do nothing`);
     },
 
-    /** Deletes the events of these workflows beyond the newest `cap` of each. */
+    /**
+     * Deletes the events of these workflows beyond the newest `cap` of each: for each workflow,
+     * the cap-th newest event is found by index, and every older one goes.
+     */
     async prune(workflowIds: readonly string[]): Promise<void> {
       if (workflowIds.length === 0) return;
       await db.execute(sql`
-        delete from workflow_runner.test_events
-        where id in (
-          select id from (
-            select id, row_number() over (
-              partition by workflow_id order by received_at desc, id desc) as newest
-            from workflow_runner.test_events
-            where workflow_id = any(${uuidArray(workflowIds)})
-          ) as ranked
-          where newest > ${capPerWorkflow}
-        )`);
+        delete from workflow_runner.test_events as t
+        using (
+          select w.workflow_id, oldest_kept.received_at, oldest_kept.id
+          from unnest(${uuidArray(workflowIds)}) as w(workflow_id)
+          cross join lateral (
+            select received_at, id from workflow_runner.test_events
+            where workflow_id = w.workflow_id
+            order by received_at desc, id desc
+            offset ${capPerWorkflow - 1} limit 1
+          ) as oldest_kept
+        ) as boundary
+        where t.workflow_id = boundary.workflow_id
+          and (t.received_at, t.id) < (boundary.received_at, boundary.id)`);
     },
     list: (workflowId: string) => newestFirst(workflowId),
     async latest(workflowId: string): Promise<TestEventRow | undefined> {
