@@ -10,8 +10,7 @@ import { mintSessionToken } from '@wap/auth';
 import {
   cpuTimeMs,
   createProcessGroup,
-  freePort,
-  waitUntilReady,
+  serviceLauncher,
   type BenchProcess,
   type ProcessGroup,
 } from '../shared/processes';
@@ -114,42 +113,12 @@ async function startDistributedRuntime(
     cpuProfileDir?: string;
   },
 ): Promise<Target> {
-  const profiling = options.cpuProfileDir
-    ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`]
-    : [];
-  // Development mode: production insists on a JWKS URL, which would add an identity provider.
-  const common = {
-    NODE_ENV: 'development',
-    NATS_URL: options.natsUrl,
-    NATS_NAMESPACE: options.namespace,
-    LOG_LEVEL: 'warn',
-  };
-  const storageHealthPort = await freePort();
-  const storage = group.start(
-    'storage',
-    [...profiling, join(repoRoot, 'dist/apps/storage/src/main.js')],
-    {
-      ...common,
-      DATABASE_URL: options.databaseUrl,
-      HEALTH_PORT: String(storageHealthPort),
-    },
-  );
-  await waitUntilReady(`http://127.0.0.1:${storageHealthPort}/readyz`, storage);
-
-  const gatewayPort = await freePort();
-  const gateway = group.start(
-    'gateway',
-    [...profiling, join(repoRoot, 'dist/apps/gateway/src/main.js')],
-    {
-      ...common,
-      HOST: '127.0.0.1',
-      PORT: String(gatewayPort),
-      SESSION_JWT_SECRET: options.sessionSecret,
-    },
-  );
-  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-  await waitUntilReady(`${gatewayUrl}/readyz`, gateway);
-  return { url: gatewayUrl, processes: [gateway, storage] };
+  const launch = serviceLauncher(group, { repoRoot, ...options });
+  const storage = await launch.service('storage', 'storage', {
+    DATABASE_URL: options.databaseUrl,
+  });
+  const gateway = await launch.gateway(options.sessionSecret);
+  return { url: gateway.url, processes: [gateway.process, storage] };
 }
 
 /** The two baselines, each in processes of their own, answering the body GET /me returned. */

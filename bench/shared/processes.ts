@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 
 /** A child process of the bench, stopped with the others when the bench ends. */
 export interface BenchProcess {
@@ -153,4 +154,51 @@ export function pidsOfCommand(command: string): number[] {
       }
     })
     .map(Number);
+}
+
+/**
+ * Starts the platform's built services, each a `node` process of its own on its bundle in
+ * `dist/`, in development mode (production insists on a JWKS URL, which would add an identity
+ * provider) and quiet (LOG_LEVEL=warn). With `cpuProfileDir`, each writes a V8 CPU profile.
+ */
+export function serviceLauncher(
+  group: ProcessGroup,
+  options: { repoRoot: string; natsUrl: string; namespace: string; cpuProfileDir?: string },
+) {
+  const profiling = options.cpuProfileDir
+    ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`]
+    : [];
+  const common = {
+    NODE_ENV: 'development',
+    NATS_URL: options.natsUrl,
+    NATS_NAMESPACE: options.namespace,
+    LOG_LEVEL: 'warn',
+  };
+  const start = (name: string, app: string, env: Record<string, string>) =>
+    group.start(name, [...profiling, join(options.repoRoot, `dist/apps/${app}/src/main.js`)], {
+      ...common,
+      ...env,
+    });
+
+  return {
+    /** A service (`app` is its folder under apps/), ready once its /readyz answers. */
+    async service(name: string, app: string, env: Record<string, string>): Promise<BenchProcess> {
+      const healthPort = await freePort();
+      const child = start(name, app, { ...env, HEALTH_PORT: String(healthPort) });
+      await waitUntilReady(`http://127.0.0.1:${healthPort}/readyz`, child);
+      return child;
+    },
+    /** The gateway on a free port, signing sessions with `sessionSecret`; ready when it answers. */
+    async gateway(sessionSecret: string): Promise<{ url: string; process: BenchProcess }> {
+      const port = await freePort();
+      const child = start('gateway', 'gateway', {
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        SESSION_JWT_SECRET: sessionSecret,
+      });
+      const url = `http://127.0.0.1:${port}`;
+      await waitUntilReady(`${url}/readyz`, child);
+      return { url, process: child };
+    },
+  };
 }

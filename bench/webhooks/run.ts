@@ -25,9 +25,8 @@ import {
 import {
   cpuTimeMs,
   createProcessGroup,
-  freePort,
+  serviceLauncher,
   pidsOfCommand,
-  waitUntilReady,
   type ProcessGroup,
 } from '../shared/processes';
 
@@ -108,28 +107,9 @@ async function startDistributedRuntime(
   },
 ): Promise<{ gatewayUrl: string; processes: WatchedProcess[] }> {
   const processes: WatchedProcess[] = [];
-  const profiling = options.cpuProfileDir
-    ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`]
-    : [];
-  const common = {
-    NODE_ENV: 'development',
-    NATS_URL: options.natsUrl,
-    NATS_NAMESPACE: options.namespace,
-    DATABASE_URL: options.databaseUrl,
-    LOG_LEVEL: 'warn',
-  };
+  const launch = serviceLauncher(group, { repoRoot, ...options });
   const service = async (name: string, app: string, env: Record<string, string> = {}) => {
-    const healthPort = await freePort();
-    const child = group.start(
-      name,
-      [...profiling, join(repoRoot, `dist/apps/${app}/src/main.js`)],
-      {
-        ...common,
-        ...env,
-        HEALTH_PORT: String(healthPort),
-      },
-    );
-    await waitUntilReady(`http://127.0.0.1:${healthPort}/readyz`, child);
+    const child = await launch.service(name, app, { DATABASE_URL: options.databaseUrl, ...env });
     processes.push({ name, pids: () => [child.pid] });
   };
   await service('storage', 'storage');
@@ -142,21 +122,9 @@ async function startDistributedRuntime(
   await service('webhook-ingest-1', 'webhook-ingest', ingestEnv);
   await service('webhook-ingest-2', 'webhook-ingest', ingestEnv);
 
-  const gatewayPort = await freePort();
-  const gateway = group.start(
-    'gateway',
-    [...profiling, join(repoRoot, 'dist/apps/gateway/src/main.js')],
-    {
-      ...common,
-      HOST: '127.0.0.1',
-      PORT: String(gatewayPort),
-      SESSION_JWT_SECRET: options.sessionSecret,
-    },
-  );
-  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-  await waitUntilReady(`${gatewayUrl}/readyz`, gateway);
-  processes.push({ name: 'gateway', pids: () => [gateway.pid] });
-  return { gatewayUrl, processes };
+  const gateway = await launch.gateway(options.sessionSecret);
+  processes.push({ name: 'gateway', pids: () => [gateway.process.pid] });
+  return { gatewayUrl: gateway.url, processes };
 }
 
 /** A workspace with credits and a live workflow of one free delay step; its webhook path. */

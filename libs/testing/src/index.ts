@@ -8,3 +8,4 @@ export {
   type RuntimeUnderTest,
   type RuntimeKind,
 } from './runtimes';
+export { eventually } from './eventually';

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
 import { WEBHOOK_INFLIGHT_BUCKET } from '@wap/contracts';
 import { encodeJson } from '@wap/platform';
+import { eventually } from '@wap/testing';
 import { DEFAULT_WEBHOOK_INGEST_CONFIG, fingerprintKey } from '@wap/webhook-ingest-service';
 import { http, RUNTIMES, startStack, uniqueEmail, type TestStack } from './stack';
 
@@ -19,18 +20,6 @@ interface RunRow {
   id: string;
   status: string;
   trigger: { type: string; event_id: string | null };
-}
-
-async function eventually<T>(check: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 }
 
 describe.each(RUNTIMES)('webhooks with the real workflow-runner on the %s runtime', (runtime) => {

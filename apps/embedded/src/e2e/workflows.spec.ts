@@ -11,6 +11,7 @@ import {
   type WebhookReceived,
 } from '@wap/contracts';
 import { decodeJson, encodeJson } from '@wap/platform';
+import { eventually } from '@wap/testing';
 import {
   http,
   RUNTIMES,
@@ -135,18 +136,6 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
       { messageId: eventId },
     );
     return eventId;
-  }
-
-  async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      try {
-        return await check();
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
   }
 
   async function finishedRun(cookie: string, runId: string): Promise<RunBody> {

@@ -25,6 +25,7 @@ import {
   type WebhookReceived,
 } from '@wap/contracts';
 import { callApi, decodeJson, encodeJson, type Platform } from '@wap/platform';
+import { eventually } from '@wap/testing';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { createCreditLedger } from '../credits/ledger';
 import { createTestEventRepository } from '../test-events/repository';
@@ -34,7 +35,6 @@ import {
   actorFor,
   CALL_TIMEOUT_MS,
   callRunnerRoute,
-  eventually,
   publishWorkspace,
   runReaching,
   runtimes,

@@ -12,7 +12,7 @@ import {
 } from '@wap/contracts';
 import { callRoute, encodeJson, type Platform } from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
-import { testLogger, testRuntimes } from '@wap/testing';
+import { eventually, testLogger, testRuntimes } from '@wap/testing';
 import type { WorkflowRunnerSettings } from '../config';
 import { startWorkflowRunnerService } from '../service';
 
@@ -93,19 +93,6 @@ export function callRunnerRoute(
     },
     { timeoutMs: CALL_TIMEOUT_MS },
   );
-}
-
-/** Polls until `check` passes (or fails with its last error after `timeoutMs`). */
-export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 }
 
 /** Reads the run until it reaches one of `statuses`. */
