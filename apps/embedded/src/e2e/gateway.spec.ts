@@ -131,6 +131,14 @@ describe.each(RUNTIMES)('gateway on the %s runtime', (runtime) => {
         code: 'VALIDATION_ERROR',
         error: 'Strings may not contain NUL characters or unpaired surrogates',
       });
+      // The same body in UTF-16: its escape's bytes are not side by side.
+      const wide = await fetch(`${stack.url}/workspaces`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json; charset=utf-16le' },
+        body: Buffer.from(JSON.stringify({ name: 'Acme\u0000' }), 'utf16le'),
+      });
+      expect(wide.status).toBe(400);
+      expect(await wide.json()).toMatchObject({ code: 'VALIDATION_ERROR' });
     });
 
     test('a bad path parameter → 400 VALIDATION_ERROR', async () => {

@@ -36,7 +36,17 @@ export function mountRoutes(
   routes: readonly RouteSpec[],
   deps: ForwardingDeps,
 ): void {
-  const parseJson = express.json({ limit: deps.bodyLimitBytes, type: () => true, strict: false });
+  const parseJson = express.json({
+    limit: deps.bodyLimitBytes,
+    type: () => true,
+    strict: false,
+    // A NUL or a lone surrogate can only come as a \u escape (raw, JSON or UTF-8 refuses it):
+    // a UTF-8 body without one needs no walk through its strings. A zero byte means UTF-16 or
+    // UTF-32, where the escape's bytes are not side by side.
+    verify: (_req, res, raw) => {
+      (res as Response).locals[HAS_UNICODE_ESCAPES] = raw.includes('\\u') || raw.includes(0);
+    },
+  });
   for (const route of routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     const handlers: RequestHandler[] = [];
@@ -70,12 +80,14 @@ const requireJsonContentType: RequestHandler = (req, _res, next) => {
   next();
 };
 
+const HAS_UNICODE_ESCAPES = 'jsonHasUnicodeEscapes';
+
 /**
  * Strings with a NUL or a lone surrogate are valid JSON but no service can store them
  * (PostgreSQL refuses both): refused here with the other validation errors, not as a 500.
  */
-const requireStorableJson: RequestHandler = (req, _res, next) => {
-  if (!isJsonbStorable(req.body)) {
+const requireStorableJson: RequestHandler = (req, res, next) => {
+  if (res.locals[HAS_UNICODE_ESCAPES] === true && !isJsonbStorable(req.body)) {
     next(
       new AppError(
         'VALIDATION_ERROR',
