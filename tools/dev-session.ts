@@ -1,4 +1,5 @@
-// Prints a development session cookie for curl: `npm run dev:session -- you@example.com "Your Name"`.
+// Prints a development session cookie for curl: `npm run dev:session -- you@example.com "Your Name"`;
+// `--admin` makes it a platform admin's (who may grant credits, e.g. to try workflows locally).
 // Uses SESSION_JWT_SECRET, else the secret the embedded runtime generated in DATA_DIR.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -9,9 +10,11 @@ async function main(): Promise<void> {
     console.error('dev sessions are refused when NODE_ENV=production');
     process.exit(1);
   }
-  const [email, name] = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const platformAdmin = args.includes('--admin');
+  const [email, name] = args.filter((arg) => arg !== '--admin');
   if (!email || !/^[^@\s]+@[^@\s]+$/.test(email)) {
-    console.error('usage: npm run dev:session -- <email> [name]');
+    console.error('usage: npm run dev:session -- <email> [name] [--admin]');
     process.exit(2);
   }
   const secret =
@@ -26,6 +29,7 @@ async function main(): Promise<void> {
     sub: developmentSubject(normalized),
     email: normalized,
     name: name ?? normalized.split('@')[0] ?? normalized,
+    platformAdmin,
     expiresInSec: 7 * 24 * 3600,
   });
   process.stdout.write(`session=${token}\n`);

@@ -1,8 +1,14 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { SignJWT } from 'jose';
 import { z } from 'zod';
 import { defineRoutes, ServiceRequest, type RouteSpec } from '@wap/contracts';
 import { serveApi } from '@wap/platform';
+import { repositoryRoot } from './processes';
 import { http, RUNTIMES, SESSION_SECRET, startStack, uniqueEmail, type TestStack } from './stack';
+
+const execFileAsync = promisify(execFile);
 
 describe.each(RUNTIMES)('gateway on the %s runtime', (runtime) => {
   let stack: TestStack;
@@ -217,6 +223,33 @@ describe.each(RUNTIMES)('gateway on the %s runtime', (runtime) => {
       const { status, body } = await http(`${stack.url}/dev/sign-in?email=nope`);
       expect(status).toBe(400);
       expect(body).toMatchObject({ code: 'VALIDATION_ERROR' });
+    });
+
+    test('npm run dev:session mints a cookie for curl; with --admin, one that may grant credits', async () => {
+      const devSession = async (...args: string[]) => {
+        const { stdout } = await execFileAsync(
+          process.execPath,
+          ['--import', 'tsx', join(repositoryRoot, 'tools/dev-session.ts'), ...args],
+          {
+            cwd: repositoryRoot,
+            env: { PATH: process.env['PATH'], SESSION_JWT_SECRET: SESSION_SECRET },
+          },
+        );
+        return stdout.trim();
+      };
+      const cookie = await devSession(uniqueEmail('curl'));
+      const created = await http(`${stack.url}/workspaces`, {
+        method: 'POST',
+        cookie,
+        body: { name: 'Curl' },
+      });
+      expect(created.status).toBe(201);
+      const workspaceId = (created.body as { workspace: { id: string } }).workspace.id;
+      const grant = { method: 'POST', body: { amount: 5, reason: 'trying it out' } };
+      const grants = `${stack.url}/workspaces/${workspaceId}/credits/grants`;
+      expect((await http(grants, { ...grant, cookie })).status).toBe(403);
+      const admin = await devSession(uniqueEmail('admin'), '--admin');
+      expect((await http(grants, { ...grant, cookie: admin })).status).toBe(201);
     });
   });
 

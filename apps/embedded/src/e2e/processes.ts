@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
-const repositoryRoot = join(__dirname, '../../../..');
+/** The repository's root, where tools/ and the apps' sources are. */
+export const repositoryRoot = join(__dirname, '../../../..');
 
 export interface RunningProcess {
   child: ChildProcess;
