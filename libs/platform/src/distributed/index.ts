@@ -1,7 +1,6 @@
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { Objm } from '@nats-io/obj';
-import { connect } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import type { Logger } from 'pino';
@@ -9,6 +8,7 @@ import type { Clock, IdSource, Platform, Sql } from '../platform';
 import { createNatsBus } from './bus';
 import { OpenResources } from './inflight';
 import { createNatsKv } from './kv';
+import { connectNats } from './nats-connection';
 import { createNatsObjectStore } from './objects';
 import { createPostgresSql } from './sql';
 import { createJetStreamStreams } from './streams';
@@ -37,7 +37,7 @@ export async function createDistributedPlatform(
   options: DistributedPlatformOptions,
 ): Promise<Platform> {
   const logger = options.logger.child({ component: 'platform', runtime: 'distributed' });
-  const nc = await connect({
+  const nc = await connectNats({
     servers: options.natsUrl.split(',').map((server) => server.trim()),
     name: options.serviceName,
     // A service outlives NATS restarts and failovers: it never gives up reconnecting.
