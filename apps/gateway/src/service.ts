@@ -6,6 +6,7 @@ import { createSessionVerifier } from '@wap/auth';
 import type { Platform } from '@wap/platform';
 import type { GatewayConfig } from './config';
 import { createGatewayApp } from './http/app';
+import { createOpenRawRouteServer } from './http/open-raw-routes';
 import { createActorResolver } from './sessions/actor-resolver';
 import { createApiKeyAuthenticator } from './sessions/api-keys';
 import { createSessionAuthenticator } from './sessions/authenticate';
@@ -36,6 +37,7 @@ export async function startGateway(deps: {
   routes?: readonly RouteSpec[];
 }): Promise<GatewayHandle> {
   const { config, logger } = deps;
+  const routes = deps.routes ?? ROUTES;
   const verifier = createSessionVerifier(config.session);
   const authenticator = createSessionAuthenticator({
     verify: cacheVerifiedSessions((token) => verifier.verify(token)),
@@ -53,10 +55,21 @@ export async function startGateway(deps: {
       bus: deps.platform.bus,
       timeoutMs: config.requestTimeoutMs,
     }),
-    routes: deps.routes ?? ROUTES,
+    routes,
     isReady: deps.isReady,
   });
-  const server = createServer(app);
+  const serveOpenRawRoute = createOpenRawRouteServer({
+    routes,
+    platform: deps.platform,
+    logger,
+    webOrigin: config.webOrigin,
+    requestTimeoutMs: config.requestTimeoutMs,
+    bodyLimitBytes: config.bodyLimitBytes,
+    trustProxyHops: config.trustProxyHops,
+  });
+  const server = createServer((req, res) => {
+    if (!serveOpenRawRoute(req, res)) app(req, res);
+  });
   // Slightly above typical load-balancer idle timeouts, so the balancer closes idle sockets first.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;

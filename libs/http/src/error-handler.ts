@@ -31,25 +31,29 @@ export function toAppError(error: unknown): AppError | undefined {
 }
 
 /**
- * The one place HTTP failures are written: user errors are logged at info, unexpected ones
- * with their stack at error and answered 500 with a generic message (never the stack).
+ * The one place HTTP failures are turned into responses: user errors are logged at info,
+ * unexpected ones with their stack at error and answered 500 with a generic message (never the
+ * stack). Express routes get it through `errorHandler`; the gateway's raw routes call it.
  */
+export function errorReplyOf(
+  error: unknown,
+  log: Logger,
+  path: string,
+): { status: number; body: ErrorBody } {
+  const appError = toAppError(error);
+  if (!appError) {
+    log.error({ err: error, path }, 'unexpected error');
+    return { status: 500, body: { error: 'Internal server error', code: 'INTERNAL_ERROR' } };
+  }
+  if (appError.status >= 500) log.warn({ code: appError.code, path }, appError.message);
+  else log.info({ code: appError.code, status: appError.status, path }, appError.message);
+  return { status: appError.status, body: appError.toBody() };
+}
+
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
-    const appError = toAppError(error);
     const log = (res.locals['logger'] as Logger | undefined) ?? logger;
-    let status: number;
-    let body: ErrorBody;
-    if (appError) {
-      status = appError.status;
-      body = appError.toBody();
-      if (status >= 500) log.warn({ code: appError.code, path: req.path }, appError.message);
-      else log.info({ code: appError.code, status, path: req.path }, appError.message);
-    } else {
-      status = 500;
-      body = { error: 'Internal server error', code: 'INTERNAL_ERROR' };
-      log.error({ err: error, path: req.path }, 'unexpected error');
-    }
+    const { status, body } = errorReplyOf(error, log, req.path);
     if (res.headersSent) {
       res.destroy();
       return;

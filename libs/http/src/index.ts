@@ -1,5 +1,5 @@
-export { errorHandler, notFoundHandler, toAppError } from './error-handler';
-export { requestId } from './request-id';
+export { errorHandler, errorReplyOf, notFoundHandler, toAppError } from './error-handler';
+export { requestId, requestIdFor } from './request-id';
 export { validate } from './validation';
 export { startHealthServer, type HealthServer } from './health';
 export { onShutdown, type ShutdownStep } from './shutdown';

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { ROUTES, defineRoutes, type RawServiceRequest, type RouteSpec } from '@wap/contracts';
 import { serveRoutes } from '@wap/platform';
 import { http, RUNTIMES, startStack, uniqueEmail, type TestStack } from './stack';
@@ -29,11 +30,15 @@ const testRoutes = defineRoutes([
   },
 ] as const) satisfies readonly RouteSpec[];
 
+const WEB_ORIGIN = 'https://app.example.com';
+
 function describeRequest(request: RawServiceRequest) {
   return {
     name: request.params['name'],
     method: request.method,
     protocol: request.protocol,
+    remoteAddress: request.remoteAddress,
+    query: request.query,
     headers: request.headers,
     size: request.body.length,
     sha256: createHash('sha256').update(request.body).digest('hex'),
@@ -45,7 +50,10 @@ describe.each(RUNTIMES)('raw routes through the gateway on the %s runtime', (run
   let stack: TestStack;
 
   beforeAll(async () => {
-    stack = await startStack(runtime, { routes: [...ROUTES, ...testRoutes] });
+    stack = await startStack(runtime, {
+      routes: [...ROUTES, ...testRoutes],
+      config: { trustProxyHops: 1, webOrigin: WEB_ORIGIN },
+    });
     serveRoutes(
       stack.platform.bus,
       testRoutes,
@@ -100,6 +108,77 @@ describe.each(RUNTIMES)('raw routes through the gateway on the %s runtime', (run
     });
     expect(response.status).toBe(413);
     expect(response.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+  });
+
+  test('a raw body over the route limit sent in chunks, with no length, is 413', async () => {
+    const chunk = Buffer.alloc(256 * 1024, 1);
+    let sent = 0;
+    const response = await fetch(`${stack.url}/test/raw/hook`, {
+      method: 'POST',
+      body: new ReadableStream({
+        pull(controller) {
+          if (sent >= 3 * 1024 * 1024) controller.close();
+          else controller.enqueue(chunk);
+          sent += chunk.length;
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({
+      error: 'Request body is too large',
+      code: 'PAYLOAD_TOO_LARGE',
+    });
+  });
+
+  test('path parameters are decoded, matched without case and with a trailing slash, the query kept', async () => {
+    const response = await http(`${stack.url}/TEST/raw/a%20b%2Fc/?x=1&x=2&y=z`, {
+      method: 'POST',
+      body: '{}',
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ name: 'a b/c', query: { x: ['1', '2'], y: 'z' } });
+  });
+
+  test('a compressed raw body arrives inflated', async () => {
+    const body = Buffer.from('{"compressed": true}');
+    const response = await fetch(`${stack.url}/test/raw/zipped`, {
+      method: 'POST',
+      body: gzipSync(body),
+      headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' },
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      name: 'zipped',
+      sha256: createHash('sha256').update(body).digest('hex'),
+    });
+  });
+
+  test('the request id, the trusted proxy headers and CORS for the web origin', async () => {
+    const response = await http(`${stack.url}/test/raw/proxied`, {
+      method: 'POST',
+      body: '{}',
+      headers: {
+        'x-request-id': 'sender-id-1',
+        'x-forwarded-proto': 'https',
+        'x-forwarded-for': '203.0.113.9, 198.51.100.7',
+        origin: WEB_ORIGIN,
+      },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-request-id')).toBe('sender-id-1');
+    expect(response.headers.get('access-control-allow-origin')).toBe(WEB_ORIGIN);
+    expect(response.headers.get('access-control-allow-credentials')).toBe('true');
+    expect(response.body).toMatchObject({ protocol: 'https', remoteAddress: '198.51.100.7' });
+
+    const other = await http(`${stack.url}/test/raw/proxied`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'x-request-id': 'not a sane id', origin: 'https://elsewhere.example.com' },
+    });
+    expect(other.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    expect(other.body).toMatchObject({ protocol: 'http' });
   });
 
   test('api_key routes take a workspace key and refuse anything else with 401', async () => {

@@ -1,23 +1,35 @@
+import type { ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
 const ALLOWED_HEADERS = 'Content-Type, X-Request-Id, X-Workspace-Id, Idempotency-Key';
 
 /**
- * CORS for the one configured web origin, with credentials (the session cookie). Other origins
- * get no CORS headers, so browsers keep their responses from scripts.
+ * Sets the CORS headers of a response to the one configured web origin, with credentials (the
+ * session cookie); false, and no headers, for any other origin, so browsers keep its responses
+ * from scripts.
  */
+export function allowConfiguredOrigin(
+  origin: string | undefined,
+  requestOrigin: string | undefined,
+  res: ServerResponse,
+): boolean {
+  if (!origin || requestOrigin !== origin) return false;
+  res.setHeader('Access-Control-Allow-Origin', origin);
+  res.setHeader('Access-Control-Allow-Credentials', 'true');
+  res.setHeader('Access-Control-Expose-Headers', 'X-Request-Id, Retry-After');
+  const vary = res.getHeader('Vary');
+  res.setHeader('Vary', vary ? `${String(vary)}, Origin` : 'Origin');
+  return true;
+}
+
+/** CORS for the configured web origin (see `allowConfiguredOrigin`), preflights included. */
 export function corsForOrigin(origin: string | undefined): RequestHandler {
   return (req, res, next) => {
-    const requestOrigin = req.get('origin');
-    if (!origin || requestOrigin !== origin) {
+    if (!allowConfiguredOrigin(origin, req.get('origin'), res)) {
       next();
       return;
     }
-    res.setHeader('Access-Control-Allow-Origin', origin);
-    res.setHeader('Access-Control-Allow-Credentials', 'true');
-    res.setHeader('Access-Control-Expose-Headers', 'X-Request-Id, Retry-After');
-    res.vary('Origin');
     if (req.method === 'OPTIONS' && req.get('access-control-request-method')) {
       res.setHeader('Access-Control-Allow-Methods', ALLOWED_METHODS);
       res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);

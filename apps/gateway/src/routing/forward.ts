@@ -99,7 +99,8 @@ const requireStorableJson: RequestHandler = (req, res, next) => {
   next();
 };
 
-function unavailableWhenUnanswered(route: RouteSpec) {
+/** A service that does not answer in time, or at all, is a 503 for the caller. */
+export function unavailableWhenUnanswered(route: RouteSpec) {
   return (error: unknown): never => {
     if (error instanceof NoRespondersError || error instanceof BusTimeoutError) {
       throw new AppError('SERVICE_UNAVAILABLE', `The ${route.owner} service is unavailable`);
@@ -109,7 +110,7 @@ function unavailableWhenUnanswered(route: RouteSpec) {
 }
 
 /** Headers never forwarded on raw routes: the caller's credentials stay at the edge. */
-const CREDENTIAL_HEADERS = new Set(['cookie', 'authorization']);
+export const CREDENTIAL_HEADERS = new Set(['cookie', 'authorization']);
 
 function forwardRaw(route: RouteSpec, deps: ForwardingDeps): RequestHandler {
   return async (req, res, next) => {
