@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import {
   CREDIT_BALANCES_BUCKET,
   CreditSnapshot,
+  FINAL_RUN_STATUSES,
   ROUTES,
   RUN_OF_EVENT_SUBJECT,
   RunOfEventReply,
@@ -68,7 +69,7 @@ export async function startWebhookIngestService(deps: {
     waitForFirstMs: 5_000,
     pollMs: 5,
     inflightAbandonMs: config.inflightAbandonMs,
-    eventHasRun: async (eventId) => {
+    runOfEvent: async (eventId) => {
       try {
         const { run } = await callApi(
           platform.bus,
@@ -77,7 +78,8 @@ export async function startWebhookIngestService(deps: {
           RunOfEventReply,
           { timeoutMs: RUN_OF_EVENT_TIMEOUT_MS },
         );
-        return run !== null;
+        if (!run) return 'none';
+        return FINAL_RUN_STATUSES.includes(run.status) ? 'ended' : 'active';
       } catch (error) {
         logger.warn(
           { err: error, eventId },

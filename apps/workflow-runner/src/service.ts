@@ -87,7 +87,7 @@ export async function startWorkflowRunnerService(deps: {
       workflows,
       logger,
       members: settings.EVENTS_CONSUMER_MEMBERS,
-      onRunCreated,
+      executor,
     }),
     await consumeRunRequests({
       streams: platform.streams,

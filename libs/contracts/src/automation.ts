@@ -20,6 +20,8 @@ export const RunStatus = z.enum([
   'cancelled',
 ]);
 export type RunStatus = z.infer<typeof RunStatus>;
+/** A run in one of these has ended for good. */
+export const FINAL_RUN_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled'];
 
 /** Running hours of a workflow (absent: always open). Days 1..7, 1 = Monday; times HH:MM. */
 export const RunningHours = z.object({

@@ -163,6 +163,7 @@ export {
   RUN_OF_EVENT_SUBJECT,
   RunOfEventRequest,
   RunOfEventReply,
+  FINAL_RUN_STATUSES,
   WebhookPayload,
   WEBHOOK_PAYLOADS_BUCKET,
   WEBHOOK_EVENTS_STREAM,

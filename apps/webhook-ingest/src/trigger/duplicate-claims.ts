@@ -44,11 +44,14 @@ export interface DuplicateClaimsDeps {
   waitForFirstMs: number;
   /** First poll interval while waiting (ms); it doubles up to 16 times that. */
   pollMs: number;
-  /** A fingerprint claim at least this old whose event has no run was abandoned (ms). */
+  /** A fingerprint claim at least this old whose event has no run, or an ended one, is left over (ms). */
   inflightAbandonMs: number;
-  /** Whether the event became a run; undefined when that cannot be told now. */
-  eventHasRun: (eventId: string) => Promise<boolean | undefined>;
+  /** Where the run the event started is; undefined when that cannot be told now. */
+  runOfEvent: (eventId: string) => Promise<EventRunState | undefined>;
 }
+
+/** The event started no run, a run that is still going, or one that has ended. */
+export type EventRunState = 'none' | 'active' | 'ended';
 
 /** The first request still being stored did not finish in time: the sender should retry. */
 export class ClaimPendingError extends Error {}
@@ -62,6 +65,8 @@ function inflightClaimOf(value: Uint8Array): InflightClaim | null {
     return null;
   }
 }
+
+const LEFT_OVER_STATES = new Set<EventRunState | undefined>(['none', 'ended']);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -151,9 +156,9 @@ export function createDuplicateClaims(deps: DuplicateClaimsDeps) {
 
   /**
    * Claims a fingerprint: held until workflow-runner deletes it at the end of the run. A claim
-   * older than `inflightAbandonMs` whose event never became a run was left by a replica that
-   * died before storing its request; an identical request takes it over rather than being
-   * skipped for good.
+   * older than `inflightAbandonMs` is left over when its event never became a run (a replica
+   * died before storing its request) or its run has ended (the runner died before deleting the
+   * key): an identical request takes it over rather than being skipped for good.
    */
   async function claimFingerprint(
     key: string,
@@ -171,11 +176,11 @@ export function createDuplicateClaims(deps: DuplicateClaimsDeps) {
       // Released between our create and get: the previous run ended, so this one may run.
       if (!entry) continue;
       const holder = inflightClaimOf(entry.value);
-      const abandoned =
+      const leftOver =
         holder === null ||
         (deps.nowMs() - holder.claimedAtMs > deps.inflightAbandonMs &&
-          (await deps.eventHasRun(holder.eventId)) === false);
-      if (holder && !abandoned) return { kind: 'duplicate', eventId: holder.eventId };
+          LEFT_OVER_STATES.has(await deps.runOfEvent(holder.eventId)));
+      if (holder && !leftOver) return { kind: 'duplicate', eventId: holder.eventId };
       try {
         await deps.inflight.update(key, claim, entry.revision);
         return fingerprintClaim(key, fresh);

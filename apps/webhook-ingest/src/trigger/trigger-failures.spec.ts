@@ -114,7 +114,7 @@ describe.each(['embedded', 'distributed'] as const)(
           waitForFirstMs: 1_000,
           pollMs: 10,
           inflightAbandonMs: 600_000,
-          eventHasRun: async () => undefined,
+          runOfEvent: async () => undefined,
         }),
         rateLimiter: createRateLimiter({ perSecond: 1000, burst: 1000, maxAddresses: 10, nowMs }),
         config: DEFAULT_WEBHOOK_INGEST_CONFIG,
@@ -185,9 +185,19 @@ describe.each(['embedded', 'distributed'] as const)(
       expect(await recordOf()).toMatchObject({ eventId: released?.eventId, stored: true });
     });
 
-    test('an old fingerprint claim is kept while the runner cannot say whether its event ran; a value that is no claim is taken over', async () => {
+    test.each([
+      ['kept while the runner cannot say where its event is', undefined, 5_000, 'duplicate'],
+      ['kept while its run is still going', 'active', 5_000, 'duplicate'],
+      [
+        'kept while it is younger than the abandon age, even if its run ended',
+        'ended',
+        0,
+        'duplicate',
+      ],
+      ['taken over when its event never became a run', 'none', 5_000, 'held'],
+      ['taken over when its run ended without releasing it', 'ended', 5_000, 'held'],
+    ] as const)('a fingerprint claim is %s', async (_label, state, ageMs, outcome) => {
       const inflight = await platform.kv.bucket(WEBHOOK_INFLIGHT_BUCKET);
-      const answers = new Map<string, boolean | undefined>();
       const claims = createDuplicateClaims({
         idempotency: await platform.kv.bucket(IDEMPOTENCY_BUCKET, { ttlMs: 60_000 }),
         inflight,
@@ -196,30 +206,40 @@ describe.each(['embedded', 'distributed'] as const)(
         waitForFirstMs: 1_000,
         pollMs: 10,
         inflightAbandonMs: 1_000,
-        eventHasRun: async (eventId) => answers.get(eventId),
+        runOfEvent: async () => state,
       });
-      const key = fingerprintKey(address.webhookId, { abandoned: randomUUID() });
+      const key = fingerprintKey(address.webhookId, { leftOver: randomUUID() });
       const holder = randomUUID();
-      await inflight.put(key, encodeJson({ eventId: holder, claimedAtMs: Date.now() - 5_000 }));
-      const fresh = () => ({ eventId: randomUUID(), runId: randomUUID() });
+      await inflight.put(key, encodeJson({ eventId: holder, claimedAtMs: Date.now() - ageMs }));
+      const fresh = { eventId: randomUUID(), runId: randomUUID() };
 
-      answers.set(holder, undefined);
-      expect(await claims.claimFingerprint(key, fresh())).toEqual({
-        kind: 'duplicate',
-        eventId: holder,
-      });
-      answers.set(holder, false);
-      const takenOver = fresh();
-      expect(await claims.claimFingerprint(key, takenOver)).toMatchObject({
-        kind: 'held',
-        eventId: takenOver.eventId,
-      });
+      const claimed = await claims.claimFingerprint(key, fresh);
+
+      expect(claimed.kind).toBe(outcome);
+      const expectedHolder = outcome === 'held' ? fresh.eventId : holder;
+      expect(claimed.eventId).toBe(expectedHolder);
       expect(decodeJson((await inflight.get(key))?.value ?? encodeJson(null))).toMatchObject({
-        eventId: takenOver.eventId,
+        eventId: expectedHolder,
       });
+    });
 
+    test('a fingerprint key whose value is no claim is taken over', async () => {
+      const inflight = await platform.kv.bucket(WEBHOOK_INFLIGHT_BUCKET);
+      const claims = createDuplicateClaims({
+        idempotency: await platform.kv.bucket(IDEMPOTENCY_BUCKET, { ttlMs: 60_000 }),
+        inflight,
+        nowMs: () => Date.now(),
+        leaseMs: 30_000,
+        waitForFirstMs: 1_000,
+        pollMs: 10,
+        inflightAbandonMs: 1_000,
+        runOfEvent: async () => undefined,
+      });
+      const key = fingerprintKey(address.webhookId, { notAClaim: randomUUID() });
       await inflight.put(key, new TextEncoder().encode('not a claim'));
-      expect(await claims.claimFingerprint(key, fresh())).toMatchObject({ kind: 'held' });
+      expect(
+        await claims.claimFingerprint(key, { eventId: randomUUID(), runId: randomUUID() }),
+      ).toMatchObject({ kind: 'held' });
     });
   },
 );

@@ -12,10 +12,11 @@ import type { CreditSnapshots } from '../credits/snapshots';
 import { STEP_PRICES } from '../workflows/step-catalog';
 import {
   isFinalStepStatus,
+  type CreationLease,
+  type LoadedRun,
   type RunProgress,
   type RunRepository,
   type RunRow,
-  type RunStepRow,
 } from './repository';
 import type { StepExecutor } from './steps';
 import { resolveTemplates } from './templates';
@@ -34,9 +35,24 @@ export interface RunExecutorConfig {
   leaseMs: number;
 }
 
+/**
+ * Room in the executor held for runs about to be created: they are created leased to it
+ * (`lease`) and start without a claim once their creation has committed.
+ */
+export interface RunReservation {
+  /** The lease to create runs with; undefined when the executor has no room. */
+  lease: CreationLease | undefined;
+  /** The runs' creation committed: executes those leased to this executor, nudges for the rest. */
+  start(created: readonly LoadedRun[]): void;
+  /** The runs were not created: the room is free again. */
+  cancel(): void;
+}
+
 export interface RunExecutor {
   /** Looks for due runs now instead of at the next poll (a run was just created). */
   nudge(): void;
+  /** Holds room for up to `wanted` runs about to be created. */
+  reserve(wanted: number): RunReservation;
   /** Stops claiming; running runs stop after their current step and go back to the table. */
   stop(): Promise<void>;
 }
@@ -61,14 +77,13 @@ export function startRunExecutor(deps: {
   const { runs, clock, logger, config } = deps;
   const owner = `runner-${deps.ids.uuid()}`;
   const active = new Set<Promise<void>>();
+  /** Runs reserved and not yet tracked in `active`. */
+  let reserved = 0;
+  /** Reserved runs being started: stop() waits for them. */
+  const starting = new Set<Promise<void>>();
   let stopping = false;
   let polling = false;
   let pollAgain = false;
-
-  const markInflightReleased = createGroupCommit(
-    (runIds: string[]) => runs.markInflightReleased(runIds),
-    { maxBatch: WRITE_BATCH },
-  );
 
   // Runs ending side by side share one commit.
   const writeProgressOf = createGroupCommit(
@@ -76,24 +91,19 @@ export function startRunExecutor(deps: {
     { maxBatch: WRITE_BATCH },
   );
 
+  /**
+   * An identical request may run again once the run has ended. The run's end is committed
+   * first: a crash before this delete leaves a key whose run has ended, which webhook-ingest
+   * takes over once the claim is old enough (decision 40).
+   */
   async function releaseInflight(run: RunRow): Promise<void> {
-    if (run.inflightKey) {
-      const bucket = await deps.kv.bucket(WEBHOOK_INFLIGHT_BUCKET);
-      await bucket.delete(run.inflightKey);
-    }
-    await markInflightReleased(run.id);
+    if (!run.inflightKey) return;
+    const bucket = await deps.kv.bucket(WEBHOOK_INFLIGHT_BUCKET);
+    await bucket.delete(run.inflightKey);
   }
 
-  async function execute(
-    loaded: { run: RunRow; steps: RunStepRow[] },
-    balances: ReadonlyMap<string, number>,
-  ): Promise<void> {
+  async function execute(loaded: LoadedRun, balances: ReadonlyMap<string, number>): Promise<void> {
     const { run, steps } = loaded;
-    if (run.status === 'succeeded' || run.status === 'failed' || run.status === 'cancelled') {
-      // Ended before a crash kept it from releasing its in-flight key.
-      await releaseInflight(run);
-      return;
-    }
     if (run.status === 'waiting_approval') {
       await runs.release(run.id, owner, null);
       return;
@@ -234,10 +244,7 @@ export function startRunExecutor(deps: {
     await finish('succeeded', null);
   }
 
-  function track(
-    loaded: { run: RunRow; steps: RunStepRow[] },
-    balances: ReadonlyMap<string, number>,
-  ): void {
+  function track(loaded: LoadedRun, balances: ReadonlyMap<string, number>): void {
     const runId = loaded.run.id;
     const renewal = setInterval(
       () => {
@@ -270,7 +277,7 @@ export function startRunExecutor(deps: {
     try {
       do {
         pollAgain = false;
-        const capacity = config.concurrency - active.size;
+        const capacity = config.concurrency - active.size - reserved;
         if (capacity <= 0) return;
         const claimed = await runs.claimDue(owner, config.leaseMs, capacity);
         // The queued runs' "credits depleted" check, one read for the batch.
@@ -299,15 +306,63 @@ export function startRunExecutor(deps: {
     }, CLAIM_COALESCE_MS);
   }
 
+  async function startLeased(leased: readonly LoadedRun[]): Promise<void> {
+    if (leased.length === 0) return;
+    try {
+      const balances = await deps.ledger.balancesOf([
+        ...new Set(leased.map(({ run }) => run.workspaceId)),
+      ]);
+      if (stopping) {
+        await Promise.all(leased.map(({ run }) => runs.release(run.id, owner, run.wakeAt)));
+        return;
+      }
+      for (const loaded of leased) track(loaded, balances);
+    } catch (error) {
+      logger.warn(
+        { err: error, runIds: leased.map(({ run }) => run.id) },
+        'starting created runs failed; they run once their lease lapses',
+      );
+    }
+  }
+
+  function reserve(wanted: number): RunReservation {
+    const room = stopping ? 0 : config.concurrency - active.size - reserved;
+    const count = Math.max(0, Math.min(wanted, room));
+    reserved += count;
+    let held = count;
+    const free = () => {
+      reserved -= held;
+      held = 0;
+    };
+    return {
+      lease:
+        count > 0
+          ? { owner, until: new Date(clock.now().getTime() + config.leaseMs), count }
+          : undefined,
+      start(created) {
+        const leased = created.filter(({ run }) => run.leaseOwner === owner);
+        if (leased.length < created.length) nudge();
+        const started = startLeased(leased).finally(() => {
+          free();
+          starting.delete(started);
+        });
+        starting.add(started);
+      },
+      cancel: free,
+    };
+  }
+
   const timer = setInterval(nudge, config.pollIntervalMs);
   nudge();
 
   return {
     nudge,
+    reserve,
     async stop() {
       stopping = true;
       clearInterval(timer);
       if (nudged) clearTimeout(nudged);
+      await Promise.allSettled([...starting]);
       while (active.size > 0 || polling) {
         await Promise.allSettled([...active]);
         if (polling) await new Promise((resolve) => setTimeout(resolve, 10));

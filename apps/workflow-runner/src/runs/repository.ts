@@ -9,11 +9,23 @@ import type { WorkflowRow } from '../workflows/repository';
 export type RunRow = typeof runs.$inferSelect;
 export type RunStepRow = typeof runSteps.$inferSelect;
 
-export const FINAL_RUN_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled'];
 const FINAL_STEP_STATUSES: readonly StepRunStatus[] = ['succeeded', 'failed', 'skipped'];
 
 export function isFinalStepStatus(status: string): boolean {
   return (FINAL_STEP_STATUSES as readonly string[]).includes(status);
+}
+
+/** A run with its steps, as stored. */
+export interface LoadedRun {
+  run: RunRow;
+  steps: RunStepRow[];
+}
+
+/** Runs created already leased to the executor `owner` until `until`: at most `count` of them. */
+export interface CreationLease {
+  owner: string;
+  until: Date;
+  count: number;
 }
 
 export interface NewRun {
@@ -117,37 +129,90 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
   /**
    * Creates runs and their steps (the workflow's steps as they are now) in one statement,
    * skipping ids that exist: a redelivered or republished request creates nothing new. Returns
-   * the ids it created. The rows travel as one JSON parameter: the statement's text and its
-   * cost to build stay the same whatever the batch size.
+   * the runs it created, as stored. With a `lease`, up to `lease.count` of the runs due now are
+   * created leased to `lease.owner`, for it to execute at once without claiming them. The rows
+   * travel as one JSON parameter: the statement's text and its cost to build stay the same
+   * whatever the batch size.
    */
   async function createMany(
     requested: readonly NewRun[],
     executor: SqlExecutor = db,
-  ): Promise<Set<string>> {
+    lease?: CreationLease,
+  ): Promise<LoadedRun[]> {
     // A batch may hold one request twice (a republish delivered beside the original).
     const inputs = [...new Map(requested.map((input) => [input.runId, input])).values()];
-    if (inputs.length === 0) return new Set();
+    if (inputs.length === 0) return [];
     const now = clock.now();
-    const runRows = inputs.map((input) => ({
-      id: input.runId,
-      workflow_id: input.workflow.id,
-      workspace_id: input.workflow.workspaceId,
-      trigger_type: input.trigger.type,
-      event_id: input.trigger.type === 'custom_webhook' ? input.trigger.eventId : null,
-      test_event_id: input.trigger.type === 'manual' ? input.trigger.testEventId : null,
-      key_id: input.trigger.type === 'mcp' ? input.trigger.keyId : null,
-      input: input.input ?? null,
-      acting_user_id: input.workflow.createdBy,
-      stop_on_node_failure: input.workflow.stopOnNodeFailure,
-      credit_cost: input.workflow.creditCost,
-      inflight_key: input.inflightKey,
-      not_before: iso(input.notBefore),
-      wake_at: (input.notBefore && input.notBefore > now ? input.notBefore : now).toISOString(),
+    let leasesLeft = lease?.count ?? 0;
+    const loaded = inputs.map((input): LoadedRun => {
+      const due = !input.notBefore || input.notBefore <= now;
+      const leased = lease !== undefined && due && leasesLeft > 0;
+      if (leased) leasesLeft -= 1;
+      return {
+        run: {
+          id: input.runId,
+          workflowId: input.workflow.id,
+          workspaceId: input.workflow.workspaceId,
+          status: 'queued',
+          triggerType: input.trigger.type,
+          eventId: input.trigger.type === 'custom_webhook' ? input.trigger.eventId : null,
+          testEventId: input.trigger.type === 'manual' ? input.trigger.testEventId : null,
+          keyId: input.trigger.type === 'mcp' ? input.trigger.keyId : null,
+          input: input.input ?? null,
+          actingUserId: input.workflow.createdBy,
+          stopOnNodeFailure: input.workflow.stopOnNodeFailure,
+          creditCost: input.workflow.creditCost,
+          creditsCharged: 0,
+          inflightKey: input.inflightKey,
+          error: null,
+          notBefore: input.notBefore,
+          wakeAt: due ? now : input.notBefore,
+          leaseOwner: leased ? lease.owner : null,
+          leaseUntil: leased ? lease.until : null,
+          createdAt: now,
+          startedAt: null,
+          finishedAt: null,
+        },
+        steps: StoredSteps.parse(input.workflow.steps).map((step, index) => ({
+          runId: input.runId,
+          stepIndex: index,
+          name: step.name,
+          type: step.type,
+          settings: step.settings,
+          status: 'pending',
+          input: null,
+          output: null,
+          error: null,
+          creditsCharged: 0,
+          resumeAt: null,
+          startedAt: null,
+          finishedAt: null,
+          durationMs: null,
+        })),
+      };
+    });
+    const runRows = loaded.map(({ run }) => ({
+      id: run.id,
+      workflow_id: run.workflowId,
+      workspace_id: run.workspaceId,
+      trigger_type: run.triggerType,
+      event_id: run.eventId,
+      test_event_id: run.testEventId,
+      key_id: run.keyId,
+      input: run.input,
+      acting_user_id: run.actingUserId,
+      stop_on_node_failure: run.stopOnNodeFailure,
+      credit_cost: run.creditCost,
+      inflight_key: run.inflightKey,
+      not_before: iso(run.notBefore),
+      wake_at: iso(run.wakeAt),
+      lease_owner: run.leaseOwner,
+      lease_until: iso(run.leaseUntil),
     }));
-    const stepRows = inputs.flatMap((input) =>
-      StoredSteps.parse(input.workflow.steps).map((step, index) => ({
-        run_id: input.runId,
-        step_index: index,
+    const stepRows = loaded.flatMap(({ steps }) =>
+      steps.map((step) => ({
+        run_id: step.runId,
+        step_index: step.stepIndex,
         name: step.name,
         type: step.type,
         settings: step.settings,
@@ -157,15 +222,15 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
       with created as (
         insert into workflow_runner.runs (id, workflow_id, workspace_id, status, trigger_type,
           event_id, test_event_id, key_id, input, acting_user_id, stop_on_node_failure,
-          credit_cost, inflight_key, not_before, wake_at, created_at)
+          credit_cost, inflight_key, not_before, wake_at, lease_owner, lease_until, created_at)
         select id, workflow_id, workspace_id, 'queued', trigger_type, event_id, test_event_id,
           key_id, input, acting_user_id, stop_on_node_failure, credit_cost, inflight_key,
-          not_before, wake_at, ${now.toISOString()}::timestamptz
+          not_before, wake_at, lease_owner, lease_until, ${now.toISOString()}::timestamptz
         from jsonb_to_recordset(${JSON.stringify(runRows)}::jsonb) as x(id uuid,
           workflow_id uuid, workspace_id uuid, trigger_type text, event_id uuid,
           test_event_id uuid, key_id uuid, input jsonb, acting_user_id uuid,
           stop_on_node_failure boolean, credit_cost integer, inflight_key text,
-          not_before timestamptz, wake_at timestamptz)
+          not_before timestamptz, wake_at timestamptz, lease_owner text, lease_until timestamptz)
         on conflict (id) do nothing
         returning id
       ), created_steps as (
@@ -176,7 +241,8 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
         where run_id in (select id from created)
       )
       select id from created`);
-    return new Set(CreatedIds.parse(result).rows.map((row) => row.id));
+    const created = new Set(CreatedIds.parse(result).rows.map((row) => row.id));
+    return loaded.filter(({ run }) => created.has(run.id));
   }
 
   return {
@@ -184,7 +250,7 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
 
     /** One run; false when a run with this id exists already. */
     async create(input: NewRun): Promise<boolean> {
-      return (await createMany([input])).has(input.runId);
+      return (await createMany([input])).length > 0;
     },
 
     async get(runId: string): Promise<{ run: RunRow; steps: RunStepRow[] } | undefined> {
@@ -219,11 +285,7 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
      * the whole batch, not two per run): due means `wake_at` has passed and no live lease holds
      * the run. SKIP LOCKED lets replicas claim side by side without waiting on each other.
      */
-    async claimDue(
-      owner: string,
-      leaseMs: number,
-      limit: number,
-    ): Promise<{ run: RunRow; steps: RunStepRow[] }[]> {
+    async claimDue(owner: string, leaseMs: number, limit: number): Promise<LoadedRun[]> {
       const now = clock.now();
       // One statement (no explicit transaction): each round trip costs the runner CPU.
       const due = db
@@ -323,15 +385,13 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
             where run_id = any(${uuidArray(skipping)}) and status = 'pending'`);
         }
         if (finished.length > 0) {
-          // A run holding an in-flight key stays due (its wake_at has passed, or it would not
-          // be running): its key is released next (executor). Leaving wake_at as it is keeps
-          // the update off the indexes.
+          // An ended run is the scheduler's no more. Its in-flight key is released after this
+          // commit (executor), or taken over by webhook-ingest if a crash comes in between.
           await tx.execute(sql`
             update workflow_runner.runs as r
             set status = x.status, error = x.error,
               started_at = coalesce(r.started_at, x.started_at), finished_at = ${now}::timestamptz,
-              wake_at = case when r.inflight_key is null then null
-                else coalesce(r.wake_at, ${now}::timestamptz) end
+              wake_at = null, lease_owner = null, lease_until = null
             from jsonb_to_recordset(${JSON.stringify(finished)}::jsonb) as x(id uuid,
               status text, error text, started_at timestamptz)
             where r.id = any(${uuidArray(finished.map((run) => run.id))}) and r.id = x.id`);
@@ -353,15 +413,6 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
         .update(runs)
         .set({ status: 'running', startedAt: clock.now() })
         .where(and(eq(runs.id, runId), eq(runs.status, 'queued')));
-    },
-
-    /** The runs' in-flight keys are released: nothing more to do for them until they change. */
-    async markInflightReleased(runIds: readonly string[]): Promise<void> {
-      if (runIds.length === 0) return;
-      await db
-        .update(runs)
-        .set({ wakeAt: null, leaseOwner: null, leaseUntil: null })
-        .where(sql`${runs.id} = any(${uuidArray(runIds)})`);
     },
 
     async startStep(

@@ -539,6 +539,55 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     expect(await ledger.balanceOf(workspaceId)).toBe(2);
   });
 
+  test('runs created with a lease: only due ones, at most its count; a replica that died after creating them lets the lease lapse and they run', async () => {
+    const { owner, workspaceId } = await newWorkspace(3);
+    const created = await createWorkflow(owner, workspaceId, [
+      { type: 'delay', name: 'pause', settings: { seconds: 0 } },
+    ]);
+    const workflow = await createWorkflowRepository({
+      db: platform.sql.db,
+      clock: platform.clock,
+      ids: platform.ids,
+    }).find(created.workflow.id);
+    if (!workflow) throw new Error('workflow missing');
+    const runs = createRunRepository({ db: platform.sql.db, clock: platform.clock });
+    const newRun = (notBefore: Date | null) => ({
+      runId: randomUUID(),
+      workflow,
+      trigger: { type: 'manual' as const, testEventId: null },
+      input: {},
+      inflightKey: null,
+      notBefore,
+    });
+    const later = new Date(Date.now() + 60_000);
+    const requested = [newRun(later), newRun(null), newRun(null)];
+    const lease = {
+      owner: 'replica-killed-after-commit',
+      until: new Date(Date.now() + 1_000),
+      count: 1,
+    };
+
+    const createdRuns = await runs.createMany(requested, platform.sql.db, lease);
+
+    expect(createdRuns.map(({ run }) => [run.leaseOwner, run.wakeAt])).toEqual([
+      [null, later],
+      [lease.owner, expect.any(Date)],
+      [null, expect.any(Date)],
+    ]);
+    const stored = await runs.get(requested[1]?.runId ?? '');
+    expect(stored?.run).toMatchObject({ leaseOwner: lease.owner, leaseUntil: lease.until });
+    expect(stored?.steps).toEqual(createdRuns[1]?.steps);
+    expect(await runs.createMany(requested, platform.sql.db, lease)).toEqual([]);
+    for (const { runId } of requested.slice(1)) {
+      expect((await runReaching(platform, owner, runId, ['succeeded'], 8_000)).status).toBe(
+        'succeeded',
+      );
+    }
+    expect((await runReaching(platform, owner, requested[0]?.runId ?? '', ['queued'])).status).toBe(
+      'queued',
+    );
+  });
+
   test('the MCP bus API lists workflows, starts runs with the spec 402 messages, and reads runs', async () => {
     const { owner, workspaceId } = await newWorkspace(0);
     const created = await createWorkflow(owner, workspaceId, [

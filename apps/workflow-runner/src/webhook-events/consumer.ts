@@ -9,6 +9,7 @@ import {
 } from '@wap/platform';
 import { consumeWithMembers, envelopeReader } from '../bus/durable-consumers';
 import { createGroupCommit } from '../db/group-commit';
+import type { RunExecutor } from '../runs/executor';
 import type { NewRun, RunRepository } from '../runs/repository';
 import { readWebhookPayload } from '../test-events/payloads';
 import type { NewTestEvent, TestEventRepository } from '../test-events/repository';
@@ -39,7 +40,7 @@ export async function consumeWebhookEvents(deps: {
   workflows: Pick<WorkflowRepository, 'findManyAny'>;
   logger: Logger;
   members: number;
-  onRunCreated: () => void;
+  executor: Pick<RunExecutor, 'reserve'>;
 }): Promise<StreamConsumer> {
   await deps.streams.ensureStream({
     name: WEBHOOK_EVENTS_STREAM,
@@ -84,11 +85,19 @@ export async function consumeWebhookEvents(deps: {
       }
     }
     if (testEvents.length === 0) return;
-    await deps.db.transaction(async (tx) => {
-      await deps.testEvents.insertMany(testEvents, tx);
-      await deps.runs.createMany(runs, tx);
-    });
-    if (runs.length > 0) deps.onRunCreated();
+    // The runs are created leased to this replica's executor, which starts them at once: no
+    // claim query, no second read of what was just written.
+    const reservation = deps.executor.reserve(runs.length);
+    const created = await deps.db
+      .transaction(async (tx) => {
+        await deps.testEvents.insertMany(testEvents, tx);
+        return deps.runs.createMany(runs, tx, reservation.lease);
+      })
+      .catch((error: unknown) => {
+        reservation.cancel();
+        throw error;
+      });
+    reservation.start(created);
     // Pruning is housekeeping: a failure (two replicas pruning one workflow) is retried with
     // the workflow's next batch and loses nothing.
     await deps.testEvents
