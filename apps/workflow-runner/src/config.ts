@@ -11,7 +11,7 @@ export const WorkflowRunnerSettings = z.object({
   /** Consumers of the RUNS stream per replica; their requests in flight share commits. */
   RUNS_CONSUMER_MEMBERS: z.coerce.number().int().min(1).max(64).default(4),
   /** Consumers of the WEBHOOK_EVENTS stream per replica; their events in flight share commits. */
-  EVENTS_CONSUMER_MEMBERS: z.coerce.number().int().min(1).max(64).default(4),
+  EVENTS_CONSUMER_MEMBERS: z.coerce.number().int().min(1).max(64).default(8),
   /** Runs one replica executes at once. */
   RUN_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
   /** How often the run table is read for due runs (delays ending, queued runs), in ms. */

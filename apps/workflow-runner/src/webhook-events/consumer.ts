@@ -47,6 +47,18 @@ export async function consumeWebhookEvents(deps: {
     subjects: [WEBHOOK_RECEIVED_SUBJECT],
   });
 
+  // Pruning is housekeeping, kept out of the commits the acks wait for: the workflows of the
+  // batches written meanwhile are pruned together, one prune at a time. A failure (two replicas
+  // pruning one workflow) or a crash is made good by the workflow's next prune; nothing is lost.
+  const pruneTestEvents = createGroupCommit(
+    (workflowIds: string[]) =>
+      deps.testEvents.prune([...new Set(workflowIds)]).catch((error: unknown) => {
+        deps.logger.warn({ err: error }, 'pruning old test events failed');
+      }),
+    { maxBatch: MAX_BATCH },
+  );
+  const pruning = new Set<Promise<void>>();
+
   async function write(received: ReceivedEvent[]): Promise<void> {
     const workflows = await deps.workflows.findManyAny([
       ...new Set(received.map(({ event }) => event.workflowId)),
@@ -98,13 +110,10 @@ export async function consumeWebhookEvents(deps: {
         throw error;
       });
     reservation.start(created);
-    // Pruning is housekeeping: a failure (two replicas pruning one workflow) is retried with
-    // the workflow's next batch and loses nothing.
-    await deps.testEvents
-      .prune([...new Set(testEvents.map((event) => event.workflowId))])
-      .catch((error: unknown) => {
-        deps.logger.warn({ err: error }, 'pruning old test events failed');
-      });
+    for (const workflowId of new Set(testEvents.map((event) => event.workflowId))) {
+      const pruned = pruneTestEvents(workflowId).finally(() => pruning.delete(pruned));
+      pruning.add(pruned);
+    }
   }
 
   /**
@@ -131,7 +140,7 @@ export async function consumeWebhookEvents(deps: {
   const writeInBatch = createGroupCommit(writeIsolatingFailures, { maxBatch: MAX_BATCH });
 
   const readEnvelope = envelopeReader(WebhookReceived, deps.logger);
-  return consumeWithMembers(
+  const consumer = await consumeWithMembers(
     deps.streams,
     {
       stream: WEBHOOK_EVENTS_STREAM,
@@ -162,4 +171,10 @@ export async function consumeWebhookEvents(deps: {
         message.ack();
       }),
   );
+  return {
+    stop: async () => {
+      await consumer.stop();
+      await Promise.all(pruning);
+    },
+  };
 }
