@@ -262,7 +262,8 @@ export function startRunExecutor(deps: {
       .finally(() => {
         clearInterval(renewal);
         active.delete(execution);
-        if (!stopping) nudge();
+        // Room freed: worth a claim only while due runs may be waiting for room.
+        if (!stopping && dueRunsMayWait) nudge();
       });
     active.add(execution);
   }
@@ -278,8 +279,12 @@ export function startRunExecutor(deps: {
       do {
         pollAgain = false;
         const capacity = config.concurrency - active.size - reserved;
-        if (capacity <= 0) return;
+        if (capacity <= 0) {
+          dueRunsMayWait = true;
+          return;
+        }
         const claimed = await runs.claimDue(owner, config.leaseMs, capacity);
+        dueRunsMayWait = claimed.length === capacity;
         // The queued runs' "credits depleted" check, one read for the batch.
         const balances = await deps.ledger.balancesOf([
           ...new Set(
@@ -299,6 +304,12 @@ export function startRunExecutor(deps: {
   // Nudges within a few milliseconds share one claim: runs created or ended side by side are
   // claimed in one batch rather than a round of queries each.
   let nudged: NodeJS.Timeout | null = null;
+  /**
+   * A claim found no room or filled it, or runs were created past the room reserved for them:
+   * due runs may be waiting, and the end of a run nudges. Otherwise runs ending do not each
+   * cost a claim; what falls due later (a delay, a lapsed lease) is found by the poll.
+   */
+  let dueRunsMayWait = true;
   function nudge(): void {
     nudged ??= setTimeout(() => {
       nudged = null;
@@ -341,7 +352,7 @@ export function startRunExecutor(deps: {
           : undefined,
       start(created) {
         const leased = created.filter(({ run }) => run.leaseOwner === owner);
-        if (leased.length < created.length) nudge();
+        if (leased.length < created.length) nudgeForNewRuns();
         const started = startLeased(leased).finally(() => {
           free();
           starting.delete(started);
@@ -352,11 +363,16 @@ export function startRunExecutor(deps: {
     };
   }
 
+  function nudgeForNewRuns(): void {
+    dueRunsMayWait = true;
+    nudge();
+  }
+
   const timer = setInterval(nudge, config.pollIntervalMs);
   nudge();
 
   return {
-    nudge,
+    nudge: nudgeForNewRuns,
     reserve,
     async stop() {
       stopping = true;
