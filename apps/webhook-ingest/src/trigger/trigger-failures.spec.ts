@@ -20,13 +20,14 @@ import {
   decodeJson,
   encodeJson,
   withNamespace,
+  type KvBucket,
   type Platform,
 } from '@wap/platform';
 import { createTestPlatform, testLogger } from '@wap/testing';
 import { createDirectoryClient, type DirectoryClient } from '@wap/workspace-directory';
 import { createKvMirror } from '../addresses/kv-mirror';
 import { DEFAULT_WEBHOOK_INGEST_CONFIG } from '../config';
-import { IDEMPOTENCY_BUCKET, createDuplicateClaims } from './duplicate-claims';
+import { IDEMPOTENCY_BUCKET, createDuplicateClaims, type EventRunState } from './duplicate-claims';
 import { fingerprintKey, idempotencyKey } from './request-identity';
 import { createRateLimiter } from './rate-limiter';
 import { createTriggerHandlers } from './trigger-handler';
@@ -185,6 +186,23 @@ describe.each(['embedded', 'distributed'] as const)(
       expect(await recordOf()).toMatchObject({ eventId: released?.eventId, stored: true });
     });
 
+    /** Claims for which a fingerprint claim older than 1 s is abandoned, if `state` allows. */
+    async function claimsAbandoningAfterOneSecond(
+      inflight: KvBucket,
+      state: EventRunState | undefined,
+    ) {
+      return createDuplicateClaims({
+        idempotency: await platform.kv.bucket(IDEMPOTENCY_BUCKET, { ttlMs: 60_000 }),
+        inflight,
+        nowMs: () => Date.now(),
+        leaseMs: 30_000,
+        waitForFirstMs: 1_000,
+        pollMs: 10,
+        inflightAbandonMs: 1_000,
+        runOfEvent: async () => state,
+      });
+    }
+
     test.each([
       ['kept while the runner cannot say where its event is', undefined, 5_000, 'duplicate'],
       ['kept while its run is still going', 'active', 5_000, 'duplicate'],
@@ -198,16 +216,7 @@ describe.each(['embedded', 'distributed'] as const)(
       ['taken over when its run ended without releasing it', 'ended', 5_000, 'held'],
     ] as const)('a fingerprint claim is %s', async (_label, state, ageMs, outcome) => {
       const inflight = await platform.kv.bucket(WEBHOOK_INFLIGHT_BUCKET);
-      const claims = createDuplicateClaims({
-        idempotency: await platform.kv.bucket(IDEMPOTENCY_BUCKET, { ttlMs: 60_000 }),
-        inflight,
-        nowMs: () => Date.now(),
-        leaseMs: 30_000,
-        waitForFirstMs: 1_000,
-        pollMs: 10,
-        inflightAbandonMs: 1_000,
-        runOfEvent: async () => state,
-      });
+      const claims = await claimsAbandoningAfterOneSecond(inflight, state);
       const key = fingerprintKey(address.webhookId, { leftOver: randomUUID() });
       const holder = randomUUID();
       await inflight.put(key, encodeJson({ eventId: holder, claimedAtMs: Date.now() - ageMs }));
@@ -225,16 +234,7 @@ describe.each(['embedded', 'distributed'] as const)(
 
     test('a fingerprint key whose value is no claim is taken over', async () => {
       const inflight = await platform.kv.bucket(WEBHOOK_INFLIGHT_BUCKET);
-      const claims = createDuplicateClaims({
-        idempotency: await platform.kv.bucket(IDEMPOTENCY_BUCKET, { ttlMs: 60_000 }),
-        inflight,
-        nowMs: () => Date.now(),
-        leaseMs: 30_000,
-        waitForFirstMs: 1_000,
-        pollMs: 10,
-        inflightAbandonMs: 1_000,
-        runOfEvent: async () => undefined,
-      });
+      const claims = await claimsAbandoningAfterOneSecond(inflight, undefined);
       const key = fingerprintKey(address.webhookId, { notAClaim: randomUUID() });
       await inflight.put(key, new TextEncoder().encode('not a claim'));
       expect(
