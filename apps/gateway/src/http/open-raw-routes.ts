@@ -6,7 +6,7 @@ import { AppError, type RouteSpec, type ServiceReply } from '@wap/contracts';
 import { errorReplyOf, requestIdFor } from '@wap/http';
 import { runInServerSpan } from '@wap/observability';
 import { callRawRoute, type Platform } from '@wap/platform';
-import { CREDENTIAL_HEADERS, unavailableWhenUnanswered } from '../routing/forward';
+import { forwardedHeaders, unavailableWhenUnanswered } from '../routing/forward';
 import { allowConfiguredOrigin } from './cors';
 
 export interface OpenRawRoutesDeps {
@@ -139,16 +139,6 @@ function queryOf(search: string): Record<string, string | string[]> {
     if (value !== undefined) query[name] = value;
   }
   return query;
-}
-
-/** Every request header but the caller's credentials, which stay at the edge. */
-function forwardedHeaders(req: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || CREDENTIAL_HEADERS.has(name)) continue;
-    headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return headers;
 }
 
 /** As Express's `req.protocol` with `trust proxy` set to a number of hops. */

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import {
   AppError,
@@ -110,17 +111,22 @@ export function unavailableWhenUnanswered(route: RouteSpec) {
 }
 
 /** Headers never forwarded on raw routes: the caller's credentials stay at the edge. */
-export const CREDENTIAL_HEADERS = new Set(['cookie', 'authorization']);
+const CREDENTIAL_HEADERS = new Set(['cookie', 'authorization']);
+
+/** A raw route's request headers, as forwarded: all but the caller's credentials. */
+export function forwardedHeaders(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || CREDENTIAL_HEADERS.has(name)) continue;
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
 
 function forwardRaw(route: RouteSpec, deps: ForwardingDeps): RequestHandler {
   return async (req, res, next) => {
     try {
       const apiKey = route.auth === 'api_key' ? await deps.authenticateApiKey(req) : null;
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (value === undefined || CREDENTIAL_HEADERS.has(name)) continue;
-        headers[name] = Array.isArray(value) ? value.join(', ') : value;
-      }
       const body: Uint8Array = Buffer.isBuffer(req.body) ? req.body : new Uint8Array();
       const reply = await callRawRoute(
         deps,
@@ -131,7 +137,7 @@ function forwardRaw(route: RouteSpec, deps: ForwardingDeps): RequestHandler {
           path: req.path,
           params: { ...req.params } as Record<string, string>,
           query: req.query as ServiceRequest['query'],
-          headers,
+          headers: forwardedHeaders(req),
           protocol: req.protocol === 'https' ? 'https' : 'http',
           host: req.get('host') ?? '',
           remoteAddress: req.ip ?? '',

@@ -588,6 +588,37 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     );
   });
 
+  test('the replica that stores webhook runs starts them itself, past its room too, without waiting out a lease', async () => {
+    // A lease no test waits out: a run left to lapse would fail the test.
+    await runner.stop();
+    runner = await startRunner(platform, {
+      SSRF_ALLOWLIST: '127.0.0.1',
+      RUN_LEASE_MS: 60_000,
+      RUN_CONCURRENCY: 2,
+    });
+    const { owner, workspaceId } = await newWorkspace(5);
+    const created = await createWorkflow(owner, workspaceId, [
+      { type: 'delay', name: 'pause', settings: { seconds: 0 } },
+    ]);
+    const runIds = Array.from({ length: 5 }, () => randomUUID());
+
+    await Promise.all(
+      runIds.map((runId, index) =>
+        publishEvent(
+          webhookEvent(created, { index }, { runId, inflightKey: null, notBefore: null }),
+        ),
+      ),
+    );
+
+    for (const runId of runIds) {
+      expect((await runReaching(platform, owner, runId, ['succeeded'], 8_000)).status).toBe(
+        'succeeded',
+      );
+    }
+    await runner.stop();
+    runner = await startRunner(platform, { SSRF_ALLOWLIST: '127.0.0.1', RUN_LEASE_MS: 1_000 });
+  });
+
   test('the MCP bus API lists workflows, starts runs with the spec 402 messages, and reads runs', async () => {
     const { owner, workspaceId } = await newWorkspace(0);
     const created = await createWorkflow(owner, workspaceId, [

@@ -16,11 +16,11 @@ const internals = transportNode as unknown as {
  * The node transport, writing once per turn of the event loop instead of once per message.
  *
  * nats.js flushes its outbound buffer in a microtask, so every reply or publish that a
- * separate async handler makes becomes a write(2) of its own. On loopback and in virtual
- * machines each write also pays for waking the server's reader: profiles of the webhook path
- * showed a third of a service's CPU in those writes. Corking the socket until the event loop's
- * check phase hands the kernel everything the handlers of one turn wrote as a single writev,
- * at the cost of at most one turn of latency.
+ * separate async handler makes becomes a write(2) of its own, and nats-server reads and parses
+ * each one separately. Corking the socket until the event loop's check phase hands the kernel
+ * everything the handlers of one turn wrote as a single write, at the cost of at most one turn
+ * of latency. In the webhook bench, nats-server's CPU per request fell from 366 to 127 µs
+ * (decision 36).
  */
 class CoalescingNodeTransport extends NodeTransport {
   private corked = false;
@@ -39,7 +39,11 @@ class CoalescingNodeTransport extends NodeTransport {
   }
 }
 
-/** `connect` of `@nats-io/transport-node`, with writes coalesced per event-loop turn. */
+/**
+ * `connect` of `@nats-io/transport-node`, with writes coalesced per event-loop turn. nats.js
+ * keeps one transport factory per process, read at every connect and reconnect: a process
+ * should open its connections with this function only, as the platform does.
+ */
 export function connectNats(options: NodeConnectionOptions): Promise<NatsConnection> {
   internals.setTransportFactory({
     factory: () => new CoalescingNodeTransport(),
