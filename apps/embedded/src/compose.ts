@@ -7,7 +7,11 @@ import { generateCredentialKey, parseCredentialKeys } from '@wap/auth';
 import { parseAllowlist } from '@wap/egress';
 import { startMcpRegistryService, type McpRegistryConfig } from '@wap/mcp-registry-service';
 import { startStorageService } from '@wap/storage-service';
-import { startWebhookIngestService, type WebhookIngestConfig } from '@wap/webhook-ingest-service';
+import {
+  DEFAULT_WEBHOOK_INGEST_CONFIG,
+  startWebhookIngestService,
+  type WebhookIngestConfig,
+} from '@wap/webhook-ingest-service';
 import {
   startWorkflowRunnerService,
   type WorkflowRunnerSettings,
@@ -30,6 +34,7 @@ export interface ServiceOptions {
   };
   /** workflow-runner's settings (PUBLIC_BASE_URL, SSRF_ALLOWLIST, ...); defaults for any left out. */
   workflowRunner?: Partial<WorkflowRunnerSettings>;
+  /** webhook-ingest's settings; its `publicBaseUrl` and the runner's PUBLIC_BASE_URL are one. */
   webhookIngest?: WebhookIngestConfig;
 }
 
@@ -55,6 +60,16 @@ export async function startAllServices(
   serviceLogger: (service: string) => Logger,
   options: ServiceOptions = {},
 ): Promise<ServiceHandle> {
+  // One origin for the webhook addresses, whichever service it was given to: the address a
+  // workflow is created with is the one the address describes itself with.
+  const publicBaseUrl =
+    options.workflowRunner?.PUBLIC_BASE_URL ?? options.webhookIngest?.publicBaseUrl;
+  const workflowRunner = publicBaseUrl
+    ? { ...options.workflowRunner, PUBLIC_BASE_URL: publicBaseUrl }
+    : options.workflowRunner;
+  const webhookIngest = publicBaseUrl
+    ? { ...(options.webhookIngest ?? DEFAULT_WEBHOOK_INGEST_CONFIG), publicBaseUrl }
+    : options.webhookIngest;
   const services: ServiceHandle[] = [
     await startStorageService({
       platform,
@@ -65,7 +80,7 @@ export async function startAllServices(
       platform,
       logger: serviceLogger('workflow-runner'),
       migrationsFolder: migrationsOf('workflow-runner'),
-      settings: options.workflowRunner,
+      settings: workflowRunner,
     }),
     await startChatService({ platform, logger: serviceLogger('chat') }),
     await startMcpRegistryService({
@@ -77,7 +92,7 @@ export async function startAllServices(
     await startWebhookIngestService({
       platform,
       logger: serviceLogger('webhook-ingest'),
-      config: options.webhookIngest,
+      config: webhookIngest,
     }),
   ];
   return {

@@ -42,6 +42,7 @@ async function main(): Promise<void> {
       // The env_var auth type reads allow-listed variables of this process at connect time.
       environment: process.env,
     },
+    workflowRunner: { PUBLIC_BASE_URL: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}` },
     webhookIngest: webhookIngestConfigFromEnv(env),
   });
 

@@ -22,6 +22,9 @@ interface RunRow {
   trigger: { type: string; event_id: string | null };
 }
 
+/** Given to the runner only: webhook-ingest must describe the addresses with it too. */
+const PUBLIC_ORIGIN = 'https://hooks.example.test';
+
 describe.each(RUNTIMES)('webhooks with the real workflow-runner on the %s runtime', (runtime) => {
   let stack: TestStack;
   let adminCookie: string;
@@ -29,7 +32,7 @@ describe.each(RUNTIMES)('webhooks with the real workflow-runner on the %s runtim
   beforeAll(async () => {
     stack = await startStack(runtime, {
       services: {
-        workflowRunner: { RUN_POLL_INTERVAL_MS: 50 },
+        workflowRunner: { RUN_POLL_INTERVAL_MS: 50, PUBLIC_BASE_URL: PUBLIC_ORIGIN },
         webhookIngest: { ...DEFAULT_WEBHOOK_INGEST_CONFIG, secrets: { stripe: STRIPE_SECRET } },
       },
     });
@@ -141,6 +144,27 @@ describe.each(RUNTIMES)('webhooks with the real workflow-runner on the %s runtim
     await eventually(async () => {
       expect(await testEventIds(owner, workflowId)).toContain(eventId);
     });
+  });
+
+  test('GET on the address describes the very address the workflow was created with', async () => {
+    const owner = await newOwner(0);
+    const created = await http(`${stack.url}/workflows`, {
+      method: 'POST',
+      cookie: owner.cookie,
+      body: {
+        workspaceId: owner.workspaceId,
+        name: 'Described',
+        trigger: { type: 'custom_webhook' },
+        steps: [{ type: 'delay', name: 'pause', settings: { seconds: 0 } }],
+      },
+    });
+    expect(created.status).toBe(201);
+    const { webhook } = created.body as { webhook: { id: string; url: string } };
+    expect(webhook.url).toBe(`${PUBLIC_ORIGIN}/webhooks/${webhook.id}`);
+
+    const described = await http(`${stack.url}/webhooks/${webhook.id.toUpperCase()}/`);
+    expect(described.status).toBe(200);
+    expect(described.text).toContain(`Send POST ${webhook.url} `);
   });
 
   test('a draft workflow answers inactive, keeps the test event and starts no run', async () => {

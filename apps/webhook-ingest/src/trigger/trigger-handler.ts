@@ -65,17 +65,27 @@ export function createTriggerHandlers(deps: TriggerDeps) {
 
   /**
    * A request that came over plain http is sent to the https address with 308, which keeps
-   * the method and the body. Loopback hosts are exempt: there is no TLS on a developer machine.
+   * the method and the body: PUBLIC_BASE_URL when it is an https origin, else the request's host.
+   * Loopback hosts are exempt: there is no TLS on a developer machine.
    */
   function httpsRedirect(request: RawServiceRequest): ServiceReply | undefined {
     if (!config.httpsRedirect || request.protocol === 'https') return undefined;
     if (LOOPBACK_HOSTS.test(request.host)) return undefined;
-    const origin = config.publicBaseUrl?.replace(/\/$/, '') ?? `https://${request.host}`;
+    const origin = config.publicBaseUrl?.startsWith('https:')
+      ? config.publicBaseUrl.replace(/\/$/, '')
+      : `https://${request.host}`;
     return {
       status: 308,
       headers: { location: `${origin}${request.path}` },
       body: { error: 'Use the https address of this webhook' },
     };
+  }
+
+  /** PUBLIC_BASE_URL, else the request's host over https (plain http only on loopback). */
+  function publicOrigin(request: RawServiceRequest): string {
+    if (config.publicBaseUrl) return config.publicBaseUrl.replace(/\/$/, '');
+    const plainHttp = request.protocol !== 'https' && LOOPBACK_HOSTS.test(request.host);
+    return `${plainHttp ? 'http' : 'https'}://${request.host}`;
   }
 
   async function resolveAddress(webhookId: string): Promise<WebhookAddress> {
@@ -311,7 +321,7 @@ export function createTriggerHandlers(deps: TriggerDeps) {
     const redirect = httpsRedirect(request);
     if (redirect) return redirect;
     const address = await resolveAddress(request.params['webhookId'] ?? '');
-    const url = `${config.publicBaseUrl?.replace(/\/$/, '') ?? `https://${request.host}`}${request.path}`;
+    const url = `${publicOrigin(request)}/webhooks/${address.webhookId}`;
     const state =
       address.status === 'live'
         ? 'The workflow is live: each accepted request starts one run.'
