@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Msg, NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { connectNats } from './nats-connection';
@@ -31,6 +32,37 @@ async function writesForSeparatePublishers(nc: NatsConnection, subject: string):
   return writeSyscalls() - before;
 }
 
+/**
+ * Counts the RequestErrors nats-core builds while `work` runs. Its request code takes the class
+ * from its errors module, by two names (the package's `exports` keep that file private, hence
+ * the path).
+ */
+async function requestErrorsBuiltDuring(work: () => Promise<void>): Promise<number> {
+  const errorsPath = join(dirname(require.resolve('@nats-io/nats-core')), 'errors.js');
+  type ErrorClass = new (message?: string, options?: ErrorOptions) => Error;
+  const errors = (await import(errorsPath)) as {
+    RequestError: ErrorClass;
+    errors: { RequestError: ErrorClass };
+  };
+  const original = errors.RequestError;
+  let built = 0;
+  const counting = class extends original {
+    constructor(message?: string, options?: ErrorOptions) {
+      super(message, options);
+      built += 1;
+    }
+  };
+  errors.RequestError = counting;
+  errors.errors.RequestError = counting;
+  try {
+    await work();
+  } finally {
+    errors.RequestError = original;
+    errors.errors.RequestError = original;
+  }
+  return built;
+}
+
 describe('connectNats', () => {
   const connections: NatsConnection[] = [];
   afterAll(async () => {
@@ -58,5 +90,39 @@ describe('connectNats', () => {
     await receiver.flush();
     const expected = Array.from({ length: PUBLISHERS }, (_, index) => `message ${index}`);
     expect(received).toEqual([...expected, ...expected]);
+  });
+
+  it('answers requests without building an Error for each; a request with no answer still fails', async () => {
+    const subject = `answered.${process.pid}.${Date.now()}`;
+    const responder = await connect({ servers: natsUrl });
+    // As the platform connects: without nats.js's async traces, which build an Error per request.
+    const requester = await connectNats({ servers: natsUrl, noAsyncTraces: true });
+    connections.push(responder, requester);
+    responder.subscribe(subject, {
+      callback: (_error: Error | null, msg: Msg) => msg.respond(`pong ${msg.string()}`),
+    });
+    await responder.flush();
+
+    const answers: string[] = [];
+    const builtForAnswers = await requestErrorsBuiltDuring(async () => {
+      for (let index = 0; index < 50; index += 1) {
+        answers.push((await requester.request(subject, `${index}`, { timeout: 5_000 })).string());
+      }
+    });
+    expect(answers).toEqual(Array.from({ length: 50 }, (_, index) => `pong ${index}`));
+    expect(builtForAnswers).toBe(0);
+
+    // The count works, and unanswered requests fail as they did: no responders, then a timeout.
+    const builtForFailures = await requestErrorsBuiltDuring(async () => {
+      await expect(requester.request(`${subject}.nobody`, 'ping')).rejects.toThrow(
+        /no responders/i,
+      );
+    });
+    expect(builtForFailures).toBeGreaterThan(0);
+    responder.subscribe(`${subject}.silent`, { callback: () => undefined });
+    await responder.flush();
+    await expect(requester.request(`${subject}.silent`, 'ping', { timeout: 200 })).rejects.toThrow(
+      /timeout/i,
+    );
   });
 });
