@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { Step, type Run, type RunStatus, type StepRunStatus, type StepType } from '@wap/contracts';
 import type { Clock, SqlDatabase } from '@wap/platform';
 import { approvals, runs, runSteps } from '../db/schema';
-import { uuidArray, type SqlExecutor } from '../db/sql-executor';
+import { anyOfUuids, type SqlExecutor } from '../db/sql-executor';
 import type { WorkflowRow } from '../workflows/repository';
 
 export type RunRow = typeof runs.$inferSelect;
@@ -120,7 +120,7 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
     const rows = await db
       .select()
       .from(runSteps)
-      .where(sql`${runSteps.runId} = any(${uuidArray(runIds)})`)
+      .where(sql`${runSteps.runId} = ${anyOfUuids(runIds)}`)
       .orderBy(asc(runSteps.runId), asc(runSteps.stepIndex));
     for (const row of rows) byRun.set(row.runId, [...(byRun.get(row.runId) ?? []), row]);
     return byRun;
@@ -376,13 +376,13 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
             from jsonb_to_recordset(${JSON.stringify(endedSteps)}::jsonb) as x(run_id uuid,
               step_index integer, status text, input jsonb, output jsonb, error text,
               started_at timestamptz, finished_at timestamptz, duration_ms integer)
-            where s.run_id = any(${uuidArray(endedSteps.map((step) => step.run_id))})
+            where s.run_id = ${anyOfUuids(endedSteps.map((step) => step.run_id))}
               and s.run_id = x.run_id and s.step_index = x.step_index`);
         }
         if (skipping.length > 0) {
           await tx.execute(sql`
             update workflow_runner.run_steps set status = 'skipped'
-            where run_id = any(${uuidArray(skipping)}) and status = 'pending'`);
+            where run_id = ${anyOfUuids(skipping)} and status = 'pending'`);
         }
         if (finished.length > 0) {
           // An ended run is the scheduler's no more. Its in-flight key is released after this
@@ -394,7 +394,7 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
               wake_at = null, lease_owner = null, lease_until = null
             from jsonb_to_recordset(${JSON.stringify(finished)}::jsonb) as x(id uuid,
               status text, error text, started_at timestamptz)
-            where r.id = any(${uuidArray(finished.map((run) => run.id))}) and r.id = x.id`);
+            where r.id = ${anyOfUuids(finished.map((run) => run.id))} and r.id = x.id`);
         }
         if (started.length > 0) {
           await tx.execute(sql`
@@ -402,7 +402,7 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
             set status = 'running', started_at = x.started_at
             from jsonb_to_recordset(${JSON.stringify(started)}::jsonb) as x(id uuid,
               started_at timestamptz)
-            where r.id = any(${uuidArray(started.map((run) => run.id))}) and r.id = x.id
+            where r.id = ${anyOfUuids(started.map((run) => run.id))} and r.id = x.id
               and r.status = 'queued'`);
         }
       });
