@@ -144,6 +144,16 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
     if (inputs.length === 0) return [];
     const now = clock.now();
     let leasesLeft = lease?.count ?? 0;
+    // A batch holds many runs of one workflow: its steps are read once.
+    const stepsByWorkflow = new Map<NewRun['workflow'], z.infer<typeof StoredSteps>>();
+    const stepsOfWorkflow = (workflow: NewRun['workflow']) => {
+      let steps = stepsByWorkflow.get(workflow);
+      if (!steps) {
+        steps = StoredSteps.parse(workflow.steps);
+        stepsByWorkflow.set(workflow, steps);
+      }
+      return steps;
+    };
     const loaded = inputs.map((input): LoadedRun => {
       const due = !input.notBefore || input.notBefore <= now;
       const leased = lease !== undefined && due && leasesLeft > 0;
@@ -173,7 +183,7 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
           startedAt: null,
           finishedAt: null,
         },
-        steps: StoredSteps.parse(input.workflow.steps).map((step, index) => ({
+        steps: stepsOfWorkflow(input.workflow).map((step, index) => ({
           runId: input.runId,
           stepIndex: index,
           name: step.name,
