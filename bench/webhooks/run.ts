@@ -113,7 +113,11 @@ async function startDistributedRuntime(
     processes.push({ name, pids: () => [child.pid] });
   };
   await service('storage', 'storage');
-  await service('workflow-runner', 'workflow-runner', { RUN_CONCURRENCY: '256' });
+  // As deploy/k8s/workflow-runner.yaml runs it.
+  await service('workflow-runner', 'workflow-runner', {
+    RUN_CONCURRENCY: '256',
+    NODE_OPTIONS: '--max-semi-space-size=64',
+  });
   // The bench measures throughput: the per-address rate limit must not be what it finds.
   const ingestEnv = {
     WEBHOOK_RATE_LIMIT_PER_SECOND: '1000000',
