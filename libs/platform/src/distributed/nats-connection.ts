@@ -23,8 +23,8 @@ type AnsweredRequest = RequestOne & { [ANSWERED]?: boolean };
  * that rejection changes nothing, but building the Error captures a stack trace through
  * optimized frames, and every JetStream publish and KV write is such a request: in the webhook
  * bench this was an eighth to a fifth of the CPU of the gateway, webhook-ingest and the runner
- * (decision 36). An answered request's cancel here only stops its timer and leaves the mux; one
- * cancelled before its answer (a close) is cancelled as before.
+ * (decision 36). Once its resolver has settled the request (an answer, an error, a timeout),
+ * cancel here only stops the timer and leaves the mux; a cancel before that rejects as before.
  */
 function skipCancellationErrorOnceAnswered(): void {
   const prototype = internals.RequestOne.prototype as AnsweredRequest;
