@@ -1,7 +1,7 @@
 // `node deploy/check-manifests.mjs`: what can be checked here without Docker or a cluster —
 // the YAML parses, every manifest is namespace-agnostic, each Deployment runs an existing app
 // with probes on a declared port, 30 s of grace and resources, and each Service targets a
-// declared port; Compose runs each service from its own bundle.
+// declared port; Compose runs each service from its own bundle, with the Deployment's NODE_OPTIONS.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 
@@ -15,6 +15,8 @@ const bundleOf = (app) => `dist/apps/${app}/src/main.js`;
 const appExists = (app) => existsSync(`apps/${app}/src/main.ts`);
 
 const k8sDir = 'deploy/k8s';
+/** NODE_OPTIONS of each app's Deployment, which Compose must run it with too. */
+const nodeOptionsOf = new Map();
 for (const name of readdirSync(k8sDir)) {
   const file = `${k8sDir}/${name}`;
   const objects = load(file);
@@ -36,6 +38,7 @@ for (const name of readdirSync(k8sDir)) {
       const app = object.metadata.name;
       const pod = object.spec.template.spec;
       if (!appExists(app)) problems.push(`${where}: no app ${app}`);
+      nodeOptionsOf.set(app, container.env?.find((env) => env.name === 'NODE_OPTIONS')?.value);
       if (container.command.join(' ') !== `node ${bundleOf(app)}`)
         problems.push(`${where}: command`);
       if (
@@ -71,6 +74,8 @@ for (const [name, service] of Object.entries(compose.services)) {
   if (!appExists(name)) problems.push(`docker-compose.yml: no app ${name}`);
   if (service.command?.join(' ') !== `node ${bundleOf(name)}`)
     problems.push(`docker-compose.yml ${name}: command`);
+  if (service.environment?.NODE_OPTIONS !== nodeOptionsOf.get(name))
+    problems.push(`docker-compose.yml ${name}: NODE_OPTIONS differ from deploy/k8s`);
 }
 
 for (const problem of problems) console.error(problem);

@@ -62,6 +62,7 @@ function eventHeaders(request: RawServiceRequest): Record<string, string> {
 
 export function createTriggerHandlers(deps: TriggerDeps) {
   const { platform, config } = deps;
+  const configuredOrigin = config.publicBaseUrl?.replace(/\/$/, '');
 
   /**
    * A request that came over plain http is sent to the https address with 308, which keeps
@@ -71,8 +72,8 @@ export function createTriggerHandlers(deps: TriggerDeps) {
   function httpsRedirect(request: RawServiceRequest): ServiceReply | undefined {
     if (!config.httpsRedirect || request.protocol === 'https') return undefined;
     if (LOOPBACK_HOSTS.test(request.host)) return undefined;
-    const origin = config.publicBaseUrl?.startsWith('https:')
-      ? config.publicBaseUrl.replace(/\/$/, '')
+    const origin = configuredOrigin?.startsWith('https:')
+      ? configuredOrigin
       : `https://${request.host}`;
     return {
       status: 308,
@@ -83,7 +84,7 @@ export function createTriggerHandlers(deps: TriggerDeps) {
 
   /** PUBLIC_BASE_URL, else the request's host over https (plain http only on loopback). */
   function publicOrigin(request: RawServiceRequest): string {
-    if (config.publicBaseUrl) return config.publicBaseUrl.replace(/\/$/, '');
+    if (configuredOrigin) return configuredOrigin;
     const plainHttp = request.protocol !== 'https' && LOOPBACK_HOSTS.test(request.host);
     return `${plainHttp ? 'http' : 'https'}://${request.host}`;
   }
