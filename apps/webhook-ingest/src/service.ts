@@ -9,6 +9,7 @@ import {
   WEBHOOKS_BUCKET,
   WEBHOOK_EVENTS_STREAM,
   WEBHOOK_INFLIGHT_BUCKET,
+  WEBHOOK_INFLIGHT_BUCKET_OPTIONS,
   WEBHOOK_RECEIVED_SUBJECT,
   WebhookAddress,
 } from '@wap/contracts';
@@ -63,7 +64,7 @@ export async function startWebhookIngestService(deps: {
     idempotency: await platform.kv.bucket(IDEMPOTENCY_BUCKET, {
       ttlMs: config.idempotencyWindowMs,
     }),
-    inflight: await platform.kv.bucket(WEBHOOK_INFLIGHT_BUCKET),
+    inflight: await platform.kv.bucket(WEBHOOK_INFLIGHT_BUCKET, WEBHOOK_INFLIGHT_BUCKET_OPTIONS),
     nowMs,
     leaseMs: CLAIM_LEASE_MS,
     waitForFirstMs: 5_000,

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { ROUTES } from '@wap/contracts';
+import { ROUTES, WEBHOOK_INFLIGHT_BUCKET, WEBHOOK_INFLIGHT_BUCKET_OPTIONS } from '@wap/contracts';
 import { createGuardedFetch, parseAllowlist } from '@wap/egress';
 import { serveRoutes, type Platform } from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
@@ -13,6 +13,7 @@ import { servePaymentGrants } from './credits/payment-grants';
 import { createCreditSnapshots } from './credits/snapshots';
 import { consumeRunRequests } from './runs/consumer';
 import { startRunExecutor } from './runs/executor';
+import { startInflightClaimRefresh } from './runs/inflight-claims';
 import { createRunRepository } from './runs/repository';
 import { createStepExecutor } from './runs/steps';
 import { createTestEventRepository } from './test-events/repository';
@@ -54,6 +55,10 @@ export async function startWorkflowRunnerService(deps: {
   await publisher.publishAll();
   await snapshots.publishAll();
 
+  const inflight = await platform.kv.bucket(
+    WEBHOOK_INFLIGHT_BUCKET,
+    WEBHOOK_INFLIGHT_BUCKET_OPTIONS,
+  );
   const httpFetch = createGuardedFetch({ allowlist: parseAllowlist(settings.SSRF_ALLOWLIST) });
   const executor = startRunExecutor({
     runs,
@@ -66,7 +71,7 @@ export async function startWorkflowRunnerService(deps: {
       maxResponseBytes: settings.HTTP_STEP_MAX_RESPONSE_BYTES,
       busTimeoutMs: settings.STEP_BUS_TIMEOUT_MS,
     }),
-    kv: platform.kv,
+    inflight,
     clock,
     ids,
     logger,
@@ -75,6 +80,13 @@ export async function startWorkflowRunnerService(deps: {
       pollIntervalMs: settings.RUN_POLL_INTERVAL_MS,
       leaseMs: settings.RUN_LEASE_MS,
     },
+  });
+  const claimRefresh = startInflightClaimRefresh({
+    runs,
+    inflight,
+    ttlMs: WEBHOOK_INFLIGHT_BUCKET_OPTIONS.ttlMs,
+    clock,
+    logger,
   });
   const onRunCreated = () => executor.nudge();
   const consumers = [
@@ -139,6 +151,7 @@ export async function startWorkflowRunnerService(deps: {
       await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));
       await Promise.all(consumers.map((consumer) => consumer.stop()));
       await executor.stop();
+      await claimRefresh.stop();
       await httpFetch.close();
       await directory.stop();
     },

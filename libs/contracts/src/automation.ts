@@ -73,6 +73,13 @@ export type CreditSnapshot = z.infer<typeof CreditSnapshot>;
  */
 export const WEBHOOK_INFLIGHT_BUCKET = 'webhook-inflight';
 /**
+ * The bucket's options, the same for every service that opens it: its keys expire a day after
+ * their last write. NATS 2.9 keeps the marker of every deleted key for good, and only the
+ * bucket's TTL removes them; workflow-runner rewrites the claims of runs still going long
+ * before that, so that a run waiting for days keeps its claim.
+ */
+export const WEBHOOK_INFLIGHT_BUCKET_OPTIONS = { ttlMs: 24 * 60 * 60 * 1000 } as const;
+/**
  * The request holding a fingerprint, and when it claimed it. A replica that dies between the
  * claim and storing the request leaves a key that no run will delete: once a claim is older than
  * the abandonment age and its event has no unfinished run (RUN_OF_EVENT_SUBJECT), an identical

@@ -159,6 +159,7 @@ export {
   creditBalanceKey,
   CreditSnapshot,
   WEBHOOK_INFLIGHT_BUCKET,
+  WEBHOOK_INFLIGHT_BUCKET_OPTIONS,
   InflightClaim,
   RUN_OF_EVENT_SUBJECT,
   RunOfEventRequest,

@@ -1,11 +1,6 @@
 import type { Logger } from 'pino';
-import {
-  CREDIT_MESSAGES,
-  creditShortfallMessage,
-  WEBHOOK_INFLIGHT_BUCKET,
-  type StepType,
-} from '@wap/contracts';
-import { toJsonbStorable, type Clock, type IdSource, type Kv } from '@wap/platform';
+import { CREDIT_MESSAGES, creditShortfallMessage, type StepType } from '@wap/contracts';
+import { toJsonbStorable, type Clock, type IdSource, type KvBucket } from '@wap/platform';
 import type { CreditLedger } from '../credits/ledger';
 import { createGroupCommit } from '../db/group-commit';
 import type { CreditSnapshots } from '../credits/snapshots';
@@ -68,7 +63,8 @@ export function startRunExecutor(deps: {
   ledger: CreditLedger;
   snapshots: CreditSnapshots;
   steps: StepExecutor;
-  kv: Kv;
+  /** WEBHOOK_INFLIGHT_BUCKET */
+  inflight: KvBucket;
   clock: Clock;
   ids: IdSource;
   logger: Logger;
@@ -98,8 +94,7 @@ export function startRunExecutor(deps: {
    */
   async function releaseInflight(run: RunRow): Promise<void> {
     if (!run.inflightKey) return;
-    const bucket = await deps.kv.bucket(WEBHOOK_INFLIGHT_BUCKET);
-    await bucket.delete(run.inflightKey);
+    await deps.inflight.delete(run.inflightKey);
   }
 
   async function execute(loaded: LoadedRun, balances: ReadonlyMap<string, number>): Promise<void> {

@@ -1,6 +1,26 @@
-import { and, asc, desc, eq, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  desc,
+  eq,
+  gt,
+  isNotNull,
+  isNull,
+  lt,
+  lte,
+  notInArray,
+  or,
+  sql,
+} from 'drizzle-orm';
 import { z } from 'zod';
-import { Step, type Run, type RunStatus, type StepRunStatus, type StepType } from '@wap/contracts';
+import {
+  FINAL_RUN_STATUSES,
+  Step,
+  type Run,
+  type RunStatus,
+  type StepRunStatus,
+  type StepType,
+} from '@wap/contracts';
 import type { Clock, SqlDatabase } from '@wap/platform';
 import { approvals, runs, runSteps } from '../db/schema';
 import { anyOfUuids, type SqlExecutor } from '../db/sql-executor';
@@ -315,6 +335,30 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
       if (claimed.length === 0) return [];
       const steps = await stepsOf(claimed.map((run) => run.id));
       return claimed.map((run) => ({ run, steps: steps.get(run.id) ?? [] }));
+    },
+
+    /**
+     * Runs not ended yet that hold an in-flight key and were created before `createdBefore`:
+     * the page of `limit` after the run id `afterId`, in id order.
+     */
+    async unfinishedHoldingInflightKeys(
+      createdBefore: Date,
+      afterId: string | null,
+      limit: number,
+    ): Promise<Pick<RunRow, 'id' | 'eventId' | 'inflightKey'>[]> {
+      return db
+        .select({ id: runs.id, eventId: runs.eventId, inflightKey: runs.inflightKey })
+        .from(runs)
+        .where(
+          and(
+            isNotNull(runs.inflightKey),
+            notInArray(runs.status, [...FINAL_RUN_STATUSES]),
+            lt(runs.createdAt, createdBefore),
+            afterId ? gt(runs.id, afterId) : undefined,
+          ),
+        )
+        .orderBy(asc(runs.id))
+        .limit(limit);
     },
 
     /** Extends the lease while the run executes; false when another owner has taken it. */

@@ -9,11 +9,13 @@ import {
   creditBalanceKey,
   CreditSnapshot,
   GetRunReply,
+  InflightClaim,
   ListWorkflowsReply,
   RUNS_STREAM,
   START_RUN_SUBJECT,
   StartRunReply,
   WEBHOOK_INFLIGHT_BUCKET,
+  WEBHOOK_INFLIGHT_BUCKET_OPTIONS,
   WEBHOOK_RECEIVED_SUBJECT,
   WEBHOOKS_BUCKET,
   webhookKey,
@@ -25,10 +27,11 @@ import {
   type WebhookReceived,
 } from '@wap/contracts';
 import { callApi, decodeJson, encodeJson, type Platform } from '@wap/platform';
-import { eventually } from '@wap/testing';
+import { eventually, testLogger } from '@wap/testing';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { createCreditLedger } from '../credits/ledger';
 import { createTestEventRepository } from '../test-events/repository';
+import { startInflightClaimRefresh } from './inflight-claims';
 import { createRunRepository } from './repository';
 import { createWorkflowRepository } from '../workflows/repository';
 import {
@@ -326,7 +329,10 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     const created = await createWorkflow(owner, workspaceId, [
       { type: 'delay', name: 'pause', settings: { seconds: 0 } },
     ]);
-    const inflight = await platform.kv.bucket(WEBHOOK_INFLIGHT_BUCKET);
+    const inflight = await platform.kv.bucket(
+      WEBHOOK_INFLIGHT_BUCKET,
+      WEBHOOK_INFLIGHT_BUCKET_OPTIONS,
+    );
     const inflightKey = `fp.${randomUUID()}`;
     const runId = randomUUID();
     await inflight.create(inflightKey, encodeJson(runId));
@@ -360,6 +366,65 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     expect((events.body as { events: { id: string }[] }).events).toEqual([
       expect.objectContaining({ id: event.eventId, body: { hello: 'world' } }),
     ]);
+  });
+
+  test('the in-flight claim of a run still going is rewritten before the bucket TTL ends; claims of ended runs and of other events expire', async () => {
+    const { owner, workspaceId } = await newWorkspace(5);
+    const waiting = await createWorkflow(owner, workspaceId, [
+      { type: 'approval', name: 'review', settings: { reviewerIds: [owner.userId] } },
+    ]);
+    const ending = await createWorkflow(owner, workspaceId, [
+      { type: 'delay', name: 'pause', settings: { seconds: 0 } },
+    ]);
+    const ttlMs = 3_000;
+    const inflight = await platform.kv.bucket(`inflight_spec_${randomUUID().slice(0, 8)}`, {
+      ttlMs,
+    });
+    const keys = {
+      waiting: `fp.${randomUUID()}`,
+      ended: `fp.${randomUUID()}`,
+      other: `fp.${randomUUID()}`,
+    };
+    const refresh = startInflightClaimRefresh({
+      runs: createRunRepository({ db: platform.sql.db, clock: platform.clock }),
+      inflight,
+      ttlMs,
+      clock: platform.clock,
+      logger: testLogger(),
+    });
+    const startRun = async (
+      created: ReturnType<typeof WorkflowWithWebhook.parse>,
+      inflightKey: string,
+      claimant: 'own event' | 'another event',
+    ) => {
+      const runId = randomUUID();
+      const event = webhookEvent(created, {}, { runId, inflightKey, notBefore: null });
+      const eventId = claimant === 'own event' ? event.eventId : randomUUID();
+      await inflight.create(inflightKey, encodeJson({ eventId, claimedAtMs: Date.now() }));
+      await publishEvent(event);
+      return { runId, eventId: event.eventId };
+    };
+    const waitingRun = await startRun(waiting, keys.waiting, 'own event');
+    const takenOverRun = await startRun(waiting, keys.other, 'another event');
+    const endedRun = await startRun(ending, keys.ended, 'own event');
+    await runReaching(platform, owner, waitingRun.runId, ['waiting_approval']);
+    await runReaching(platform, owner, takenOverRun.runId, ['waiting_approval']);
+    await runReaching(platform, owner, endedRun.runId, ['succeeded']);
+    try {
+      await eventually(async () => {
+        expect(await inflight.get(keys.ended)).toBeNull();
+        expect(await inflight.get(keys.other)).toBeNull();
+      }, 3 * ttlMs);
+      // Two more TTLs: without its rewrites the waiting run's claim would be long gone.
+      await new Promise((resolve) => setTimeout(resolve, 2 * ttlMs));
+      const kept = await inflight.get(keys.waiting);
+      expect(kept).not.toBeNull();
+      expect(InflightClaim.parse(decodeJson(kept?.value ?? new Uint8Array()))).toMatchObject({
+        eventId: waitingRun.eventId,
+      });
+    } finally {
+      await refresh.stop();
+    }
   });
 
   test('RUNS: a StartRun of the MCP server becomes one run, also when it is delivered twice', async () => {

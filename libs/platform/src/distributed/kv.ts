@@ -31,14 +31,18 @@ function toWatchEvent(entry: NatsKvEntry): KvWatchEvent {
     : { kind: 'delete', key: entry.key, revision: entry.revision };
 }
 
-/** Opens the bucket's stream, creating it when missing, and aligns its TTL with `ttlMs`. */
+/**
+ * Opens the bucket's stream, creating it when missing, and aligns its TTL with `ttlMs`; without
+ * `ttlMs` an existing bucket keeps its TTL (a new one has none), as in the embedded runtime.
+ */
 async function openBucket(
   kvm: Kvm,
   jsm: JetStreamManager,
   name: string,
-  ttlMs: number,
+  ttlMs: number | undefined,
 ): Promise<KV> {
-  const kv = await kvm.create(name, { ttl: ttlMs });
+  const kv = await kvm.create(name, { ttl: ttlMs ?? 0 });
+  if (ttlMs === undefined) return kv;
   const status = await kv.status();
   // Kvm.create keeps an existing bucket as it is; a changed TTL is applied to its stream here.
   if (status.ttl !== ttlMs) {
@@ -140,8 +144,8 @@ export function createNatsKv(
   const buckets = new Map<string, Promise<KvBucket>>();
   return {
     bucket(name, options) {
-      const ttlMs = options?.ttlMs ?? 0;
-      const cacheKey = `${name}:${ttlMs}`;
+      const ttlMs = options?.ttlMs;
+      const cacheKey = `${name}:${ttlMs ?? 'as it is'}`;
       let bucket = buckets.get(cacheKey);
       if (!bucket) {
         bucket = openBucket(kvm, jsm, name, ttlMs).then((kv) => bucketApi(name, kv, open, logger));

@@ -613,6 +613,14 @@ export function describePlatformContract(name: string, factory: PlatformFactory)
         await bucket.create('lease', text('again'));
         expect(read((await bucket.get('lease'))?.value ?? new Uint8Array())).toBe('again');
       });
+
+      it('keeps the TTL of a bucket opened again without options', async () => {
+        const name = bucketName();
+        await platform.kv.bucket(name, { ttlMs: 1_000 });
+        const reopened = await platform.kv.bucket(name);
+        await reopened.create('lease', text('held'));
+        await waitFor(async () => (await reopened.get('lease')) === null, 'the expiry', 5_000);
+      });
     });
 
     describe('objects', () => {
