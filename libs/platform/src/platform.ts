@@ -157,6 +157,7 @@ export interface KvBucket {
 }
 
 export interface Kv {
+  /** Opens (or creates) a bucket; given options replace its settings, none keep them as they are. */
   bucket(name: string, options?: KvBucketOptions): Promise<KvBucket>;
 }
 
