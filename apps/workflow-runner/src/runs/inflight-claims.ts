@@ -6,6 +6,16 @@ import type { RunRepository } from './repository';
 /** Runs read from the table per page. */
 const PAGE_SIZE = 500;
 
+/** The event a claim names; undefined for a value that is not a claim. */
+function claimedEventOf(value: Uint8Array): string | undefined {
+  try {
+    const claim = InflightClaim.safeParse(decodeJson(value));
+    return claim.success ? claim.data.eventId : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Keeps the fingerprint claims of runs still going from expiring. The in-flight bucket has a
  * TTL (its delete markers would otherwise stay for good), and a run may go on for days (an
@@ -32,8 +42,7 @@ export function startInflightClaimRefresh(deps: {
     if (!run.inflightKey || !run.eventId) return false;
     const entry = await inflight.get(run.inflightKey);
     if (!entry) return false;
-    const claim = InflightClaim.safeParse(decodeJson(entry.value));
-    if (!claim.success || claim.data.eventId !== run.eventId) return false;
+    if (claimedEventOf(entry.value) !== run.eventId) return false;
     try {
       await inflight.update(run.inflightKey, entry.value, entry.revision);
       return true;

@@ -368,7 +368,7 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     ]);
   });
 
-  test('the in-flight claim of a run still going is rewritten before the bucket TTL ends; claims of ended runs and of other events expire', async () => {
+  test('the in-flight claim of a run still going is rewritten before the bucket TTL ends; claims of ended runs, of other events and values that are no claims expire', async () => {
     const { owner, workspaceId } = await newWorkspace(5);
     const waiting = await createWorkflow(owner, workspaceId, [
       { type: 'approval', name: 'review', settings: { reviewerIds: [owner.userId] } },
@@ -384,6 +384,7 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
       waiting: `fp.${randomUUID()}`,
       ended: `fp.${randomUUID()}`,
       other: `fp.${randomUUID()}`,
+      garbled: `fp.${randomUUID()}`,
     };
     const refresh = startInflightClaimRefresh({
       runs: createRunRepository({ db: platform.sql.db, clock: platform.clock }),
@@ -395,25 +396,39 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     const startRun = async (
       created: ReturnType<typeof WorkflowWithWebhook.parse>,
       inflightKey: string,
-      claimant: 'own event' | 'another event',
+      claimant: 'own event' | 'another event' | 'not a claim',
+      runId = randomUUID(),
     ) => {
-      const runId = randomUUID();
       const event = webhookEvent(created, {}, { runId, inflightKey, notBefore: null });
       const eventId = claimant === 'own event' ? event.eventId : randomUUID();
-      await inflight.create(inflightKey, encodeJson({ eventId, claimedAtMs: Date.now() }));
+      await inflight.create(
+        inflightKey,
+        claimant === 'not a claim'
+          ? new TextEncoder().encode('garbled')
+          : encodeJson({ eventId, claimedAtMs: Date.now() }),
+      );
       await publishEvent(event);
       return { runId, eventId: event.eventId };
     };
     const waitingRun = await startRun(waiting, keys.waiting, 'own event');
     const takenOverRun = await startRun(waiting, keys.other, 'another event');
     const endedRun = await startRun(ending, keys.ended, 'own event');
-    await runReaching(platform, owner, waitingRun.runId, ['waiting_approval']);
-    await runReaching(platform, owner, takenOverRun.runId, ['waiting_approval']);
+    // First in id order: a value that is not a claim must not stop the pass.
+    const garbledRun = await startRun(
+      waiting,
+      keys.garbled,
+      'not a claim',
+      `00000000-0000-4000-8000-${randomUUID().slice(-12)}`,
+    );
+    for (const run of [waitingRun, takenOverRun, garbledRun]) {
+      await runReaching(platform, owner, run.runId, ['waiting_approval']);
+    }
     await runReaching(platform, owner, endedRun.runId, ['succeeded']);
     try {
       await eventually(async () => {
         expect(await inflight.get(keys.ended)).toBeNull();
         expect(await inflight.get(keys.other)).toBeNull();
+        expect(await inflight.get(keys.garbled)).toBeNull();
       }, 3 * ttlMs);
       // Two more TTLs: without its rewrites the waiting run's claim would be long gone.
       await new Promise((resolve) => setTimeout(resolve, 2 * ttlMs));
