@@ -54,16 +54,30 @@ function throwAwayMcpRegistrySettings(): NonNullable<ServiceOptions['mcpRegistry
   };
 }
 
+/**
+ * One origin for the webhook addresses, whichever service it was given to: the address a workflow
+ * is created with is the one the address describes itself with. Two different ones are refused.
+ */
+export function webhookOrigin(
+  options: Pick<ServiceOptions, 'workflowRunner' | 'webhookIngest'>,
+): string | undefined {
+  const runnerOrigin = options.workflowRunner?.PUBLIC_BASE_URL;
+  const ingestOrigin = options.webhookIngest?.publicBaseUrl;
+  if (runnerOrigin && ingestOrigin && runnerOrigin !== ingestOrigin) {
+    throw new Error(
+      `workflow-runner's PUBLIC_BASE_URL (${runnerOrigin}) and webhook-ingest's (${ingestOrigin}) differ: webhook addresses need one origin`,
+    );
+  }
+  return runnerOrigin ?? ingestOrigin;
+}
+
 /** Starts every service (not the gateway) on one platform; stop() stops them in reverse. */
 export async function startAllServices(
   platform: Platform,
   serviceLogger: (service: string) => Logger,
   options: ServiceOptions = {},
 ): Promise<ServiceHandle> {
-  // One origin for the webhook addresses, whichever service it was given to: the address a
-  // workflow is created with is the one the address describes itself with.
-  const publicBaseUrl =
-    options.workflowRunner?.PUBLIC_BASE_URL ?? options.webhookIngest?.publicBaseUrl;
+  const publicBaseUrl = webhookOrigin(options);
   const workflowRunner = publicBaseUrl
     ? { ...options.workflowRunner, PUBLIC_BASE_URL: publicBaseUrl }
     : options.workflowRunner;
