@@ -236,6 +236,19 @@ async function measure(
     non2xx: result.non2xx,
   };
   console.log(`  measured ${target}: ${Math.round(measurement.requestsPerSec)} req/s`);
+  // The shape of the distribution tells a stall (a long tail) from queueing (a wide body).
+  const spread = (
+    [
+      ['p10', 0.1],
+      ['p50', 0.5],
+      ['p90', 0.9],
+      ['p99', 0.99],
+      ['p99.9', 0.999],
+    ] as const
+  )
+    .map(([label, quantile]) => `${label} ${percentile(latencies, quantile).toFixed(1)}`)
+    .join(', ');
+  console.log(`    latency ms: ${spread}`);
   const answered = latencies.length;
   const cpuPerRequest = processes
     .map((watched, index) => ({
