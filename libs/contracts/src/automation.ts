@@ -88,6 +88,16 @@ export const WEBHOOK_INFLIGHT_BUCKET_OPTIONS = { ttlMs: 24 * 60 * 60 * 1000 } as
 export const InflightClaim = z.object({ eventId: z.uuid(), claimedAtMs: z.number() });
 export type InflightClaim = z.infer<typeof InflightClaim>;
 
+/** The claim a key of WEBHOOK_INFLIGHT_BUCKET holds, or null for a value that is not one. */
+export function inflightClaimOf(value: Uint8Array): InflightClaim | null {
+  try {
+    const parsed = InflightClaim.safeParse(JSON.parse(new TextDecoder().decode(value)));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
 /** workflow-runner: the run a webhook event started, if any (queue group `workflow-runner`). */
 export const RUN_OF_EVENT_SUBJECT = 'workflow.api.run_of_event.v1';
 export const RunOfEventRequest = z.object({ eventId: z.uuid() });

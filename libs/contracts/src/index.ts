@@ -161,6 +161,7 @@ export {
   WEBHOOK_INFLIGHT_BUCKET,
   WEBHOOK_INFLIGHT_BUCKET_OPTIONS,
   InflightClaim,
+  inflightClaimOf,
   RUN_OF_EVENT_SUBJECT,
   RunOfEventRequest,
   RunOfEventReply,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InflightClaim } from '@wap/contracts';
+import { inflightClaimOf } from '@wap/contracts';
 import { KvConflictError, decodeJson, encodeJson, type KvBucket } from '@wap/platform';
 
 /**
@@ -55,16 +55,6 @@ export type EventRunState = 'none' | 'active' | 'ended';
 
 /** The first request still being stored did not finish in time: the sender should retry. */
 export class ClaimPendingError extends Error {}
-
-/** The claim a fingerprint key holds, or null for a value that is not one (not ours to keep). */
-function inflightClaimOf(value: Uint8Array): InflightClaim | null {
-  try {
-    const parsed = InflightClaim.safeParse(decodeJson(value));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
-}
 
 const LEFT_OVER_STATES = new Set<EventRunState | undefined>(['none', 'ended']);
 

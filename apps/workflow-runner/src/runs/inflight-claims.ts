@@ -1,20 +1,10 @@
 import type { Logger } from 'pino';
-import { InflightClaim } from '@wap/contracts';
-import { KvConflictError, decodeJson, type Clock, type KvBucket } from '@wap/platform';
+import { inflightClaimOf } from '@wap/contracts';
+import { KvConflictError, type Clock, type KvBucket } from '@wap/platform';
 import type { RunRepository } from './repository';
 
 /** Runs read from the table per page. */
 const PAGE_SIZE = 500;
-
-/** The event a claim names; undefined for a value that is not a claim. */
-function claimedEventOf(value: Uint8Array): string | undefined {
-  try {
-    const claim = InflightClaim.safeParse(decodeJson(value));
-    return claim.success ? claim.data.eventId : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Keeps the fingerprint claims of runs still going from expiring. The in-flight bucket has a
@@ -42,7 +32,7 @@ export function startInflightClaimRefresh(deps: {
     if (!run.inflightKey || !run.eventId) return false;
     const entry = await inflight.get(run.inflightKey);
     if (!entry) return false;
-    if (claimedEventOf(entry.value) !== run.eventId) return false;
+    if (inflightClaimOf(entry.value)?.eventId !== run.eventId) return false;
     try {
       await inflight.update(run.inflightKey, entry.value, entry.revision);
       return true;
