@@ -1,5 +1,8 @@
+import { WEBHOOK_INFLIGHT_BUCKET, WEBHOOK_INFLIGHT_BUCKET_OPTIONS } from '@wap/contracts';
+import type { KvBucketOptions, Platform } from '@wap/platform';
+import { startTestRuntime, testLogger } from '@wap/testing';
 import { DEFAULT_WEBHOOK_INGEST_CONFIG } from '@wap/webhook-ingest-service';
-import { webhookOrigin } from './compose';
+import { startAllServices, webhookOrigin } from './compose';
 
 describe('webhookOrigin', () => {
   const ingestWith = (publicBaseUrl: string) => ({
@@ -28,5 +31,28 @@ describe('webhookOrigin', () => {
         webhookIngest: ingestWith('https://b.test'),
       }),
     ).toThrow(/differ/);
+  });
+});
+
+describe('the services together', () => {
+  it('open the webhook-inflight bucket with its shared options (the TTL that bounds it), in both services that use it', async () => {
+    const runtime = await startTestRuntime('embedded', { serviceName: 'compose-spec' });
+    const opened: (KvBucketOptions | undefined)[] = [];
+    const { platform } = runtime;
+    // Every call reaches the real bucket; the spec only notes how the in-flight one was opened.
+    const recording: Platform = Object.create(platform) as Platform;
+    recording.kv = {
+      bucket: (name, options) => {
+        if (name === WEBHOOK_INFLIGHT_BUCKET) opened.push(options);
+        return platform.kv.bucket(name, options);
+      },
+    };
+    const services = await startAllServices(recording, () => testLogger());
+    try {
+      expect(opened).toEqual([WEBHOOK_INFLIGHT_BUCKET_OPTIONS, WEBHOOK_INFLIGHT_BUCKET_OPTIONS]);
+    } finally {
+      await services.stop();
+      await runtime.cleanup();
+    }
   });
 });
