@@ -8,6 +8,8 @@ export const WorkflowRunnerSettings = z.object({
   PUBLIC_BASE_URL: z.url().default('http://localhost:3000'),
   /** Test events kept per workflow; older ones are pruned as new ones arrive. */
   TEST_EVENTS_PER_WORKFLOW: z.coerce.number().int().min(1).max(1000).default(50),
+  /** How often workflows that received test events are pruned to that cap, in ms. */
+  TEST_EVENTS_PRUNE_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
   /** Consumers of the RUNS stream per replica; their requests in flight share commits. */
   RUNS_CONSUMER_MEMBERS: z.coerce.number().int().min(1).max(64).default(4),
   /** Consumers of the WEBHOOK_EVENTS stream per replica; their events in flight share commits. */

@@ -99,6 +99,7 @@ export async function startWorkflowRunnerService(deps: {
       workflows,
       logger,
       members: settings.EVENTS_CONSUMER_MEMBERS,
+      pruneIntervalMs: settings.TEST_EVENTS_PRUNE_INTERVAL_MS,
       executor,
     }),
     await consumeRunRequests({

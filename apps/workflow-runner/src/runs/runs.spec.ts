@@ -865,9 +865,45 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     const newer = [randomUUID(), randomUUID()];
     await capped.insertMany([event(newer[0] ?? '', 1_000), event(newer[0] ?? '', 1_000)]);
     await capped.insertMany([event(newer[1] ?? '', 2_000)]);
-    expect(await capped.list(created.workflow.id)).toHaveLength(ids.length + 2);
+    const listed = async () => (await capped.list(created.workflow.id)).map((row) => row.id);
+    // Before the prune the older events are still stored, and the list leaves them out.
+    expect(await listed()).toEqual([newer[1], newer[0]]);
+    expect(await capped.find(created.workflow.id, ids[0] ?? '')).toBeDefined();
     await capped.prune([created.workflow.id]);
-    const kept = await capped.list(created.workflow.id);
-    expect(kept.map((row) => row.id)).toEqual([newer[1], newer[0]]);
+    expect(await listed()).toEqual([newer[1], newer[0]]);
+    for (const id of ids) expect(await capped.find(created.workflow.id, id)).toBeUndefined();
+  });
+
+  test('the runner prunes a workflow that received events to its newest TEST_EVENTS_PER_WORKFLOW', async () => {
+    const { owner, workspaceId } = await newWorkspace(0);
+    const created = await createWorkflow(owner, workspaceId, []);
+    const cap = 50;
+    const base = Date.now();
+    const events = Array.from({ length: cap + 2 }, (_unused, index) => ({
+      ...webhookEvent(created, { index }),
+      receivedAt: new Date(base + index).toISOString(),
+    }));
+    const stored = createTestEventRepository({ db: platform.sql.db, capPerWorkflow: cap });
+    const oldest = events.slice(0, 2).map((event) => event.eventId);
+    // The two oldest are stored first, so that their absence later can only be the prune's.
+    await Promise.all(events.slice(0, 2).map((event) => publishEvent(event)));
+    await eventually(async () => {
+      for (const id of oldest) expect(await stored.find(created.workflow.id, id)).toBeDefined();
+    });
+    await Promise.all(events.slice(2).map((event) => publishEvent(event)));
+
+    const newestFirst = events
+      .slice(2)
+      .map((event) => event.eventId)
+      .reverse();
+    await eventually(async () => {
+      const listed = await callRunnerRoute(platform, 'list_test_events', owner, {
+        params: { id: created.workflow.id },
+      });
+      expect((listed.body as { events: { id: string }[] }).events.map((event) => event.id)).toEqual(
+        newestFirst,
+      );
+      for (const id of oldest) expect(await stored.find(created.workflow.id, id)).toBeUndefined();
+    });
   });
 });

@@ -84,7 +84,8 @@ export function createTestEventRepository(deps: { db: SqlDatabase; capPerWorkflo
         where t.workflow_id = boundary.workflow_id
           and (t.received_at, t.id) < (boundary.received_at, boundary.id)`);
     },
-    list: (workflowId: string) => newestFirst(workflowId),
+    /** The newest `cap`: events beyond it wait for the next prune, and never show. */
+    list: (workflowId: string) => newestFirst(workflowId).limit(capPerWorkflow),
     async latest(workflowId: string): Promise<TestEventRow | undefined> {
       const [row] = await newestFirst(workflowId).limit(1);
       return row;

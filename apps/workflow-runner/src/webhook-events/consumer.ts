@@ -12,6 +12,7 @@ import { createGroupCommit } from '../db/group-commit';
 import type { RunExecutor } from '../runs/executor';
 import type { NewRun, RunRepository } from '../runs/repository';
 import { readWebhookPayload } from '../test-events/payloads';
+import { startTestEventPruner } from '../test-events/pruner';
 import type { NewTestEvent, TestEventRepository } from '../test-events/repository';
 import type { WorkflowRepository } from '../workflows/repository';
 
@@ -40,6 +41,8 @@ export async function consumeWebhookEvents(deps: {
   workflows: Pick<WorkflowRepository, 'findManyAny'>;
   logger: Logger;
   members: number;
+  /** How often the workflows that received events are pruned to their cap, in ms. */
+  pruneIntervalMs: number;
   executor: Pick<RunExecutor, 'reserve'>;
 }): Promise<StreamConsumer> {
   await deps.streams.ensureStream({
@@ -47,17 +50,12 @@ export async function consumeWebhookEvents(deps: {
     subjects: [WEBHOOK_RECEIVED_SUBJECT],
   });
 
-  // Pruning is housekeeping, kept out of the commits the acks wait for: the workflows of the
-  // batches written meanwhile are pruned together, one prune at a time. A failure (two replicas
-  // pruning one workflow) or a crash is made good by the workflow's next prune; nothing is lost.
-  const pruneTestEvents = createGroupCommit(
-    (workflowIds: string[]) =>
-      deps.testEvents.prune([...new Set(workflowIds)]).catch((error: unknown) => {
-        deps.logger.warn({ err: error }, 'pruning old test events failed');
-      }),
-    { maxBatch: MAX_BATCH },
-  );
-  const pruning = new Set<Promise<void>>();
+  // Pruning is housekeeping, kept out of the commits the acks wait for.
+  const pruner = startTestEventPruner({
+    testEvents: deps.testEvents,
+    intervalMs: deps.pruneIntervalMs,
+    logger: deps.logger,
+  });
 
   async function write(received: ReceivedEvent[]): Promise<void> {
     const workflows = await deps.workflows.findManyAny([
@@ -110,10 +108,7 @@ export async function consumeWebhookEvents(deps: {
         throw error;
       });
     reservation.start(created);
-    for (const workflowId of new Set(testEvents.map((event) => event.workflowId))) {
-      const pruned = pruneTestEvents(workflowId).finally(() => pruning.delete(pruned));
-      pruning.add(pruned);
-    }
+    pruner.mark(testEvents.map((event) => event.workflowId));
   }
 
   /**
@@ -174,7 +169,7 @@ export async function consumeWebhookEvents(deps: {
   return {
     stop: async () => {
       await consumer.stop();
-      await Promise.all(pruning);
+      await pruner.stop();
     },
   };
 }
