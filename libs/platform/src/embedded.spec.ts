@@ -32,6 +32,14 @@ async function reopen(platform: Platform): Promise<Platform> {
   return open(dataDir);
 }
 
+async function waitUntil(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 async function* chunks(...parts: string[]): AsyncIterable<Uint8Array> {
   for (const part of parts) yield encoder.encode(part);
 }
@@ -151,6 +159,136 @@ describe('embedded platform', () => {
         'utf8',
       );
       expect(JSON.parse(kvLog)).toEqual({ ttlMs: 60_000 });
+    } finally {
+      await platform.close();
+    }
+  });
+
+  it('hands out no stream seq twice after its newest messages expired and it restarted twice', async () => {
+    let platform = await open(freshDataDir());
+    try {
+      await platform.streams.ensureStream({
+        name: 'AGED',
+        subjects: ['aged.>'],
+        maxAgeMs: 300,
+        duplicateWindowMs: 100,
+      });
+      const received: number[] = [];
+      const consume = () =>
+        platform.streams.consume({ stream: 'AGED', durable: 'aged-reader' }, async (message) => {
+          received.push(message.seq);
+          message.ack();
+        });
+      let consumer = await consume();
+      for (const text of ['a', 'b', 'c']) {
+        await platform.streams.publish(`aged.${text}`, encoder.encode(text));
+      }
+      await waitUntil(() => received.length === 3);
+      await consumer.stop();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+
+      // The first reopen compacts the log down to nothing kept; the second reads that log.
+      platform = await reopen(platform);
+      platform = await reopen(platform);
+      const next = await platform.streams.publish('aged.d', encoder.encode('d'));
+      expect(next.seq).toBe(4);
+      consumer = await consume();
+      await waitUntil(() => received.length === 4);
+      expect(received).toEqual([1, 2, 3, 4]);
+      await consumer.stop();
+    } finally {
+      await platform.close();
+    }
+  });
+
+  it('keeps its KV, stream and consumer logs bounded while it runs, without a restart', async () => {
+    const dataDir = freshDataDir();
+    const platform = await open(dataDir);
+    const lines = (file: string) =>
+      fs.readFileSync(path.join(dataDir, file), 'utf8').split('\n').filter(Boolean).length;
+    try {
+      const bucket = await platform.kv.bucket('rewritten');
+      for (let batch = 0; batch < 30; batch += 1) {
+        await Promise.all(
+          Array.from({ length: 100 }, (_unused, index) =>
+            bucket.put(`k${index % 10}`, encoder.encode(String(batch))),
+          ),
+        );
+      }
+      await waitUntil(() => lines('kv/rewritten.log') < 1_100);
+      expect(await bucket.get('k3')).toMatchObject({ value: encoder.encode('29') });
+
+      await platform.streams.ensureStream({
+        name: 'SHORT_LIVED',
+        subjects: ['short.>'],
+        maxAgeMs: 200,
+        duplicateWindowMs: 100,
+      });
+      let acked = 0;
+      const consumer = await platform.streams.consume(
+        { stream: 'SHORT_LIVED', durable: 'short-reader' },
+        async (message) => {
+          acked += 1;
+          message.ack();
+        },
+      );
+      await Promise.all(
+        Array.from({ length: 2_500 }, (_unused, index) =>
+          platform.streams.publish(`short.${index}`, encoder.encode(String(index))),
+        ),
+      );
+      await waitUntil(() => acked === 2_500, 30_000);
+      await waitUntil(() => lines('streams/SHORT_LIVED/messages.log') <= 1, 10_000);
+      await waitUntil(() => lines('streams/SHORT_LIVED/consumers/short-reader.log') <= 1, 10_000);
+      await consumer.stop();
+    } finally {
+      await platform.close();
+    }
+    // What the compactions left is what a restart reads back.
+    const reopened = await open(dataDir);
+    try {
+      const bucket = await reopened.kv.bucket('rewritten');
+      expect(await bucket.get('k9')).toMatchObject({ value: encoder.encode('29') });
+      expect((await reopened.streams.publish('short.next', encoder.encode('n'))).seq).toBe(2_501);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it("keeps a filtered consumer's state small when the stream holds messages it never takes", async () => {
+    const dataDir = freshDataDir();
+    let platform = await open(dataDir);
+    try {
+      await platform.streams.ensureStream({ name: 'MIXED', subjects: ['mixed.>'] });
+      for (let index = 0; index < 10; index += 1) {
+        await platform.streams.publish(
+          `mixed.${index % 2 === 0 ? 'taken' : 'other'}`,
+          encoder.encode('x'),
+        );
+      }
+      let acked = 0;
+      const consumer = await platform.streams.consume(
+        { stream: 'MIXED', durable: 'mixed-taken', filterSubject: 'mixed.taken' },
+        async (message) => {
+          acked += 1;
+          message.ack();
+        },
+      );
+      await waitUntil(() => acked === 5);
+      await consumer.stop();
+      platform = await reopen(platform);
+      await platform.streams.consume(
+        { stream: 'MIXED', durable: 'mixed-taken', filterSubject: 'mixed.taken' },
+        async (message) => message.ack(),
+      );
+      // Opening the consumer wrote its state as one snapshot: everything up to the last message
+      // it took is settled, with no list of single seqs left over.
+      const [snapshot] = fs
+        .readFileSync(path.join(dataDir, 'streams/MIXED/consumers/mixed-taken.log'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { settledUpTo: number; settled: number[] });
+      expect(snapshot).toMatchObject({ settledUpTo: 9, settled: [] });
     } finally {
       await platform.close();
     }

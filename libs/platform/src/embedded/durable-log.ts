@@ -16,6 +16,7 @@ interface PendingAppend {
 export class DurableLog<TRecord> {
   private pending: PendingAppend[] = [];
   private flushing: Promise<void> | null = null;
+  private appended = 0;
 
   private constructor(
     readonly filePath: string,
@@ -48,7 +49,13 @@ export class DurableLog<TRecord> {
     return { log: new DurableLog<TRecord>(filePath, handle), records };
   }
 
+  /** Records appended since the file was last written whole: what a compaction may reclaim. */
+  get appendsSinceRewrite(): number {
+    return this.appended;
+  }
+
   append(record: TRecord): Promise<void> {
+    this.appended += 1;
     return new Promise<void>((resolve, reject) => {
       this.pending.push({ line: `${JSON.stringify(record)}\n`, resolve, reject });
       this.flushing ??= this.flushLoop();
@@ -56,18 +63,36 @@ export class DurableLog<TRecord> {
   }
 
   /**
-   * Replaces the whole file with `records` (compaction): written to a temp file, synced and
-   * renamed over the log, so a crash leaves either the old or the new file.
+   * Replaces the whole file with the records `current()` gives (compaction): written to a temp
+   * file, synced and renamed over the log, so a crash leaves either the old or the new file.
+   * `current()` is read once everything appended before is on disk; appends made meanwhile wait
+   * and go to the new file, so the owner may go on appending while its log is compacted.
    */
-  async rewrite(records: TRecord[]): Promise<void> {
-    await this.flush();
-    const tempPath = `${this.filePath}.compact`;
-    const lines = records.map((record) => `${JSON.stringify(record)}\n`).join('');
-    await writeFileDurably(tempPath, lines);
-    await this.handle.close();
-    await fsp.rename(tempPath, this.filePath);
-    await syncDirectory(path.dirname(this.filePath));
-    this.handle = await fsp.open(this.filePath, 'a');
+  async rewrite(current: () => TRecord[]): Promise<void> {
+    while (this.flushing) await this.flushing;
+    let finished: () => void = () => undefined;
+    this.flushing = new Promise<void>((resolve) => {
+      finished = resolve;
+    });
+    try {
+      const lines = current()
+        .map((record) => `${JSON.stringify(record)}\n`)
+        .join('');
+      this.appended = 0;
+      const tempPath = `${this.filePath}.compact`;
+      await writeFileDurably(tempPath, lines);
+      await this.handle.close();
+      try {
+        await fsp.rename(tempPath, this.filePath);
+        await syncDirectory(path.dirname(this.filePath));
+      } finally {
+        this.handle = await fsp.open(this.filePath, 'a');
+      }
+    } finally {
+      this.flushing = null;
+      finished();
+      if (this.pending.length > 0) this.flushing = this.flushLoop();
+    }
   }
 
   /** Waits until everything appended so far is on disk. */

@@ -22,6 +22,12 @@ interface LiveValue {
   time: number;
 }
 
+/**
+ * A bucket's log is written again whole once it holds at least this many records more than its
+ * live values (and at least as many as it keeps), so a long-running process's files stay bounded.
+ */
+const COMPACT_AFTER_RECORDS = 1_000;
+
 /** NATS KV key rules, so that keys accepted here are accepted by the distributed runtime too. */
 const KEY_PATTERN = /^[-/_=.a-zA-Z0-9]+$/;
 
@@ -44,6 +50,7 @@ class EmbeddedKvBucket implements KvBucket {
   private revision = 0;
   private readonly watchers = new Set<WatcherState>();
   private sweeper: NodeJS.Timeout | null = null;
+  private compacting: Promise<void> | null = null;
 
   constructor(
     readonly name: string,
@@ -76,15 +83,30 @@ class EmbeddedKvBucket implements KvBucket {
   /** The log rewritten to the live values; the highest revision is kept even if its key is gone. */
   async compact(): Promise<void> {
     this.dropExpired();
-    const live: KvRecord[] = [...this.values].map(([key, live]) => ({
-      revision: live.revision,
-      key,
-      value: Buffer.from(live.value).toString('base64'),
-      time: live.time,
-    }));
-    const newest = Math.max(0, ...live.map((record) => record.revision));
-    if (newest < this.revision) live.push({ revision: this.revision, key: '', time: Date.now() });
-    await this.log.rewrite(live.sort((a, b) => a.revision - b.revision));
+    await this.log.rewrite(() => {
+      const live: KvRecord[] = [...this.values].map(([key, live]) => ({
+        revision: live.revision,
+        key,
+        value: Buffer.from(live.value).toString('base64'),
+        time: live.time,
+      }));
+      const newest = Math.max(0, ...live.map((record) => record.revision));
+      if (newest < this.revision) live.push({ revision: this.revision, key: '', time: Date.now() });
+      return live.sort((a, b) => a.revision - b.revision);
+    });
+  }
+
+  /** Compacts once the log holds more replaced or deleted records than live ones. */
+  private compactIfDue(): void {
+    if (this.compacting) return;
+    if (this.log.appendsSinceRewrite < Math.max(COMPACT_AFTER_RECORDS, this.values.size)) return;
+    this.compacting = this.compact()
+      .catch((error: unknown) => {
+        this.logger.error({ err: error, bucket: this.name }, 'compacting a kv log failed');
+      })
+      .finally(() => {
+        this.compacting = null;
+      });
   }
 
   private expired(live: LiveValue, now = Date.now()): boolean {
@@ -194,6 +216,7 @@ class EmbeddedKvBucket implements KvBucket {
       ...(value === null ? {} : { value: Buffer.from(value).toString('base64') }),
       time,
     });
+    this.compactIfDue();
     const event: KvWatchEvent =
       value === null
         ? { kind: 'delete', key, revision }
@@ -225,6 +248,7 @@ class EmbeddedKvBucket implements KvBucket {
 
   async close(): Promise<void> {
     this.stopWatchers();
+    await this.compacting;
     await this.log.close();
   }
 }

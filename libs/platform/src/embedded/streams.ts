@@ -18,6 +18,16 @@ const DEFAULT_DUPLICATE_WINDOW_MS = 2 * 60_000;
 const DEFAULT_ACK_WAIT_MS = 30_000;
 /** How often messages past maxAgeMs and message ids past the duplicate window are dropped. */
 const SWEEP_INTERVAL_MS = 1_000;
+/**
+ * A log is written again whole once it holds at least this many records more than it needs
+ * (and at least as many as it keeps), so a long-running process's files stay bounded too.
+ */
+const COMPACT_AFTER_RECORDS = 1_000;
+/**
+ * Subject of the record a compacted message log keeps when its newest message is gone (expired):
+ * it carries only the last seq, so that seqs are never handed out twice after a restart.
+ */
+const LAST_SEQ_MARKER_SUBJECT = '';
 
 interface StoredMessage {
   seq: number;
@@ -60,7 +70,7 @@ interface Outstanding {
 class Durable {
   readonly members: Member[] = [];
   private nextMember = 0;
-  /** Every seq <= settledUpTo is acked, termed or outside the filter. */
+  /** Every seq <= settledUpTo is acked, termed, outside the filter or gone before delivery. */
   private settledUpTo = 0;
   private readonly settled = new Set<number>();
   /** Highest seq ever handed out; seqs above it have never been delivered. */
@@ -118,10 +128,18 @@ class Durable {
     };
   }
 
+  /** Writes the consumer log again as one snapshot record once enough has been appended. */
+  async compactLogIfDue(): Promise<void> {
+    if (this.log.appendsSinceRewrite < COMPACT_AFTER_RECORDS) return;
+    await this.log.rewrite(() => [this.snapshot()]);
+  }
+
   private markSettled(seq: number): void {
     this.settled.add(seq);
     this.counts.delete(seq);
-    while (this.settled.has(this.settledUpTo + 1)) {
+    // A seq up to the highest delivered that waits for no ack was settled, or never delivered
+    // at all (outside the filter, or expired first): none of them holds the mark back.
+    while (this.settledUpTo < this.deliveredUpTo && !this.counts.has(this.settledUpTo + 1)) {
       this.settledUpTo += 1;
       this.settled.delete(this.settledUpTo);
     }
@@ -292,6 +310,9 @@ class EmbeddedStream {
     { seq: number; time: number; stored: Promise<void> }
   >();
   readonly durables = new Map<string, Durable>();
+  /** Messages being written: not visible yet, but already part of what a compaction keeps. */
+  private readonly storing = new Map<number, StoredMessage>();
+  private compacting: Promise<void> | null = null;
 
   constructor(
     public config: StreamConfig,
@@ -300,8 +321,9 @@ class EmbeddedStream {
     records: StoredMessage[],
   ) {
     for (const record of records) {
-      this.messages.set(record.seq, record);
       this.lastSeq = Math.max(this.lastSeq, record.seq);
+      if (record.subject === LAST_SEQ_MARKER_SUBJECT) continue;
+      this.messages.set(record.seq, record);
       if (record.messageId) {
         this.recentIds.set(record.messageId, {
           seq: record.seq,
@@ -357,9 +379,14 @@ class EmbeddedStream {
       time: now,
       ...(messageId ? { messageId } : {}),
     };
+    this.storing.set(record.seq, record);
     const stored = this.log.append(record);
     if (messageId) this.recentIds.set(messageId, { seq: record.seq, time: now, stored });
-    await stored;
+    try {
+      await stored;
+    } finally {
+      this.storing.delete(record.seq);
+    }
     this.messages.set(record.seq, record);
     for (const durable of this.durables.values()) durable.pump();
     return { stream: this.config.name, seq: record.seq, duplicate: false };
@@ -379,13 +406,39 @@ class EmbeddedStream {
     }
   }
 
-  /** Writes the log again without expired messages (done at open, before any append). */
+  /** Writes the log again without expired messages: at open, and once enough have expired. */
   async compact(): Promise<void> {
     this.sweep(Date.now());
-    await this.log.rewrite([...this.messages.values()]);
+    await this.log.rewrite(() => {
+      const kept = [...this.messages.values(), ...this.storing.values()].sort(
+        (a, b) => a.seq - b.seq,
+      );
+      if ((kept.at(-1)?.seq ?? 0) < this.lastSeq) {
+        kept.push({
+          seq: this.lastSeq,
+          subject: LAST_SEQ_MARKER_SUBJECT,
+          data: '',
+          headers: {},
+          time: Date.now(),
+        });
+      }
+      return kept;
+    });
+  }
+
+  /** Compacts once the log holds more expired records than kept ones; one compaction at a time. */
+  compactIfDue(): Promise<void> {
+    const due = this.log.appendsSinceRewrite >= Math.max(COMPACT_AFTER_RECORDS, this.messages.size);
+    if (due && !this.compacting) {
+      this.compacting = this.compact().finally(() => {
+        this.compacting = null;
+      });
+    }
+    return this.compacting ?? Promise.resolve();
   }
 
   async close(): Promise<void> {
+    await this.compacting?.catch(() => undefined);
     await this.log.close();
   }
 }
@@ -421,9 +474,17 @@ export async function createEmbeddedStreams(
     streams.set(config.name, await openStream(config));
   }
 
+  const logCompactionFailed = (error: unknown) =>
+    logger.error({ err: error }, 'compacting a stream log failed; retried at the next sweep');
   const sweeper = setInterval(() => {
     const now = Date.now();
-    for (const stream of streams.values()) stream.sweep(now);
+    for (const stream of streams.values()) {
+      stream.sweep(now);
+      stream.compactIfDue().catch(logCompactionFailed);
+      for (const durable of stream.durables.values()) {
+        durable.compactLogIfDue().catch(logCompactionFailed);
+      }
+    }
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
 
@@ -465,7 +526,7 @@ export async function createEmbeddedStreams(
               path.join(stream.folder, 'consumers', `${config.durable}.log`),
             );
             const opened = new Durable(stream, config, log, records, logger);
-            await log.rewrite([opened.snapshot()]);
+            await log.rewrite(() => [opened.snapshot()]);
             stream.durables.set(config.durable, opened);
             consumerLogs.push(log);
             return opened;

@@ -243,7 +243,7 @@ export function describePlatformContract(name: string, factory: PlatformFactory)
     describe('streams', () => {
       /** A stream capturing `contract.<suffix>.>`, and that prefix. */
       async function freshStream(
-        options: { duplicateWindowMs?: number } = {},
+        options: { duplicateWindowMs?: number; maxAgeMs?: number } = {},
       ): Promise<{ stream: string; prefix: string }> {
         const suffix = uniqueSuffix();
         const stream = `CONTRACT_${suffix.toUpperCase()}`;
@@ -289,6 +289,31 @@ export function describePlatformContract(name: string, factory: PlatformFactory)
         expect(received.map((message) => message.seq)).toEqual([first.seq, second.seq]);
         expect(received.map((message) => message.deliveryCount)).toEqual([1, 1]);
         expect(received[0]?.headers['x-k']).toBe('v1');
+      });
+
+      it('drops messages older than maxAgeMs, also when the limit is set on a stream that exists', async () => {
+        const { stream, prefix } = await freshStream();
+        await platform.streams.publish(`${prefix}.a`, text('old'));
+        // The limit arrives with a later ensure, as it does for a stream made before it existed.
+        await platform.streams.ensureStream({
+          name: stream,
+          subjects: [`${prefix}.>`],
+          maxAgeMs: 1_000,
+          duplicateWindowMs: 500,
+        });
+        await sleep(2_500);
+        await platform.streams.publish(`${prefix}.b`, text('new'));
+
+        const received: string[] = [];
+        consumers.push(
+          await platform.streams.consume({ stream, durable: 'contract-aged' }, async (message) => {
+            received.push(read(message.data));
+            message.ack();
+          }),
+        );
+        await waitFor(() => received.length === 1, 'the new message');
+        await sleep(300);
+        expect(received).toEqual(['new']);
       });
 
       it('lets several members join a new durable at the same moment and share its messages', async () => {
