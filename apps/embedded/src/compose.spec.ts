@@ -1,5 +1,12 @@
-import { WEBHOOK_INFLIGHT_BUCKET, WEBHOOK_INFLIGHT_BUCKET_OPTIONS } from '@wap/contracts';
-import type { KvBucketOptions, Platform } from '@wap/platform';
+import {
+  RUNS_STREAM,
+  RUNS_STREAM_CONFIG,
+  WEBHOOK_EVENTS_STREAM,
+  WEBHOOK_EVENTS_STREAM_CONFIG,
+  WEBHOOK_INFLIGHT_BUCKET,
+  WEBHOOK_INFLIGHT_BUCKET_OPTIONS,
+} from '@wap/contracts';
+import type { KvBucketOptions, Platform, StreamConfig } from '@wap/platform';
 import { startTestRuntime, testLogger } from '@wap/testing';
 import { DEFAULT_WEBHOOK_INGEST_CONFIG } from '@wap/webhook-ingest-service';
 import { startAllServices, webhookOrigin } from './compose';
@@ -50,6 +57,32 @@ describe('the services together', () => {
     const services = await startAllServices(recording, () => testLogger());
     try {
       expect(opened).toEqual([WEBHOOK_INFLIGHT_BUCKET_OPTIONS, WEBHOOK_INFLIGHT_BUCKET_OPTIONS]);
+    } finally {
+      await services.stop();
+      await runtime.cleanup();
+    }
+  });
+  it('ensure the automation streams with their shared age limit, in every service that uses them', async () => {
+    const runtime = await startTestRuntime('embedded', { serviceName: 'compose-spec' });
+    const ensured: StreamConfig[] = [];
+    const { platform } = runtime;
+    const recording: Platform = Object.create(platform) as Platform;
+    recording.streams = Object.create(platform.streams) as Platform['streams'];
+    recording.streams.ensureStream = (config) => {
+      if ([WEBHOOK_EVENTS_STREAM, RUNS_STREAM].includes(config.name)) ensured.push(config);
+      return platform.streams.ensureStream(config);
+    };
+    const services = await startAllServices(recording, () => testLogger());
+    try {
+      const byName = (name: string) => ensured.filter((config) => config.name === name);
+      // webhook-ingest and workflow-runner both ensure WEBHOOK_EVENTS; the runner ensures RUNS.
+      expect(byName(WEBHOOK_EVENTS_STREAM)).toEqual([
+        WEBHOOK_EVENTS_STREAM_CONFIG,
+        WEBHOOK_EVENTS_STREAM_CONFIG,
+      ]);
+      expect(byName(RUNS_STREAM)).toEqual([RUNS_STREAM_CONFIG]);
+      expect(WEBHOOK_EVENTS_STREAM_CONFIG.maxAgeMs).toBeGreaterThan(0);
+      expect(RUNS_STREAM_CONFIG.maxAgeMs).toBeGreaterThan(0);
     } finally {
       await services.stop();
       await runtime.cleanup();

@@ -7,11 +7,10 @@ import {
   RUN_OF_EVENT_SUBJECT,
   RunOfEventReply,
   WEBHOOKS_BUCKET,
-  WEBHOOK_EVENTS_STREAM,
   WEBHOOK_INFLIGHT_BUCKET,
   WEBHOOK_INFLIGHT_BUCKET_OPTIONS,
-  WEBHOOK_RECEIVED_SUBJECT,
   WebhookAddress,
+  WEBHOOK_EVENTS_STREAM_CONFIG,
 } from '@wap/contracts';
 import { callApi, serveRoutes, type Platform } from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
@@ -42,10 +41,7 @@ export async function startWebhookIngestService(deps: {
 }): Promise<ServiceHandle> {
   const { platform, logger } = deps;
   const config = deps.config ?? DEFAULT_WEBHOOK_INGEST_CONFIG;
-  await platform.streams.ensureStream({
-    name: WEBHOOK_EVENTS_STREAM,
-    subjects: [WEBHOOK_RECEIVED_SUBJECT],
-  });
+  await platform.streams.ensureStream(WEBHOOK_EVENTS_STREAM_CONFIG);
   const directory = await createDirectoryClient({ kv: platform.kv, logger });
   const addresses = await createKvMirror({
     kv: platform.kv,

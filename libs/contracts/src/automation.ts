@@ -127,6 +127,23 @@ export const WEBHOOK_PAYLOADS_BUCKET = 'webhook-payloads';
  */
 export const WEBHOOK_EVENTS_STREAM = 'WEBHOOK_EVENTS';
 export const WEBHOOK_RECEIVED_SUBJECT = 'webhook.evt.received.v1';
+
+/**
+ * How long WEBHOOK_EVENTS and RUNS keep a message. The runner stores what it consumes within
+ * seconds, so the streams are transport, not storage: without an age limit they kept every
+ * request for good. A week lets a stopped runner catch up after a long outage (decision 44).
+ */
+export const AUTOMATION_STREAM_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * WEBHOOK_EVENTS as every service and spec must ensure it: a caller that left the age limit out
+ * would set the stream back to keeping messages for good.
+ */
+export const WEBHOOK_EVENTS_STREAM_CONFIG = {
+  name: WEBHOOK_EVENTS_STREAM,
+  subjects: [WEBHOOK_RECEIVED_SUBJECT],
+  maxAgeMs: AUTOMATION_STREAM_MAX_AGE_MS,
+};
 export const WebhookReceived = z.object({
   eventId: z.uuid(),
   webhookId: z.uuid(),
@@ -154,6 +171,12 @@ export type WebhookReceived = z.infer<typeof WebhookReceived>;
  */
 export const RUNS_STREAM = 'RUNS';
 export const START_RUN_SUBJECT = 'workflow.cmd.start_run.v1';
+/** RUNS as every service and spec must ensure it (see WEBHOOK_EVENTS_STREAM_CONFIG). */
+export const RUNS_STREAM_CONFIG = {
+  name: RUNS_STREAM,
+  subjects: [START_RUN_SUBJECT],
+  maxAgeMs: AUTOMATION_STREAM_MAX_AGE_MS,
+};
 export const StartRun = z.object({
   runId: z.uuid(),
   workflowId: z.uuid(),

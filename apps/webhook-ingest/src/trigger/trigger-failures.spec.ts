@@ -7,13 +7,12 @@ import {
   CREDIT_BALANCES_BUCKET,
   CreditSnapshot,
   WEBHOOKS_BUCKET,
-  WEBHOOK_EVENTS_STREAM,
   WEBHOOK_INFLIGHT_BUCKET,
-  WEBHOOK_RECEIVED_SUBJECT,
   WebhookAddress,
   creditBalanceKey,
   webhookKey,
   type RawServiceRequest,
+  WEBHOOK_EVENTS_STREAM_CONFIG,
 } from '@wap/contracts';
 import {
   createEmbeddedPlatform,
@@ -169,10 +168,7 @@ describe.each(['embedded', 'distributed'] as const)(
       const released = await recordOf();
       expect(released).toMatchObject({ stored: false, claimedAtMs: 0 });
 
-      await platform.streams.ensureStream({
-        name: WEBHOOK_EVENTS_STREAM,
-        subjects: [WEBHOOK_RECEIVED_SUBJECT],
-      });
+      await platform.streams.ensureStream(WEBHOOK_EVENTS_STREAM_CONFIG);
       expect(await handlers.trigger(request(body))).toMatchObject({
         status: 200,
         body: { triggered: 1, skipped: 0 },

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { RUNS_STREAM, START_RUN_SUBJECT, StartRun } from '@wap/contracts';
+import { RUNS_STREAM, START_RUN_SUBJECT, StartRun, RUNS_STREAM_CONFIG } from '@wap/contracts';
 import { withTraceFromHeaders, type StreamConsumer, type Streams } from '@wap/platform';
 import { consumeWithMembers, envelopeReader } from '../bus/durable-consumers';
 import { createGroupCommit } from '../db/group-commit';
@@ -51,7 +51,7 @@ export async function consumeRunRequests(
     onRunCreated: () => void;
   },
 ): Promise<StreamConsumer> {
-  await deps.streams.ensureStream({ name: RUNS_STREAM, subjects: [START_RUN_SUBJECT] });
+  await deps.streams.ensureStream(RUNS_STREAM_CONFIG);
   const createInBatch = createGroupCommit(
     async (runs: NewRun[]) => {
       await deps.runs.createMany(runs);

@@ -11,7 +11,6 @@ import {
   GetRunReply,
   InflightClaim,
   ListWorkflowsReply,
-  RUNS_STREAM,
   START_RUN_SUBJECT,
   StartRunReply,
   WEBHOOK_INFLIGHT_BUCKET,
@@ -25,6 +24,7 @@ import {
   type StartRun,
   type StepInput,
   type WebhookReceived,
+  RUNS_STREAM_CONFIG,
 } from '@wap/contracts';
 import { callApi, decodeJson, encodeJson, type Platform } from '@wap/platform';
 import { eventually, testLogger } from '@wap/testing';
@@ -461,7 +461,7 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
       time: new Date().toISOString(),
       data: start,
     });
-    await platform.streams.ensureStream({ name: RUNS_STREAM, subjects: [START_RUN_SUBJECT] });
+    await platform.streams.ensureStream(RUNS_STREAM_CONFIG);
     await platform.streams.publish(START_RUN_SUBJECT, envelope, { messageId: runId });
     await platform.streams.publish(START_RUN_SUBJECT, envelope);
 

@@ -1,5 +1,10 @@
 import type { Logger } from 'pino';
-import { WEBHOOK_EVENTS_STREAM, WEBHOOK_RECEIVED_SUBJECT, WebhookReceived } from '@wap/contracts';
+import {
+  WEBHOOK_EVENTS_STREAM,
+  WEBHOOK_RECEIVED_SUBJECT,
+  WebhookReceived,
+  WEBHOOK_EVENTS_STREAM_CONFIG,
+} from '@wap/contracts';
 import {
   withTraceFromHeaders,
   type ObjectStore,
@@ -45,10 +50,7 @@ export async function consumeWebhookEvents(deps: {
   pruneIntervalMs: number;
   executor: Pick<RunExecutor, 'reserve'>;
 }): Promise<StreamConsumer> {
-  await deps.streams.ensureStream({
-    name: WEBHOOK_EVENTS_STREAM,
-    subjects: [WEBHOOK_RECEIVED_SUBJECT],
-  });
+  await deps.streams.ensureStream(WEBHOOK_EVENTS_STREAM_CONFIG);
 
   // Pruning is housekeeping, kept out of the commits the acks wait for.
   const pruner = startTestEventPruner({
