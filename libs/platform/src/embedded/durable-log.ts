@@ -75,10 +75,10 @@ export class DurableLog<TRecord> {
       finished = resolve;
     });
     try {
+      this.appended = 0;
       const lines = current()
         .map((record) => `${JSON.stringify(record)}\n`)
         .join('');
-      this.appended = 0;
       const tempPath = `${this.filePath}.compact`;
       await writeFileDurably(tempPath, lines);
       await this.handle.close();
