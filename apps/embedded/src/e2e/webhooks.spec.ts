@@ -507,12 +507,12 @@ function describeEndpoint11(runtime: Runtime) {
     const accepted = await post(stack, address.webhookId, large);
     expect(accepted.body).toMatchObject({ triggered: 1 });
     await eventually(() => runsOf(address.workflowId).length === 1);
-    const payload = runsOf(address.workflowId)[0]?.payload;
-    if (payload?.kind !== 'object') throw new Error('expected a payload in the object store');
-    const stored = await stack.platform.objects.get(payload.bucket, payload.name);
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of stored?.content ?? []) chunks.push(chunk);
-    expect(Buffer.concat(chunks).toString('utf8')).toBe(large);
+    // The runner deletes the parked body once it has stored the event; that it arrives whole
+    // is checked through the test events and the run (workflows e2e spec).
+    expect(runsOf(address.workflowId)[0]?.payload).toMatchObject({
+      kind: 'object',
+      size: Buffer.byteLength(large),
+    });
   });
 }
 

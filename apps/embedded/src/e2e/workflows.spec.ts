@@ -5,6 +5,7 @@ import {
   CREDIT_BALANCES_BUCKET,
   CREDIT_MESSAGES,
   creditBalanceKey,
+  WEBHOOK_PAYLOADS_BUCKET,
   WEBHOOK_RECEIVED_SUBJECT,
   WEBHOOKS_BUCKET,
   webhookKey,
@@ -512,6 +513,45 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
     });
     expect(first).not.toHaveProperty('input');
     expect((first?.['steps'] as Record<string, unknown>[])[0]).not.toHaveProperty('output');
+  });
+
+  test('a body too large to travel inline reaches the test event and the run whole, and its parked copy is deleted', async () => {
+    const owner = await newOwner('large', 10);
+    const created = await createWorkflow(owner);
+    for (const action of ['run', 'live']) {
+      const response = await http(`${stack.url}/workflows/${created.workflow.id}/${action}`, {
+        method: 'POST',
+        cookie: owner.cookie,
+        body: {},
+      });
+      expect(response.status).toBeLessThan(300);
+    }
+    const body = { data: 'z'.repeat(700 * 1024) };
+    const accepted = await fetch(`${stack.url}/webhooks/${created.webhook?.id ?? ''}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const answer = (await accepted.json()) as { triggered: number; eventId: string };
+    expect(answer).toMatchObject({ triggered: 1 });
+
+    await eventually(async () => {
+      const response = await http(`${stack.url}/workflows/${created.workflow.id}/test-events`, {
+        cookie: owner.cookie,
+      });
+      const { events } = response.body as { events: { id: string; body: unknown }[] };
+      expect(events.find((event) => event.id === answer.eventId)?.body).toEqual(body);
+    });
+    const runs = await http(`${stack.url}/workflows/${created.workflow.id}/runs`, {
+      cookie: owner.cookie,
+    });
+    const webhookRun = (
+      runs.body as { runs: { id: string; trigger: { type: string } }[] }
+    ).runs.find((run) => run.trigger.type === 'custom_webhook');
+    expect((await finishedRun(owner.cookie, webhookRun?.id ?? '')).input).toEqual(body);
+    await eventually(async () =>
+      expect(await stack.platform.objects.info(WEBHOOK_PAYLOADS_BUCKET, answer.eventId)).toBeNull(),
+    );
   });
 
   test('Run answers 402 with the spec body: depleted at zero, insufficient below the workflow cost', async () => {

@@ -165,6 +165,19 @@ export async function consumeWebhookEvents(deps: {
           message.nak(Math.min(MAX_RETRY_DELAY_MS, RETRY_DELAY_MS * message.deliveryCount));
           return;
         }
+        if (event.payload.kind === 'object') {
+          // The body is stored with the event now (or the event was dropped): the copy parked
+          // for the trip is deleted before the ack, so that a crash leaves none behind. A
+          // redelivery finds it gone and stores nothing new: the event is already there.
+          await deps.objects
+            .delete(event.payload.bucket, event.payload.name)
+            .catch((error: unknown) => {
+              deps.logger.warn(
+                { err: error, eventId: event.eventId },
+                'deleting a stored webhook body from the object store failed',
+              );
+            });
+        }
         message.ack();
       }),
   );
