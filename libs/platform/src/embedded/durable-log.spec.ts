@@ -31,7 +31,10 @@ describe('DurableLog', () => {
     await Promise.all([...before, rewriting]);
     await Promise.all(during);
     expect(during).toHaveLength(100);
-    expect(log.appendsSinceRewrite).toBe(100);
+    // The appends made during the rewrite count towards the next one: 100 + 900 reach 1 000.
+    expect(log.worthCompacting(0)).toBe(false);
+    await Promise.all(Array.from({ length: 900 }, (_unused, index) => append(400 + index)));
+    expect(log.worthCompacting(0)).toBe(true);
     await log.close();
 
     const { log: reopened, records } = await DurableLog.open<Entry>(filePath);

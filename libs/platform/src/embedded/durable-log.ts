@@ -2,6 +2,9 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 
+/** Appends after which a log may be compacted at the earliest (see `worthCompacting`). */
+const COMPACT_AFTER_APPENDS = 1_000;
+
 interface PendingAppend {
   line: string;
   resolve: () => void;
@@ -49,9 +52,14 @@ export class DurableLog<TRecord> {
     return { log: new DurableLog<TRecord>(filePath, handle), records };
   }
 
-  /** Records appended since the file was last written whole: what a compaction may reclaim. */
-  get appendsSinceRewrite(): number {
-    return this.appended;
+  /**
+   * Whether the file is worth writing again whole for an owner that keeps `keptRecords`: once
+   * it holds at least COMPACT_AFTER_APPENDS records more than that, and at least as many as it
+   * keeps. The file then stays within about twice what it keeps, and each record is rewritten
+   * a bounded number of times.
+   */
+  worthCompacting(keptRecords: number): boolean {
+    return this.appended >= Math.max(COMPACT_AFTER_APPENDS, keptRecords);
   }
 
   append(record: TRecord): Promise<void> {

@@ -22,12 +22,6 @@ interface LiveValue {
   time: number;
 }
 
-/**
- * A bucket's log is written again whole once it holds at least this many records more than its
- * live values (and at least as many as it keeps), so a long-running process's files stay bounded.
- */
-const COMPACT_AFTER_RECORDS = 1_000;
-
 /** NATS KV key rules, so that keys accepted here are accepted by the distributed runtime too. */
 const KEY_PATTERN = /^[-/_=.a-zA-Z0-9]+$/;
 
@@ -99,7 +93,7 @@ class EmbeddedKvBucket implements KvBucket {
   /** Compacts once the log holds more replaced or deleted records than live ones. */
   private compactIfDue(): void {
     if (this.compacting) return;
-    if (this.log.appendsSinceRewrite < Math.max(COMPACT_AFTER_RECORDS, this.values.size)) return;
+    if (!this.log.worthCompacting(this.values.size)) return;
     this.compacting = this.compact()
       .catch((error: unknown) => {
         this.logger.error({ err: error, bucket: this.name }, 'compacting a kv log failed');

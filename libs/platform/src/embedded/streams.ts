@@ -19,11 +19,6 @@ const DEFAULT_ACK_WAIT_MS = 30_000;
 /** How often messages past maxAgeMs and message ids past the duplicate window are dropped. */
 const SWEEP_INTERVAL_MS = 1_000;
 /**
- * A log is written again whole once it holds at least this many records more than it needs
- * (and at least as many as it keeps), so a long-running process's files stay bounded too.
- */
-const COMPACT_AFTER_RECORDS = 1_000;
-/**
  * Subject of the record a compacted message log keeps when its newest message is gone (expired):
  * it carries only the last seq, so that seqs are never handed out twice after a restart.
  */
@@ -130,7 +125,8 @@ class Durable {
 
   /** Writes the consumer log again as one snapshot record once enough has been appended. */
   async compactLogIfDue(): Promise<void> {
-    if (this.log.appendsSinceRewrite < COMPACT_AFTER_RECORDS) return;
+    // The log keeps one snapshot record.
+    if (!this.log.worthCompacting(1)) return;
     await this.log.rewrite(() => [this.snapshot()]);
   }
 
@@ -428,8 +424,7 @@ class EmbeddedStream {
 
   /** Compacts once the log holds more expired records than kept ones; one compaction at a time. */
   compactIfDue(): Promise<void> {
-    const due = this.log.appendsSinceRewrite >= Math.max(COMPACT_AFTER_RECORDS, this.messages.size);
-    if (due && !this.compacting) {
+    if (this.log.worthCompacting(this.messages.size) && !this.compacting) {
       this.compacting = this.compact().finally(() => {
         this.compacting = null;
       });
