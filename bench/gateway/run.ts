@@ -14,11 +14,11 @@ import {
   type BenchProcess,
   type ProcessGroup,
 } from '../shared/processes';
+import { removeNamespaceFromNats } from '@wap/testing';
 import {
   buildBundles,
   createDatabase,
   percentile,
-  removeNamespaceFromNats,
   repoRoot,
   runAutocannon,
   benchEnvSchema,

@@ -2,8 +2,6 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import { z } from 'zod';
 
 /** The environment every benchmark reads; only the default duration differs between them. */
@@ -63,22 +61,6 @@ export async function createDatabase(
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return url.toString();
-}
-
-/** Deletes the streams, KV and object buckets a namespaced run left on the NATS server. */
-export async function removeNamespaceFromNats(natsUrl: string, namespace: string): Promise<void> {
-  const nc = await connect({ servers: natsUrl.split(',') });
-  try {
-    const jsm = await jetstreamManager(nc);
-    const prefixes = [`${namespace.toUpperCase()}_`, `KV_${namespace}_`, `OBJ_${namespace}_`];
-    const owned: string[] = [];
-    for await (const name of jsm.streams.names()) {
-      if (prefixes.some((prefix) => name.startsWith(prefix))) owned.push(name);
-    }
-    for (const name of owned) await jsm.streams.delete(name);
-  } finally {
-    await nc.close();
-  }
 }
 
 /** autocannon as a promise, with a hook for every response's status and latency. */

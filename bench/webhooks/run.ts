@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import type autocannon from 'autocannon';
 import { type z } from 'zod';
 import { mintSessionToken } from '@wap/auth';
+import { removeNamespaceFromNats } from '@wap/testing';
 import {
   buildBundles,
   createDatabase,
   percentile,
-  removeNamespaceFromNats,
   repoRoot,
   runAutocannon,
   sql,

@@ -9,3 +9,4 @@ export {
   type RuntimeKind,
 } from './runtimes';
 export { eventually } from './eventually';
+export { removeNamespaceFromNats } from './nats-namespace';

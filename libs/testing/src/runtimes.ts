@@ -5,7 +5,8 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { createEmbeddedPlatform, withNamespace, type Platform } from '@wap/platform';
 import { createTestPlatform } from './platform';
-import { testLogger } from './services';
+import { removeNamespaceFromNats } from './nats-namespace';
+import { testLogger, testNatsUrl } from './services';
 
 /** A platform a test owns, and how to give it back. */
 export interface RuntimeUnderTest {
@@ -28,7 +29,16 @@ export async function startTestRuntime(
   if (kind === 'distributed') {
     const test = await createTestPlatform({ serviceName: options.serviceName, logger });
     const namespace = `t${randomBytes(6).toString('hex')}`;
-    return { platform: withNamespace(test.platform, namespace), cleanup: () => test.cleanup() };
+    return {
+      platform: withNamespace(test.platform, namespace),
+      async cleanup() {
+        try {
+          await test.cleanup();
+        } finally {
+          await removeNamespaceFromNats(testNatsUrl(), namespace);
+        }
+      },
+    };
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `${options.serviceName}-`));
   const platform = await createEmbeddedPlatform({ dataDir, logger });

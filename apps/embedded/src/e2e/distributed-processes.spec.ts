@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { generateCredentialKey, mintSessionToken } from '@wap/auth';
-import { createTestDatabase, testNatsUrl, type TestDatabase } from '@wap/testing';
+import {
+  createTestDatabase,
+  removeNamespaceFromNats,
+  testNatsUrl,
+  type TestDatabase,
+} from '@wap/testing';
 import { runApp, type RunningProcess } from './processes';
 import { http, uniqueEmail } from './stack';
 
@@ -10,6 +15,7 @@ const SESSION_SECRET = 'distributed-processes-secret-0123456789abcdef';
 describe('the distributed runtime: one process per service', () => {
   let database: TestDatabase;
   let env: Record<string, string>;
+  const namespace = `p${randomBytes(6).toString('hex')}`;
   let gateway: RunningProcess;
   let gatewayUrl: string;
   const services = new Map<string, RunningProcess>();
@@ -24,7 +30,7 @@ describe('the distributed runtime: one process per service', () => {
     database = await createTestDatabase();
     env = {
       NATS_URL: testNatsUrl(),
-      NATS_NAMESPACE: `p${randomBytes(6).toString('hex')}`,
+      NATS_NAMESPACE: namespace,
       DATABASE_URL: database.url,
       SESSION_JWT_SECRET: SESSION_SECRET,
       REQUEST_TIMEOUT_MS: '1500',
@@ -43,6 +49,7 @@ describe('the distributed runtime: one process per service', () => {
   afterAll(async () => {
     await Promise.all([gateway, ...services.values()].map((running) => running?.stop('SIGKILL')));
     await database?.drop();
+    await removeNamespaceFromNats(testNatsUrl(), namespace);
   });
 
   test('sessions, GET /me and POST /workspaces work; a stopped storage is a 503 until it is back', async () => {

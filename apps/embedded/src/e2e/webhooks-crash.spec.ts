@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { mintSessionToken } from '@wap/auth';
-import { createTestDatabase, testNatsUrl, type TestDatabase } from '@wap/testing';
+import {
+  createTestDatabase,
+  removeNamespaceFromNats,
+  testNatsUrl,
+  type TestDatabase,
+} from '@wap/testing';
 import { runApp, type RunningProcess } from './processes';
 import { http } from './stack';
 
@@ -18,6 +23,7 @@ const CONCURRENCY = 32;
 describe('webhooks across crashing processes', () => {
   let database: TestDatabase;
   let env: Record<string, string>;
+  const namespace = `c${randomBytes(6).toString('hex')}`;
   const running: RunningProcess[] = [];
 
   function start(app: string, extra: Record<string, string> = {}): RunningProcess {
@@ -32,7 +38,7 @@ describe('webhooks across crashing processes', () => {
     database = await createTestDatabase();
     env = {
       NATS_URL: testNatsUrl(),
-      NATS_NAMESPACE: `c${randomBytes(6).toString('hex')}`,
+      NATS_NAMESPACE: namespace,
       DATABASE_URL: database.url,
       SESSION_JWT_SECRET: SESSION_SECRET,
       REQUEST_TIMEOUT_MS: '2000',
@@ -49,6 +55,7 @@ describe('webhooks across crashing processes', () => {
   afterAll(async () => {
     await Promise.all(running.map((child) => child.stop('SIGKILL')));
     await database?.drop();
+    await removeNamespaceFromNats(testNatsUrl(), namespace);
   });
 
   test('every request answered triggered: 1 has exactly one run, none ran twice', async () => {
