@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { createEmbeddedPlatform } from './embedded';
 import { KvConflictError } from './errors';
 import type { Platform } from './platform';
-import { describePlatformContract } from './testing';
+import { describePlatformContract, sleep, waitFor } from './testing';
 
 const logger = pino({ level: 'silent' });
 const dataDirs = new WeakMap<Platform, string>();
@@ -32,12 +32,13 @@ async function reopen(platform: Platform): Promise<Platform> {
   return open(dataDir);
 }
 
-async function waitUntil(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/** The records of one of the data folder's append-only logs. */
+function logRecords(dataDir: string, file: string): unknown[] {
+  return fs
+    .readFileSync(path.join(dataDir, file), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as unknown);
 }
 
 async function* chunks(...parts: string[]): AsyncIterable<Uint8Array> {
@@ -183,9 +184,9 @@ describe('embedded platform', () => {
       for (const text of ['a', 'b', 'c']) {
         await platform.streams.publish(`aged.${text}`, encoder.encode(text));
       }
-      await waitUntil(() => received.length === 3);
+      await waitFor(() => received.length === 3, 'the three messages');
       await consumer.stop();
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await sleep(500);
 
       // The first reopen compacts the log down to nothing kept; the second reads that log.
       platform = await reopen(platform);
@@ -193,7 +194,7 @@ describe('embedded platform', () => {
       const next = await platform.streams.publish('aged.d', encoder.encode('d'));
       expect(next.seq).toBe(4);
       consumer = await consume();
-      await waitUntil(() => received.length === 4);
+      await waitFor(() => received.length === 4, 'the message after the restarts');
       expect(received).toEqual([1, 2, 3, 4]);
       await consumer.stop();
     } finally {
@@ -204,8 +205,7 @@ describe('embedded platform', () => {
   it('keeps its KV, stream and consumer logs bounded while it runs, without a restart', async () => {
     const dataDir = freshDataDir();
     const platform = await open(dataDir);
-    const lines = (file: string) =>
-      fs.readFileSync(path.join(dataDir, file), 'utf8').split('\n').filter(Boolean).length;
+    const lines = (file: string) => logRecords(dataDir, file).length;
     try {
       const bucket = await platform.kv.bucket('rewritten');
       for (let batch = 0; batch < 30; batch += 1) {
@@ -215,7 +215,7 @@ describe('embedded platform', () => {
           ),
         );
       }
-      await waitUntil(() => lines('kv/rewritten.log') < 1_100);
+      await waitFor(() => lines('kv/rewritten.log') < 1_100, 'the KV log compacted');
       expect(await bucket.get('k3')).toMatchObject({ value: encoder.encode('29') });
 
       await platform.streams.ensureStream({
@@ -237,9 +237,15 @@ describe('embedded platform', () => {
           platform.streams.publish(`short.${index}`, encoder.encode(String(index))),
         ),
       );
-      await waitUntil(() => acked === 2_500, 30_000);
-      await waitUntil(() => lines('streams/SHORT_LIVED/messages.log') <= 1, 10_000);
-      await waitUntil(() => lines('streams/SHORT_LIVED/consumers/short-reader.log') <= 1, 10_000);
+      await waitFor(() => acked === 2_500, 'every message acked', 30_000);
+      await waitFor(
+        () => lines('streams/SHORT_LIVED/messages.log') <= 1,
+        'the stream log compacted',
+      );
+      await waitFor(
+        () => lines('streams/SHORT_LIVED/consumers/short-reader.log') <= 1,
+        'the consumer log compacted',
+      );
       await consumer.stop();
     } finally {
       await platform.close();
@@ -274,7 +280,7 @@ describe('embedded platform', () => {
           message.ack();
         },
       );
-      await waitUntil(() => acked === 5);
+      await waitFor(() => acked === 5, 'the five messages taken');
       await consumer.stop();
       platform = await reopen(platform);
       await platform.streams.consume(
@@ -283,11 +289,7 @@ describe('embedded platform', () => {
       );
       // Opening the consumer wrote its state as one snapshot: everything up to the last message
       // it took is settled, with no list of single seqs left over.
-      const [snapshot] = fs
-        .readFileSync(path.join(dataDir, 'streams/MIXED/consumers/mixed-taken.log'), 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as { settledUpTo: number; settled: number[] });
+      const [snapshot] = logRecords(dataDir, 'streams/MIXED/consumers/mixed-taken.log');
       expect(snapshot).toMatchObject({ settledUpTo: 9, settled: [] });
     } finally {
       await platform.close();

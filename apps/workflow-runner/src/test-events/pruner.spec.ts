@@ -16,13 +16,12 @@ describe('startTestEventPruner', () => {
     };
   }
 
+  const startPruner = (recorded: ReturnType<typeof recordingPrune>, intervalMs: number) =>
+    startTestEventPruner({ testEvents: recorded, intervalMs, logger: testLogger() });
+
   test('workflows marked between two passes are pruned together, once', async () => {
     const recorded = recordingPrune();
-    const pruner = startTestEventPruner({
-      testEvents: recorded,
-      intervalMs: 20,
-      logger: testLogger(),
-    });
+    const pruner = startPruner(recorded, 20);
     pruner.mark(['a', 'b']);
     pruner.mark(['a']);
     await eventually(async () => expect(recorded.passes).toEqual([['a', 'b']]));
@@ -33,11 +32,7 @@ describe('startTestEventPruner', () => {
 
   test('a failed pass keeps its workflows for the next one', async () => {
     const recorded = recordingPrune([1]);
-    const pruner = startTestEventPruner({
-      testEvents: recorded,
-      intervalMs: 20,
-      logger: testLogger(),
-    });
+    const pruner = startPruner(recorded, 20);
     pruner.mark(['a']);
     await eventually(async () => expect(recorded.passes).toEqual([['a'], ['a']]));
     await pruner.stop();
@@ -45,11 +40,7 @@ describe('startTestEventPruner', () => {
 
   test('stop prunes what is marked without waiting for the interval', async () => {
     const recorded = recordingPrune();
-    const pruner = startTestEventPruner({
-      testEvents: recorded,
-      intervalMs: 60_000,
-      logger: testLogger(),
-    });
+    const pruner = startPruner(recorded, 60_000);
     pruner.mark(['c']);
     await pruner.stop();
     expect(recorded.passes).toEqual([['c']]);

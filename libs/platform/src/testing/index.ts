@@ -1,1 +1,2 @@
 export { describePlatformContract, type PlatformFactory } from './platform-contract';
+export { sleep, waitFor } from './wait';

@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { BusTimeoutError, KvConflictError, NoRespondersError } from '../errors';
 import type { KvWatchEvent, Platform, StreamConsumer, StreamMessage } from '../platform';
+import { sleep, waitFor } from './wait';
 
 /** Builds platforms for the contract suite; every `create()` is isolated from the others. */
 export interface PlatformFactory {
@@ -25,21 +26,6 @@ const read = (data: Uint8Array): string => decoder.decode(data);
 /** A random suffix so that tests can share one NATS server and run in parallel. */
 function uniqueSuffix(): string {
   return randomBytes(6).toString('hex');
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `condition` every 20 ms; fails with `description` when it stays false for `timeoutMs`. */
-async function waitFor(
-  condition: () => boolean | Promise<boolean>,
-  description: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${description}`);
-    await sleep(20);
-  }
 }
 
 async function* chunksOf(data: Uint8Array, chunkSize: number): AsyncIterable<Uint8Array> {
