@@ -5,8 +5,10 @@ import {
   WEBHOOK_EVENTS_STREAM_CONFIG,
   WEBHOOK_INFLIGHT_BUCKET,
   WEBHOOK_INFLIGHT_BUCKET_OPTIONS,
+  WEBHOOK_PAYLOADS_BUCKET,
+  WEBHOOK_PAYLOADS_BUCKET_OPTIONS,
 } from '@wap/contracts';
-import type { KvBucketOptions, Platform, StreamConfig } from '@wap/platform';
+import type { KvBucketOptions, ObjectBucketOptions, Platform, StreamConfig } from '@wap/platform';
 import { startTestRuntime, testLogger } from '@wap/testing';
 import { DEFAULT_WEBHOOK_INGEST_CONFIG } from '@wap/webhook-ingest-service';
 import { startAllServices, webhookOrigin } from './compose';
@@ -83,6 +85,26 @@ describe('the services together', () => {
       expect(byName(RUNS_STREAM)).toEqual([RUNS_STREAM_CONFIG]);
       expect(WEBHOOK_EVENTS_STREAM_CONFIG.maxAgeMs).toBeGreaterThan(0);
       expect(RUNS_STREAM_CONFIG.maxAgeMs).toBeGreaterThan(0);
+    } finally {
+      await services.stop();
+      await runtime.cleanup();
+    }
+  });
+  it('ensure the webhook-payloads bucket with its shared age limit, in both services that use it', async () => {
+    const runtime = await startTestRuntime('embedded', { serviceName: 'compose-spec' });
+    const ensured: (ObjectBucketOptions | undefined)[] = [];
+    const { platform } = runtime;
+    const recording: Platform = Object.create(platform) as Platform;
+    recording.objects = Object.create(platform.objects) as Platform['objects'];
+    recording.objects.ensureBucket = (bucket, options) => {
+      if (bucket === WEBHOOK_PAYLOADS_BUCKET) ensured.push(options);
+      return platform.objects.ensureBucket(bucket, options);
+    };
+    const services = await startAllServices(recording, () => testLogger());
+    try {
+      // webhook-ingest parks bodies there; workflow-runner reads and deletes them.
+      expect(ensured).toEqual([WEBHOOK_PAYLOADS_BUCKET_OPTIONS, WEBHOOK_PAYLOADS_BUCKET_OPTIONS]);
+      expect(WEBHOOK_PAYLOADS_BUCKET_OPTIONS.maxAgeMs).toBeGreaterThan(0);
     } finally {
       await services.stop();
       await runtime.cleanup();

@@ -9,6 +9,8 @@ import {
   WEBHOOKS_BUCKET,
   WEBHOOK_INFLIGHT_BUCKET,
   WEBHOOK_INFLIGHT_BUCKET_OPTIONS,
+  WEBHOOK_PAYLOADS_BUCKET,
+  WEBHOOK_PAYLOADS_BUCKET_OPTIONS,
   WebhookAddress,
   WEBHOOK_EVENTS_STREAM_CONFIG,
 } from '@wap/contracts';
@@ -42,6 +44,7 @@ export async function startWebhookIngestService(deps: {
   const { platform, logger } = deps;
   const config = deps.config ?? DEFAULT_WEBHOOK_INGEST_CONFIG;
   await platform.streams.ensureStream(WEBHOOK_EVENTS_STREAM_CONFIG);
+  await platform.objects.ensureBucket(WEBHOOK_PAYLOADS_BUCKET, WEBHOOK_PAYLOADS_BUCKET_OPTIONS);
   const directory = await createDirectoryClient({ kv: platform.kv, logger });
   const addresses = await createKvMirror({
     kv: platform.kv,

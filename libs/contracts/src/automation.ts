@@ -144,6 +144,13 @@ export const WEBHOOK_EVENTS_STREAM_CONFIG = {
   subjects: [WEBHOOK_RECEIVED_SUBJECT],
   maxAgeMs: AUTOMATION_STREAM_MAX_AGE_MS,
 };
+/**
+ * The payloads bucket as every service must ensure it. A parked body is needed only until the
+ * runner stores its message, which deletes it then; the age limit removes what nothing deletes
+ * (a replica that died after parking a body, a retried request that was deduplicated), and a
+ * body is never kept longer than its message.
+ */
+export const WEBHOOK_PAYLOADS_BUCKET_OPTIONS = { maxAgeMs: AUTOMATION_STREAM_MAX_AGE_MS } as const;
 export const WebhookReceived = z.object({
   eventId: z.uuid(),
   webhookId: z.uuid(),

@@ -296,6 +296,28 @@ describe('embedded platform', () => {
     }
   });
 
+  it('removes the files of objects older than the max age of their bucket, also after a restart', async () => {
+    const dataDir = freshDataDir();
+    const folder = path.join(dataDir, 'objects', 'aged');
+    let platform = await open(dataDir);
+    try {
+      await platform.objects.ensureBucket('aged', { maxAgeMs: 300 });
+      await platform.objects.put('aged', 'first', chunks('first'));
+      await waitFor(() => fs.readdirSync(folder).length === 0, 'the first object removed');
+
+      await platform.objects.put('aged', 'second', chunks('second'));
+      await platform.close();
+      await sleep(400);
+      platform = await open(dataDir);
+      // Past its age, the object is gone for readers before any sweep has run.
+      expect(await platform.objects.info('aged', 'second')).toBeNull();
+      await platform.objects.ensureBucket('aged', { maxAgeMs: 300 });
+      await waitFor(() => fs.readdirSync(folder).length === 0, 'the second object removed');
+    } finally {
+      await platform.close();
+    }
+  });
+
   it('keeps every object inside its bucket folder whatever its name', async () => {
     const dataDir = freshDataDir();
     const platform = await open(dataDir);

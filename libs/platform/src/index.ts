@@ -20,6 +20,7 @@ export type {
   KvEntry,
   KvWatchEvent,
   KvWatcher,
+  ObjectBucketOptions,
   ObjectStore,
   ObjectInfo,
   Sql,

@@ -67,6 +67,7 @@ export function withNamespace(platform: Platform, namespace: string): Platform {
     },
     kv: { bucket: (name, options) => kv.bucket(bucketName(name), options) },
     objects: {
+      ensureBucket: (bucket, options) => objects.ensureBucket(bucketName(bucket), options),
       put: (bucket, name, content, meta) => objects.put(bucketName(bucket), name, content, meta),
       get: (bucket, name) => objects.get(bucketName(bucket), name),
       info: (bucket, name) => objects.info(bucketName(bucket), name),

@@ -168,7 +168,17 @@ export interface ObjectInfo {
   contentType?: string;
 }
 
+export interface ObjectBucketOptions {
+  /** Objects stored longer ago than this are deleted. Default: kept until deleted. */
+  maxAgeMs?: number;
+}
+
 export interface ObjectStore {
+  /**
+   * Creates the bucket when missing and sets its options. They are declared whole, as a
+   * stream's configuration is: a bucket ensured without `maxAgeMs` keeps its objects for good.
+   */
+  ensureBucket(bucket: string, options?: ObjectBucketOptions): Promise<void>;
   /** Streams the content in without holding it in memory. */
   put(
     bucket: string,

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import {
   WEBHOOK_EVENTS_STREAM,
+  WEBHOOK_PAYLOADS_BUCKET,
+  WEBHOOK_PAYLOADS_BUCKET_OPTIONS,
   WEBHOOK_RECEIVED_SUBJECT,
   WebhookReceived,
   WEBHOOK_EVENTS_STREAM_CONFIG,
@@ -51,6 +53,7 @@ export async function consumeWebhookEvents(deps: {
   executor: Pick<RunExecutor, 'reserve'>;
 }): Promise<StreamConsumer> {
   await deps.streams.ensureStream(WEBHOOK_EVENTS_STREAM_CONFIG);
+  await deps.objects.ensureBucket(WEBHOOK_PAYLOADS_BUCKET, WEBHOOK_PAYLOADS_BUCKET_OPTIONS);
 
   // Pruning is housekeeping, kept out of the commits the acks wait for.
   const pruner = startTestEventPruner({

@@ -92,7 +92,7 @@ export async function createDistributedPlatform(
     bus: createNatsBus(nc, open, logger),
     streams: createJetStreamStreams(js, jsm, open, logger),
     kv: createNatsKv(new Kvm(js), jsm, open, logger),
-    objects: createNatsObjectStore(new Objm(js)),
+    objects: createNatsObjectStore(new Objm(js), jsm),
     sql: pool ? createPostgresSql(pool) : noDatabase(options.serviceName),
     clock: options.clock ?? systemClock,
     ids: options.ids ?? randomIds,

@@ -1,9 +1,14 @@
+import type { JetStreamManager } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/nats-core';
 import type {
   Objm,
   ObjectInfo as NatsObjectInfo,
   ObjectStore as NatsObjectStore,
 } from '@nats-io/obj';
 import type { ObjectInfo, ObjectStore } from '../platform';
+
+/** JetStream's default, which object buckets keep; it may not exceed a bucket's max age. */
+const OBJECT_DUPLICATE_WINDOW_MS = 120_000;
 
 function toInfo(info: NatsObjectInfo): ObjectInfo {
   const contentType = info.metadata?.['content-type'];
@@ -49,7 +54,7 @@ async function* fromReadableStream(stream: ReadableStream<Uint8Array>): AsyncIte
   }
 }
 
-export function createNatsObjectStore(objm: Objm): ObjectStore {
+export function createNatsObjectStore(objm: Objm, jsm: JetStreamManager): ObjectStore {
   const stores = new Map<string, Promise<NatsObjectStore>>();
   const store = (bucket: string): Promise<NatsObjectStore> => {
     let opened = stores.get(bucket);
@@ -63,6 +68,21 @@ export function createNatsObjectStore(objm: Objm): ObjectStore {
   };
 
   return {
+    async ensureBucket(bucket, options = {}) {
+      const maxAgeMs = options.maxAgeMs ?? 0;
+      const { streamInfo } = await (await store(bucket)).status();
+      // Objm.create keeps an existing bucket as it is; its max age is applied to its stream here.
+      if (streamInfo.config.max_age === nanos(maxAgeMs)) return;
+      await jsm.streams.update(streamInfo.config.name, {
+        max_age: nanos(maxAgeMs),
+        duplicate_window: nanos(
+          maxAgeMs > 0
+            ? Math.min(maxAgeMs, OBJECT_DUPLICATE_WINDOW_MS)
+            : OBJECT_DUPLICATE_WINDOW_MS,
+        ),
+      });
+    },
+
     async put(bucket, name, content, meta) {
       const objects = await store(bucket);
       const info = await objects.put(

@@ -30,6 +30,7 @@ export async function createEmbeddedPlatform(options: EmbeddedPlatformOptions): 
     const bus = createEmbeddedBus(logger);
     const streams = await createEmbeddedStreams(dataDir, logger);
     const kv = createEmbeddedKv(dataDir, logger);
+    const objects = createEmbeddedObjects(dataDir);
     const sql = await createEmbeddedSql(dataDir);
     let open = true;
 
@@ -38,7 +39,7 @@ export async function createEmbeddedPlatform(options: EmbeddedPlatformOptions): 
       bus,
       streams,
       kv,
-      objects: createEmbeddedObjects(dataDir),
+      objects,
       sql,
       clock: options.clock ?? { now: () => new Date() },
       ids: options.ids ?? { uuid: () => randomUUID() },
@@ -49,6 +50,7 @@ export async function createEmbeddedPlatform(options: EmbeddedPlatformOptions): 
         await bus.close();
         await streams.close();
         await kv.close();
+        await objects.close();
         await sql.close();
         await unlock();
       },

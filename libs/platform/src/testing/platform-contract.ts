@@ -679,6 +679,23 @@ export function describePlatformContract(name: string, factory: PlatformFactory)
         expect(Buffer.concat(chunks).toString()).toBe('second');
         expect(await platform.objects.info(bucket, 'absent.txt')).toBeNull();
       });
+
+      it('deletes objects older than the max age, also when it is set on a bucket that exists', async () => {
+        const bucket = `contract_${uniqueSuffix()}`;
+        await platform.objects.put(bucket, 'old.txt', chunksOf(text('old'), 4));
+        // The max age arrives with a later ensure, as it does for a bucket made before it existed.
+        await platform.objects.ensureBucket(bucket, { maxAgeMs: 1_000 });
+        await sleep(2_500);
+        await platform.objects.put(bucket, 'new.txt', chunksOf(text('new'), 4));
+        expect(await platform.objects.info(bucket, 'old.txt')).toBeNull();
+        expect(await platform.objects.get(bucket, 'old.txt')).toBeNull();
+        expect(await platform.objects.info(bucket, 'new.txt')).toMatchObject({ size: 3 });
+
+        // Ensured without a max age, the bucket keeps its objects for good again.
+        await platform.objects.ensureBucket(bucket);
+        await sleep(1_500);
+        expect(await platform.objects.info(bucket, 'new.txt')).toMatchObject({ size: 3 });
+      });
     });
 
     describe('sql', () => {
