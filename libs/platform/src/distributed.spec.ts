@@ -8,6 +8,11 @@ import pino from 'pino';
 import { createDistributedPlatform } from './distributed';
 import type { Platform, StreamConsumer } from './platform';
 import { describePlatformContract } from './testing';
+import {
+  deleteStreams,
+  recordingCreatedStreams,
+  streamNamesOnServer,
+} from './testing/created-streams';
 
 const encoder = new TextEncoder();
 const text = (value: string): Uint8Array => encoder.encode(value);
@@ -59,13 +64,29 @@ async function freshDatabaseUrl(): Promise<string> {
   return url.toString();
 }
 
-function distributedPlatform(databaseUrl: string): Promise<Platform> {
-  return createDistributedPlatform({
+/** The streams, KV and object buckets the spec's platforms were asked for, on the shared server. */
+const createdStreams = new Set<string>();
+
+// Runs once the describe blocks below have closed their platforms: no consumer is left reading
+// from a stream being deleted.
+afterAll(async () => {
+  const neverOnServer = await deleteStreams(natsUrl, createdStreams);
+  const stillOnServer = (await streamNamesOnServer(natsUrl)).filter((name) =>
+    createdStreams.has(name),
+  );
+  // Every call the spec makes creates what it asks for: a name the server never held is one the
+  // recorder got wrong, and the real stream behind it would stay.
+  expect({ neverOnServer, stillOnServer }).toEqual({ neverOnServer: [], stillOnServer: [] });
+});
+
+async function distributedPlatform(databaseUrl: string): Promise<Platform> {
+  const platform = await createDistributedPlatform({
     natsUrl,
     databaseUrl,
     serviceName: uniqueName('platform_spec'),
     logger,
   });
+  return recordingCreatedStreams(platform, createdStreams);
 }
 
 async function platformOnFreshDatabase(): Promise<Platform> {

@@ -4,6 +4,7 @@ import { createDistributedPlatform } from './distributed';
 import { decodeJson, encodeJson } from './rpc';
 import { withNamespace } from './namespace';
 import type { Platform, StreamMessage } from './platform';
+import { deleteStreams, recordingCreatedStreams } from './testing/created-streams';
 
 const natsUrl = process.env['NATS_URL'] || 'nats://127.0.0.1:4222';
 const namespace = () => `n${randomBytes(5).toString('hex')}`;
@@ -12,6 +13,8 @@ describe('withNamespace on one NATS server', () => {
   let connected: Platform;
   let first: Platform;
   let second: Platform;
+  /** What the namespaces created on the shared server, under their prefixed names. */
+  const createdStreams = new Set<string>();
 
   beforeAll(async () => {
     connected = await createDistributedPlatform({
@@ -19,11 +22,13 @@ describe('withNamespace on one NATS server', () => {
       serviceName: 'namespace-spec',
       logger: pino({ level: 'silent' }),
     });
-    first = withNamespace(connected, namespace());
-    second = withNamespace(connected, namespace());
+    const recording = recordingCreatedStreams(connected, createdStreams);
+    first = withNamespace(recording, namespace());
+    second = withNamespace(recording, namespace());
   });
   afterAll(async () => {
     await connected.close();
+    await deleteStreams(natsUrl, createdStreams);
   });
 
   test('requests reach only the server of their own namespace, which sees the plain subject', async () => {

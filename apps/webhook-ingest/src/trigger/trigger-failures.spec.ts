@@ -1,7 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import {
   AppError,
   CREDIT_BALANCES_BUCKET,
@@ -14,15 +11,8 @@ import {
   type RawServiceRequest,
   WEBHOOK_EVENTS_STREAM_CONFIG,
 } from '@wap/contracts';
-import {
-  createEmbeddedPlatform,
-  decodeJson,
-  encodeJson,
-  withNamespace,
-  type KvBucket,
-  type Platform,
-} from '@wap/platform';
-import { createTestPlatform, testLogger } from '@wap/testing';
+import { decodeJson, encodeJson, type KvBucket, type Platform } from '@wap/platform';
+import { startTestRuntime, testLogger } from '@wap/testing';
 import { createDirectoryClient, type DirectoryClient } from '@wap/workspace-directory';
 import { createKvMirror } from '../addresses/kv-mirror';
 import { DEFAULT_WEBHOOK_INGEST_CONFIG } from '../config';
@@ -35,26 +25,6 @@ import { createTriggerHandlers } from './trigger-handler';
  * "Nothing is acknowledged that was not stored": with no WEBHOOK_EVENTS stream to take the
  * request, the trigger answers 503 and gives back the key it claimed, and a retry then goes through.
  */
-async function platformFor(runtime: 'embedded' | 'distributed') {
-  const logger = testLogger();
-  if (runtime === 'embedded') {
-    const dataDir = mkdtempSync(join(tmpdir(), 'wap-webhook-'));
-    const platform = await createEmbeddedPlatform({ dataDir, logger });
-    return {
-      platform: platform as Platform,
-      cleanup: async () => {
-        await platform.close();
-        rmSync(dataDir, { recursive: true, force: true });
-      },
-    };
-  }
-  const test = await createTestPlatform({ serviceName: 'webhook-ingest-test', logger });
-  return {
-    platform: withNamespace(test.platform, `w${randomBytes(6).toString('hex')}`),
-    cleanup: test.cleanup,
-  };
-}
-
 describe.each(['embedded', 'distributed'] as const)(
   'trigger failures on the %s runtime',
   (runtime) => {
@@ -75,7 +45,9 @@ describe.each(['embedded', 'distributed'] as const)(
     };
 
     beforeAll(async () => {
-      ({ platform, cleanup } = await platformFor(runtime));
+      ({ platform, cleanup } = await startTestRuntime(runtime, {
+        serviceName: 'webhook-ingest-test',
+      }));
       const logger = testLogger();
       // No events stream exists yet: the request has nowhere to be stored.
       await (
