@@ -27,7 +27,7 @@ import {
   serveApi,
   withNamespace,
 } from '@wap/platform';
-import { createTestDatabase, testLogger, testNatsUrl } from '@wap/testing';
+import { createTestDatabase, removeNamespaceFromNats, testLogger, testNatsUrl } from '@wap/testing';
 import { startMcpRegistryService } from '@wap/mcp-registry-service';
 
 /** Starts the bench's MCP server in a process of its own and reads its address. */
@@ -93,7 +93,8 @@ async function main(): Promise<void> {
     logger,
     poolSize: 10,
   });
-  const platform = withNamespace(connected, `b${randomBytes(6).toString('hex')}`);
+  const namespace = `b${randomBytes(6).toString('hex')}`;
+  const platform = withNamespace(connected, namespace);
   const service = await startMcpRegistryService({
     platform,
     logger,
@@ -286,6 +287,7 @@ async function main(): Promise<void> {
     await service.stop();
     await agent.close();
     await connected.close();
+    await removeNamespaceFromNats(testNatsUrl(), namespace);
     await database.drop();
     await tools.stop();
   }

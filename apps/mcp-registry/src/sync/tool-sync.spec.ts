@@ -1,10 +1,9 @@
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import { generateCredentialKey, parseCredentialKeys } from '@wap/auth';
 import { createGuardedFetch, parseAllowlist, type GuardedFetch } from '@wap/egress';
-import { withNamespace, type Platform } from '@wap/platform';
-import { createTestPlatform, testLogger, type TestPlatform } from '@wap/testing';
+import type { Platform } from '@wap/platform';
+import { startTestRuntime, testLogger, type RuntimeUnderTest } from '@wap/testing';
 import { sealAuth, sealHeaders } from '../servers/credentials';
 import { createServerRepository, type ServerRepository } from '../servers/repository';
 import {
@@ -29,7 +28,7 @@ function tools(count: number, description = 'does things'): TestTool[] {
 }
 
 describe('tool sync against a real MCP server and PostgreSQL', () => {
-  let database: TestPlatform;
+  let runtime: RuntimeUnderTest;
   let platform: Platform;
   let repository: ServerRepository;
   let toolSync: ToolSync;
@@ -38,8 +37,8 @@ describe('tool sync against a real MCP server and PostgreSQL', () => {
   const logger = testLogger();
 
   beforeAll(async () => {
-    database = await createTestPlatform({ serviceName: 'mcp-sync', logger });
-    platform = withNamespace(database.platform, `t${randomBytes(6).toString('hex')}`);
+    runtime = await startTestRuntime('distributed', { serviceName: 'mcp-sync', logger });
+    ({ platform } = runtime);
     await platform.sql.migrate({
       schema: 'mcp_registry',
       migrationsFolder: path.join(__dirname, '../../migrations'),
@@ -72,7 +71,7 @@ describe('tool sync against a real MCP server and PostgreSQL', () => {
     await toolSync.drain();
     await mcp.stop();
     await guardedFetch.close();
-    await database.cleanup();
+    await runtime.cleanup();
   });
 
   async function newServer(url = mcp.url) {
