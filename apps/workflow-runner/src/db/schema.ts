@@ -123,7 +123,11 @@ export const runs = workflowRunnerSchema.table(
   },
   (table) => [
     index('runs_workflow_idx').on(table.workflowId, table.createdAt),
-    index('runs_due_idx').on(table.wakeAt),
+    // Only runs the scheduler may wake: ended runs leave it, so it holds the runs in flight,
+    // not the whole history.
+    index('runs_due_idx')
+      .on(table.wakeAt)
+      .where(sql`${table.wakeAt} is not null`),
     index('runs_event_idx').on(table.eventId),
     check(
       'runs_status_check',
