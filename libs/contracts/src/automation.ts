@@ -73,12 +73,13 @@ export type CreditSnapshot = z.infer<typeof CreditSnapshot>;
  */
 export const WEBHOOK_INFLIGHT_BUCKET = 'webhook-inflight';
 /**
- * The bucket's options, the same for every service that opens it: its keys expire a day after
- * their last write. NATS 2.9 keeps the marker of every deleted key for good, and only the
- * bucket's TTL removes them; workflow-runner rewrites the claims of runs still going long
- * before that, so that a run waiting for days keeps its claim.
+ * The bucket's options, the same for every service that opens it: its keys expire an hour after
+ * their last write. NATS 2.9 keeps the marker of every deleted key for good, one per distinct
+ * body, and only the bucket's TTL removes them: the TTL bounds what nats-server holds to the
+ * distinct bodies of the last hour (decision 40). workflow-runner rewrites the claims of runs
+ * still going long before that, so that a run waiting for days keeps its claim.
  */
-export const WEBHOOK_INFLIGHT_BUCKET_OPTIONS = { ttlMs: 24 * 60 * 60 * 1000 } as const;
+export const WEBHOOK_INFLIGHT_BUCKET_OPTIONS = { ttlMs: 60 * 60 * 1000 } as const;
 /**
  * The request holding a fingerprint, and when it claimed it. A replica that dies between the
  * claim and storing the request leaves a key that no run will delete: once a claim is older than

@@ -129,6 +129,13 @@ export const runs = workflowRunnerSchema.table(
       .on(table.wakeAt)
       .where(sql`${table.wakeAt} is not null`),
     index('runs_event_idx').on(table.eventId),
+    // The runs whose in-flight claim the claim refresh rewrites: few at any time, found without
+    // reading the run history each pass.
+    index('runs_holding_claims_idx')
+      .on(table.id)
+      .where(
+        sql`${table.inflightKey} is not null and ${table.status} not in ('succeeded', 'failed', 'cancelled')`,
+      ),
     check(
       'runs_status_check',
       sql`${table.status} in ('queued', 'running', 'waiting_approval', 'succeeded', 'failed', 'cancelled')`,

@@ -1,0 +1,3 @@
+-- The claim refresh (decision 40) looks for unfinished runs holding an in-flight claim every
+-- quarter of the bucket's TTL; without this index each pass read the whole run history.
+CREATE INDEX "runs_holding_claims_idx" ON "workflow_runner"."runs" USING btree ("id") WHERE "workflow_runner"."runs"."inflight_key" is not null and "workflow_runner"."runs"."status" not in ('succeeded', 'failed', 'cancelled');
