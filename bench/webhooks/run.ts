@@ -222,8 +222,12 @@ async function measure(
   });
   await runAutocannon(options(Math.min(3, Math.max(1, env.BENCH_DURATION_S / 5))));
   const cpuBefore = cpuOf(processes);
+  const loadStarted = Date.now();
+  const latenciesBySecond: number[][] = [];
   const result = await runAutocannon(options(env.BENCH_DURATION_S), (status, ms) => {
-    if (status >= 200 && status < 300) latencies.push(ms);
+    if (status < 200 || status >= 300) return;
+    latencies.push(ms);
+    (latenciesBySecond[Math.floor((Date.now() - loadStarted) / 1000)] ??= []).push(ms);
   });
   const cpuAfter = cpuOf(processes);
   latencies.sort((a, b) => a - b);
@@ -249,6 +253,7 @@ async function measure(
     .map(([label, quantile]) => `${label} ${percentile(latencies, quantile).toFixed(1)}`)
     .join(', ');
   console.log(`    latency ms: ${spread}`);
+  console.log(`    ${secondBySecondP99(latenciesBySecond)}`);
   const answered = latencies.length;
   const cpuPerRequest = processes
     .map((watched, index) => ({
@@ -286,6 +291,31 @@ const SHARED_PROCESSES: WatchedProcess[] = [
   { name: 'postgres', pids: () => pidsOfCommand('postgres') },
   { name: 'autocannon', pids: () => [process.pid] },
 ];
+
+/**
+ * The p99 of each second of the load: a stall shows as a few seconds far above the others,
+ * queueing for the CPUs as every second close to the run's own p99.
+ */
+function secondBySecondP99(latenciesBySecond: readonly (number[] | undefined)[]): string {
+  const p99s = latenciesBySecond
+    // The last second is cut short by the end of the load.
+    .slice(0, -1)
+    .map((second) =>
+      percentile(
+        [...(second ?? [])].sort((a, b) => a - b),
+        0.99,
+      ),
+    )
+    .filter((p99) => !Number.isNaN(p99));
+  if (p99s.length === 0) return 'p99 per second: too short a load';
+  const sorted = [...p99s].sort((a, b) => a - b);
+  return (
+    `p99 per second ms: median ${percentile(sorted, 0.5).toFixed(1)}, ` +
+    `lowest ${(sorted[0] ?? Number.NaN).toFixed(1)}, ` +
+    `highest ${(sorted[sorted.length - 1] ?? Number.NaN).toFixed(1)} ` +
+    `(first second ${(p99s[0] ?? Number.NaN).toFixed(1)})`
+  );
+}
 
 interface RunCheck {
   accepted: number;
