@@ -7,12 +7,12 @@ import { Client } from 'pg';
 import pino from 'pino';
 import { createDistributedPlatform } from './distributed';
 import type { Platform, StreamConsumer } from './platform';
-import { describePlatformContract } from './testing';
 import {
   deleteStreams,
+  describePlatformContract,
   recordingCreatedStreams,
   streamNamesOnServer,
-} from './testing/created-streams';
+} from './testing';
 
 const encoder = new TextEncoder();
 const text = (value: string): Uint8Array => encoder.encode(value);

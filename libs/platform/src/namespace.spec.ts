@@ -4,7 +4,7 @@ import { createDistributedPlatform } from './distributed';
 import { decodeJson, encodeJson } from './rpc';
 import { withNamespace } from './namespace';
 import type { Platform, StreamMessage } from './platform';
-import { deleteStreams, recordingCreatedStreams } from './testing/created-streams';
+import { deleteStreams, recordingCreatedStreams } from './testing';
 
 const natsUrl = process.env['NATS_URL'] || 'nats://127.0.0.1:4222';
 const namespace = () => `n${randomBytes(5).toString('hex')}`;
