@@ -73,20 +73,25 @@ export function createEmbeddedObjects(dataDir: string): ObjectStore & { close():
     return path.join(root, bucket);
   }
 
+  /** An object's metadata file; `key` is `fileKey` of its name. */
+  function metaPath(bucket: string, key: string): string {
+    return path.join(bucketFolder(bucket), `${key}.json`);
+  }
+
   /**
    * Changes of one object's metadata run one at a time, so that a sweep that found a version
    * expired never removes a newer one put meanwhile.
    */
-  function oneAtATime<T>(bucket: string, name: string, change: () => Promise<T>): Promise<T> {
-    const key = `${bucket}/${fileKey(name)}`;
-    const result = (changes.get(key) ?? Promise.resolve()).then(change);
+  function oneAtATime<T>(bucket: string, key: string, change: () => Promise<T>): Promise<T> {
+    const object = `${bucket}/${key}`;
+    const result = (changes.get(object) ?? Promise.resolve()).then(change);
     const settled = result.then(
       () => undefined,
       () => undefined,
     );
-    changes.set(key, settled);
+    changes.set(object, settled);
     void settled.then(() => {
-      if (changes.get(key) === settled) changes.delete(key);
+      if (changes.get(object) === settled) changes.delete(object);
     });
     return result;
   }
@@ -107,9 +112,9 @@ export function createEmbeddedObjects(dataDir: string): ObjectStore & { close():
     return known;
   }
 
-  async function readMeta(bucket: string, name: string): Promise<ObjectMeta | null> {
+  async function readMeta(bucket: string, key: string): Promise<ObjectMeta | null> {
     const text = await fsp
-      .readFile(path.join(bucketFolder(bucket), `${fileKey(name)}.json`), 'utf8')
+      .readFile(metaPath(bucket, key), 'utf8')
       .catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ENOENT') return null;
         throw error;
@@ -118,12 +123,10 @@ export function createEmbeddedObjects(dataDir: string): ObjectStore & { close():
     const meta = JSON.parse(text) as Partial<ObjectMeta> & Omit<ObjectMeta, 'storedAtMs'>;
     if (meta.storedAtMs !== undefined) return { ...meta, storedAtMs: meta.storedAtMs };
     // Objects put before their time was recorded count from their metadata file's last write.
-    const written = await fsp
-      .stat(path.join(bucketFolder(bucket), `${fileKey(name)}.json`))
-      .catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT') return null;
-        throw error;
-      });
+    const written = await fsp.stat(metaPath(bucket, key)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error;
+    });
     return written ? { ...meta, storedAtMs: written.mtimeMs } : null;
   }
 
@@ -134,13 +137,13 @@ export function createEmbeddedObjects(dataDir: string): ObjectStore & { close():
 
   /** The object's metadata, or null when it is missing or older than the bucket's max age. */
   async function liveMeta(bucket: string, name: string): Promise<ObjectMeta | null> {
-    const meta = await readMeta(bucket, name);
+    const meta = await readMeta(bucket, fileKey(name));
     return meta && !(await isExpired(bucket, meta)) ? meta : null;
   }
 
-  async function remove(bucket: string, meta: ObjectMeta): Promise<void> {
+  async function remove(bucket: string, key: string, meta: ObjectMeta): Promise<void> {
     const folder = bucketFolder(bucket);
-    await fsp.rm(path.join(folder, `${fileKey(meta.name)}.json`), { force: true });
+    await fsp.rm(metaPath(bucket, key), { force: true });
     await syncDirectory(folder);
     await fsp.rm(path.join(folder, meta.dataFile), { force: true });
   }
@@ -153,12 +156,10 @@ export function createEmbeddedObjects(dataDir: string): ObjectStore & { close():
     });
     for (const file of files) {
       if (!file.endsWith('.json')) continue;
-      const text = await fsp.readFile(path.join(folder, file), 'utf8').catch(() => null);
-      if (text === null) continue;
-      const { name } = JSON.parse(text) as ObjectMeta;
-      await oneAtATime(bucket, name, async () => {
-        const meta = await readMeta(bucket, name);
-        if (meta && (await isExpired(bucket, meta))) await remove(bucket, meta);
+      const key = file.slice(0, -'.json'.length);
+      await oneAtATime(bucket, key, async () => {
+        const meta = await readMeta(bucket, key);
+        if (meta && (await isExpired(bucket, meta))) await remove(bucket, key, meta);
       });
     }
   }
@@ -222,9 +223,9 @@ export function createEmbeddedObjects(dataDir: string): ObjectStore & { close():
         storedAtMs: Date.now(),
         ...(meta?.contentType === undefined ? {} : { contentType: meta.contentType }),
       };
-      await oneAtATime(bucket, name, async () => {
-        const previous = await readMeta(bucket, name);
-        await replaceFileDurably(path.join(folder, `${key}.json`), JSON.stringify(stored));
+      await oneAtATime(bucket, key, async () => {
+        const previous = await readMeta(bucket, key);
+        await replaceFileDurably(metaPath(bucket, key), JSON.stringify(stored));
         if (previous) await fsp.rm(path.join(folder, previous.dataFile), { force: true });
       });
       return infoOf(bucket, stored);
@@ -245,9 +246,10 @@ export function createEmbeddedObjects(dataDir: string): ObjectStore & { close():
     },
 
     async delete(bucket, name) {
-      await oneAtATime(bucket, name, async () => {
-        const meta = await readMeta(bucket, name);
-        if (meta) await remove(bucket, meta);
+      const key = fileKey(name);
+      await oneAtATime(bucket, key, async () => {
+        const meta = await readMeta(bucket, key);
+        if (meta) await remove(bucket, key, meta);
       });
     },
 
