@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import type { Logger } from 'pino';
 import {
   DIRECTORY_BUCKET,
   directoryKey,
@@ -27,10 +28,11 @@ export const runtimes = testRuntimes('workflow-runner-test');
 export function startRunner(
   platform: Platform,
   settings: Partial<WorkflowRunnerSettings> = {},
+  logger: Logger = testLogger(),
 ): Promise<ServiceHandle> {
   return startWorkflowRunnerService({
     platform,
-    logger: testLogger(),
+    logger,
     migrationsFolder: path.join(__dirname, '../../migrations'),
     settings: { RUN_POLL_INTERVAL_MS: 50, ...settings },
   });

@@ -117,6 +117,15 @@ export async function consumeWebhookEvents(deps: {
   }
 
   /**
+   * Whether an event is on record: its test event, or (once that was pruned) the run it
+   * started. Both are written in one transaction.
+   */
+  async function isStored(event: WebhookReceived): Promise<boolean> {
+    if (await deps.testEvents.find(event.workflowId, event.eventId)) return true;
+    return event.run !== undefined && (await deps.runs.findByEvent(event.eventId)) !== undefined;
+  }
+
+  /**
    * Writes a batch; if it fails, writes its events one at a time, so that one event the
    * database refuses holds back only itself. Returns the events that could not be written.
    */
@@ -153,19 +162,39 @@ export async function consumeWebhookEvents(deps: {
         const event = readEnvelope(message);
         if (!event) return;
         const payload = await readWebhookPayload(deps.objects, event.payload);
+        const retryLater = (error: unknown) => {
+          // Delivered again later, after a pause that grows with each attempt: an event the
+          // database refuses must not spin.
+          deps.logger.error(
+            { err: error, eventId: event.eventId, attempt: message.deliveryCount },
+            'storing a webhook event failed; it will be delivered again',
+          );
+          message.nak(Math.min(MAX_RETRY_DELAY_MS, RETRY_DELAY_MS * message.deliveryCount));
+        };
         if (payload.missing) {
+          // The parked body is deleted only once its event is stored, so a body gone is most
+          // often a delivery repeated after that (an ack lost, the runner killed before it).
+          let stored: boolean;
+          try {
+            stored = await isStored(event);
+          } catch (error) {
+            retryLater(error);
+            return;
+          }
+          if (stored) {
+            deps.logger.debug(
+              { eventId: event.eventId },
+              'webhook event delivered again after it was stored',
+            );
+            message.ack();
+            return;
+          }
           deps.logger.warn({ eventId: event.eventId }, 'webhook event body is no longer stored');
         }
         const received: ReceivedEvent = { event, body: payload.body };
         const failures = await writeInBatch(received);
         if (failures.has(received)) {
-          // Delivered again later, after a pause that grows with each attempt: an event the
-          // database refuses must not spin.
-          deps.logger.error(
-            { err: failures.get(received), eventId: event.eventId, attempt: message.deliveryCount },
-            'storing a webhook event failed; it will be delivered again',
-          );
-          message.nak(Math.min(MAX_RETRY_DELAY_MS, RETRY_DELAY_MS * message.deliveryCount));
+          retryLater(failures.get(received));
           return;
         }
         if (event.payload.kind === 'object') {
