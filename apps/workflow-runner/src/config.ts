@@ -10,6 +10,15 @@ export const WorkflowRunnerSettings = z.object({
   TEST_EVENTS_PER_WORKFLOW: z.coerce.number().int().min(1).max(1000).default(50),
   /** How often workflows that received test events are pruned to that cap, in ms. */
   TEST_EVENTS_PRUNE_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
+  /** Days an ended run stays in the run history; 0 keeps every run for good (decision 46). */
+  RUN_HISTORY_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
+  /** How often runs older than RUN_HISTORY_DAYS are deleted, in ms. */
+  RUN_HISTORY_PRUNE_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .max(24 * 60 * 60 * 1000)
+    .default(60 * 60 * 1000),
   /** Consumers of the RUNS stream per replica; their requests in flight share commits. */
   RUNS_CONSUMER_MEMBERS: z.coerce.number().int().min(1).max(64).default(4),
   /** Consumers of the WEBHOOK_EVENTS stream per replica; their events in flight share commits. */

@@ -13,6 +13,7 @@ import { servePaymentGrants } from './credits/payment-grants';
 import { createCreditSnapshots } from './credits/snapshots';
 import { consumeRunRequests } from './runs/consumer';
 import { startRunExecutor } from './runs/executor';
+import { startRunHistoryPruner } from './runs/history-pruner';
 import { startInflightClaimRefresh } from './runs/inflight-claims';
 import { createRunRepository } from './runs/repository';
 import { createStepExecutor } from './runs/steps';
@@ -88,6 +89,16 @@ export async function startWorkflowRunnerService(deps: {
     clock,
     logger,
   });
+  const historyPruner =
+    settings.RUN_HISTORY_DAYS > 0
+      ? startRunHistoryPruner({
+          runs,
+          keepDays: settings.RUN_HISTORY_DAYS,
+          intervalMs: settings.RUN_HISTORY_PRUNE_INTERVAL_MS,
+          clock,
+          logger,
+        })
+      : null;
   const onRunCreated = () => executor.nudge();
   const consumers = [
     await consumeWebhookEvents({
@@ -153,6 +164,7 @@ export async function startWorkflowRunnerService(deps: {
       await Promise.all(consumers.map((consumer) => consumer.stop()));
       await executor.stop();
       await claimRefresh.stop();
+      await historyPruner?.stop();
       await httpFetch.close();
       await directory.stop();
     },

@@ -82,7 +82,7 @@ export interface RunProgress {
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
-const CreatedIds = z.object({ rows: z.array(z.object({ id: z.string() })) });
+const RowIds = z.object({ rows: z.array(z.object({ id: z.string() })) });
 /** Schemas are built once: zod compiles a schema's parser on its first use. */
 const StoredSteps = z.array(Step);
 
@@ -271,7 +271,7 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
         where run_id in (select id from created)
       )
       select id from created`);
-    const created = new Set(CreatedIds.parse(result).rows.map((row) => row.id));
+    const created = new Set(RowIds.parse(result).rows.map((row) => row.id));
     return loaded.filter(({ run }) => created.has(run.id));
   }
 
@@ -359,6 +359,39 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
         )
         .orderBy(asc(runs.id))
         .limit(limit);
+    },
+
+    /**
+     * Deletes at most `limit` runs that ended before `endedBefore`, with their steps and
+     * approvals, and returns how many runs went. They are found workflow by workflow through
+     * runs_workflow_idx (a run ends after it was created), so that neither the whole history is
+     * read nor an index is added to the writes every run makes. Rows another replica is deleting
+     * are skipped, so two passes never wait on each other. The steps and approvals are matched
+     * through an array sub-select, planned as an index scan without table statistics (see
+     * `anyOfUuids`); an `in` sub-select was planned as a sequential scan of both tables.
+     */
+    async deleteEndedBefore(endedBefore: Date, limit: number): Promise<number> {
+      const cutoff = endedBefore.toISOString();
+      const result = await db.execute(sql`
+        with doomed as (
+          select ended.id from workflow_runner.workflows as w
+          cross join lateral (
+            select r.id from workflow_runner.runs as r
+            where r.workflow_id = w.id and r.created_at < ${cutoff}::timestamptz
+              and r.finished_at < ${cutoff}::timestamptz
+              and r.status in ('succeeded', 'failed', 'cancelled')
+            limit ${limit}
+            for update skip locked
+          ) as ended
+          limit ${limit}
+        ), deleted_steps as (
+          delete from workflow_runner.run_steps where run_id = any(array(select id from doomed))
+        ), deleted_approvals as (
+          delete from workflow_runner.approvals where run_id = any(array(select id from doomed))
+        )
+        delete from workflow_runner.runs where id = any(array(select id from doomed))
+        returning id`);
+      return RowIds.parse(result).rows.length;
     },
 
     /** Extends the lease while the run executes; false when another owner has taken it. */
