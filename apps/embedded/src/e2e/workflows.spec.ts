@@ -120,14 +120,19 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
   }
 
   /** What webhook-ingest appends to WEBHOOK_EVENTS for every valid request. */
-  async function receiveWebhook(created: CreatedWorkflow, workspaceId: string, body: unknown) {
+  async function receiveWebhook(
+    created: CreatedWorkflow,
+    workspaceId: string,
+    body: unknown,
+    receivedAt = new Date(),
+  ) {
     const eventId = randomUUID();
     const data: WebhookReceived = {
       eventId,
       webhookId: created.webhook?.id ?? randomUUID(),
       workflowId: created.workflow.id,
       workspaceId,
-      receivedAt: new Date().toISOString(),
+      receivedAt: receivedAt.toISOString(),
       headers: { 'content-type': 'application/json', 'x-e2e': '1' },
       payload: { kind: 'inline', body },
     };
@@ -445,7 +450,13 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
         },
       ],
     });
-    const older = await receiveWebhook(created, owner.workspaceId, { user: { name: 'Old' } });
+    // A second apart: two requests within one millisecond have no order between them.
+    const older = await receiveWebhook(
+      created,
+      owner.workspaceId,
+      { user: { name: 'Old' } },
+      new Date(Date.now() - 1_000),
+    );
     const newer = await receiveWebhook(created, owner.workspaceId, { user: { name: 'New' } });
     const events = await eventually(async () => {
       const response = await http(`${stack.url}/workflows/${created.workflow.id}/test-events`, {
