@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '@wap/platform';
+import { startPeriodicPasses } from './periodic-passes';
 import type { RunRepository } from './repository';
 
 /** Runs deleted per statement: a pass holds no lock on many rows at once. */
@@ -19,14 +20,11 @@ export function startRunHistoryPruner(deps: {
   logger: Logger;
 }): { stop(): Promise<void> } {
   const { runs, clock, logger } = deps;
-  let stopping = false;
-  let pass: Promise<void> = Promise.resolve();
-  let timer: NodeJS.Timeout | null = null;
 
-  async function deleteEndedRuns(): Promise<void> {
+  async function deleteEndedRuns(stopping: AbortSignal): Promise<void> {
     const endedBefore = new Date(clock.now().getTime() - deps.keepDays * DAY_MS);
     let deleted = 0;
-    while (!stopping) {
+    while (!stopping.aborted) {
       const batch = await runs.deleteEndedBefore(endedBefore, DELETE_BATCH);
       deleted += batch;
       if (batch < DELETE_BATCH) break;
@@ -36,27 +34,10 @@ export function startRunHistoryPruner(deps: {
     }
   }
 
-  const schedule = (delayMs: number) => {
-    timer = setTimeout(() => {
-      pass = deleteEndedRuns()
-        .catch((error: unknown) => {
-          logger.warn({ err: error }, 'deleting old runs failed; retrying at the next pass');
-        })
-        .finally(() => {
-          if (!stopping) schedule(deps.intervalMs);
-        });
-    }, delayMs);
-    timer.unref();
-  };
-  // The first pass soon after start: a runner restarted more often than the interval must
-  // still prune.
-  schedule(Math.min(deps.intervalMs, 60_000));
-
-  return {
-    async stop() {
-      stopping = true;
-      if (timer) clearTimeout(timer);
-      await pass;
-    },
-  };
+  return startPeriodicPasses({
+    intervalMs: deps.intervalMs,
+    pass: deleteEndedRuns,
+    failureMessage: 'deleting old runs failed; retrying at the next pass',
+    logger,
+  });
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { inflightClaimOf } from '@wap/contracts';
 import { KvConflictError, type Clock, type KvBucket } from '@wap/platform';
+import { startPeriodicPasses } from './periodic-passes';
 import type { RunRepository } from './repository';
 
 /** Runs read from the table per page. */
@@ -55,31 +56,10 @@ export function startInflightClaimRefresh(deps: {
     if (rewritten > 0) logger.info({ rewritten }, 'in-flight claims of runs still going rewritten');
   }
 
-  let stopping = false;
-  let pass: Promise<void> = Promise.resolve();
-  let timer: NodeJS.Timeout | null = null;
-  const schedule = (delayMs: number) => {
-    timer = setTimeout(() => {
-      pass = refreshAll()
-        .catch((error: unknown) => {
-          logger.warn(
-            { err: error },
-            'rewriting in-flight claims failed; retrying at the next pass',
-          );
-        })
-        .finally(() => {
-          if (!stopping) schedule(everyMs);
-        });
-    }, delayMs);
-  };
-  // The first pass soon after start: a runner that restarts often must not skip them all.
-  schedule(Math.min(everyMs, 60_000));
-
-  return {
-    async stop() {
-      stopping = true;
-      if (timer) clearTimeout(timer);
-      await pass;
-    },
-  };
+  return startPeriodicPasses({
+    intervalMs: everyMs,
+    pass: refreshAll,
+    failureMessage: 'rewriting in-flight claims failed; retrying at the next pass',
+    logger,
+  });
 }
