@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { eq, inArray, sql } from 'drizzle-orm';
 import {
-  WEBHOOK_RECEIVED_SUBJECT,
   WorkflowWithWebhook,
   type Actor,
   type StepInput,
   type WebhookReceived,
 } from '@wap/contracts';
-import { encodeJson, type Platform } from '@wap/platform';
+import type { Platform } from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { eventually } from '@wap/testing';
 import { approvals, runs, runSteps } from '../db/schema';
 import {
   actorFor,
   callRunnerRoute,
+  publishWebhookEvent,
   publishWorkspace,
   runReaching,
   runtimes,
@@ -62,11 +62,7 @@ describe.each(runtimes)('the run history on the %s runtime', (_name, makeRuntime
       payload: { kind: 'inline', body: {} },
       run: { runId, inflightKey: null, notBefore: null },
     };
-    await platform.streams.publish(
-      WEBHOOK_RECEIVED_SUBJECT,
-      encodeJson({ type: WEBHOOK_RECEIVED_SUBJECT, id: data.eventId, time: data.receivedAt, data }),
-      { messageId: data.eventId },
-    );
+    await publishWebhookEvent(platform, data);
     return runId;
   }
 

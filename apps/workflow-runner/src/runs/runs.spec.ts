@@ -38,6 +38,7 @@ import {
   actorFor,
   CALL_TIMEOUT_MS,
   callRunnerRoute,
+  publishWebhookEvent,
   publishWorkspace,
   runReaching,
   runtimes,
@@ -151,14 +152,8 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     };
   }
 
-  /** Publishes the event as webhook-ingest does; `messageId: false` leaves JetStream's dedupe out. */
-  async function publishEvent(data: WebhookReceived, options: { dedupe?: boolean } = {}) {
-    await platform.streams.publish(
-      WEBHOOK_RECEIVED_SUBJECT,
-      encodeJson({ type: WEBHOOK_RECEIVED_SUBJECT, id: data.eventId, time: data.receivedAt, data }),
-      options.dedupe === false ? {} : { messageId: data.eventId },
-    );
-  }
+  const publishEvent = (data: WebhookReceived, options: { dedupe?: boolean } = {}) =>
+    publishWebhookEvent(platform, data, options);
 
   async function publishTestEvent(
     created: ReturnType<typeof WorkflowWithWebhook.parse>,

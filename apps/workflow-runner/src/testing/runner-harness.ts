@@ -10,6 +10,8 @@ import {
   type DirectoryWorkspace,
   type Run,
   type ServiceReply,
+  type WebhookReceived,
+  WEBHOOK_RECEIVED_SUBJECT,
 } from '@wap/contracts';
 import { callRoute, encodeJson, type Platform } from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
@@ -94,6 +96,22 @@ export function callRunnerRoute(
       body: request.body ?? null,
     },
     { timeoutMs: CALL_TIMEOUT_MS },
+  );
+}
+
+/**
+ * Publishes a WEBHOOK_EVENTS message as webhook-ingest does; `dedupe: false` leaves JetStream's
+ * dedupe out, as for a copy published again outside its window.
+ */
+export async function publishWebhookEvent(
+  platform: Platform,
+  data: WebhookReceived,
+  options: { dedupe?: boolean } = {},
+): Promise<void> {
+  await platform.streams.publish(
+    WEBHOOK_RECEIVED_SUBJECT,
+    encodeJson({ type: WEBHOOK_RECEIVED_SUBJECT, id: data.eventId, time: data.receivedAt, data }),
+    options.dedupe === false ? {} : { messageId: data.eventId },
   );
 }
 

@@ -1,18 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import pino from 'pino';
-import {
-  WEBHOOK_PAYLOADS_BUCKET,
-  WEBHOOK_RECEIVED_SUBJECT,
-  WorkflowWithWebhook,
-  type WebhookReceived,
-} from '@wap/contracts';
-import { encodeJson, type Platform } from '@wap/platform';
+import { WEBHOOK_PAYLOADS_BUCKET, WorkflowWithWebhook, type WebhookReceived } from '@wap/contracts';
+import type { Platform } from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { eventually } from '@wap/testing';
 import {
   actorFor,
   callRunnerRoute,
+  publishWebhookEvent,
   publishWorkspace,
   runReaching,
   runtimes,
@@ -66,18 +62,8 @@ describe.each(runtimes)(
       return row;
     }
 
-    async function publish(data: WebhookReceived, options: { dedupe: boolean }) {
-      await platform.streams.publish(
-        WEBHOOK_RECEIVED_SUBJECT,
-        encodeJson({
-          type: WEBHOOK_RECEIVED_SUBJECT,
-          id: data.eventId,
-          time: data.receivedAt,
-          data,
-        }),
-        options.dedupe ? { messageId: data.eventId } : {},
-      );
-    }
+    const publish = (data: WebhookReceived, options: { dedupe: boolean }) =>
+      publishWebhookEvent(platform, data, options);
 
     test('an event delivered again after it was stored is acked as it is, found by its test event or, once that is pruned, by its run; a body that never arrived is stored as null, with a warning', async () => {
       const owner = actorFor('owner');
