@@ -1,11 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eq, inArray, sql } from 'drizzle-orm';
-import {
-  WorkflowWithWebhook,
-  type Actor,
-  type StepInput,
-  type WebhookReceived,
-} from '@wap/contracts';
+import { type Actor, type StepInput } from '@wap/contracts';
 import type { Platform } from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { eventually } from '@wap/testing';
@@ -13,11 +8,14 @@ import { approvals, runs, runSteps } from '../db/schema';
 import {
   actorFor,
   callRunnerRoute,
+  createWebhookWorkflow,
   publishWebhookEvent,
   publishWorkspace,
   runReaching,
   runtimes,
   startRunner,
+  webhookEventFor,
+  type CreatedWorkflow,
   type RuntimeUnderTest,
 } from '../testing/runner-harness';
 
@@ -41,28 +39,16 @@ describe.each(runtimes)('the run history on the %s runtime', (_name, makeRuntime
     await runtime.cleanup();
   });
 
-  async function createWorkflow(owner: Actor, workspaceId: string, steps: StepInput[]) {
-    const reply = await callRunnerRoute(platform, 'create_workflow', owner, {
-      body: { workspaceId, name: 'history', trigger: { type: 'custom_webhook' }, steps },
-    });
-    expect(reply.status).toBe(201);
-    return WorkflowWithWebhook.parse(reply.body);
-  }
+  const createWorkflow = (owner: Actor, workspaceId: string, steps: StepInput[]) =>
+    createWebhookWorkflow(platform, owner, workspaceId, steps);
 
   /** Starts a run as a webhook request does; its id. */
-  async function startRun(created: ReturnType<typeof WorkflowWithWebhook.parse>): Promise<string> {
+  async function startRun(created: CreatedWorkflow): Promise<string> {
     const runId = randomUUID();
-    const data: WebhookReceived = {
-      eventId: randomUUID(),
-      webhookId: created.webhook?.id ?? randomUUID(),
-      workflowId: created.workflow.id,
-      workspaceId: created.workflow.workspace_id,
-      receivedAt: new Date().toISOString(),
-      headers: {},
-      payload: { kind: 'inline', body: {} },
-      run: { runId, inflightKey: null, notBefore: null },
-    };
-    await publishWebhookEvent(platform, data);
+    await publishWebhookEvent(
+      platform,
+      webhookEventFor(created, {}, { runId, inflightKey: null, notBefore: null }),
+    );
     return runId;
   }
 

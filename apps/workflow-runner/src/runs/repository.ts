@@ -379,7 +379,10 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
             select r.id from workflow_runner.runs as r
             where r.workflow_id = w.id and r.created_at < ${cutoff}::timestamptz
               and r.finished_at < ${cutoff}::timestamptz
-              and r.status in ('succeeded', 'failed', 'cancelled')
+              and r.status in (${sql.join(
+                FINAL_RUN_STATUSES.map((status) => sql`${status}`),
+                sql`, `,
+              )})
             limit ${limit}
             for update skip locked
           ) as ended

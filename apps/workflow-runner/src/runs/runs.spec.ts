@@ -19,7 +19,6 @@ import {
   WEBHOOKS_BUCKET,
   webhookKey,
   WORKFLOW_SUBJECTS,
-  WorkflowWithWebhook,
   type Actor,
   type StartRun,
   type StepInput,
@@ -38,11 +37,14 @@ import {
   actorFor,
   CALL_TIMEOUT_MS,
   callRunnerRoute,
+  createWebhookWorkflow,
   publishWebhookEvent,
   publishWorkspace,
   runReaching,
   runtimes,
   startRunner,
+  webhookEventFor,
+  type CreatedWorkflow,
   type RuntimeUnderTest,
 } from '../testing/runner-harness';
 
@@ -116,50 +118,18 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     return { owner, workspaceId };
   }
 
-  async function createWorkflow(
+  const createWorkflow = (
     owner: Actor,
     workspaceId: string,
     steps: StepInput[],
     settings: Record<string, unknown> = {},
-  ) {
-    const reply = await callRunnerRoute(platform, 'create_workflow', owner, {
-      body: {
-        workspaceId,
-        name: 'spec flow',
-        trigger: { type: 'custom_webhook' },
-        steps,
-        settings,
-      },
-    });
-    expect(reply.status).toBe(201);
-    return WorkflowWithWebhook.parse(reply.body);
-  }
-
-  function webhookEvent(
-    created: ReturnType<typeof WorkflowWithWebhook.parse>,
-    body: unknown,
-    run?: WebhookReceived['run'],
-  ): WebhookReceived {
-    return {
-      eventId: randomUUID(),
-      webhookId: created.webhook?.id ?? randomUUID(),
-      workflowId: created.workflow.id,
-      workspaceId: created.workflow.workspace_id,
-      receivedAt: new Date().toISOString(),
-      headers: { 'content-type': 'application/json' },
-      payload: { kind: 'inline', body },
-      ...(run ? { run } : {}),
-    };
-  }
+  ) => createWebhookWorkflow(platform, owner, workspaceId, steps, settings);
 
   const publishEvent = (data: WebhookReceived, options: { dedupe?: boolean } = {}) =>
     publishWebhookEvent(platform, data, options);
 
-  async function publishTestEvent(
-    created: ReturnType<typeof WorkflowWithWebhook.parse>,
-    body: unknown,
-  ): Promise<string> {
-    const data = webhookEvent(created, body);
+  async function publishTestEvent(created: CreatedWorkflow, body: unknown): Promise<string> {
+    const data = webhookEventFor(created, body);
     await publishEvent(data);
     return data.eventId;
   }
@@ -332,7 +302,7 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     const runId = randomUUID();
     await inflight.create(inflightKey, encodeJson(runId));
     const notBefore = new Date(Date.now() + 1_500);
-    const event = webhookEvent(
+    const event = webhookEventFor(
       created,
       { hello: 'world' },
       { runId, inflightKey, notBefore: notBefore.toISOString() },
@@ -389,12 +359,12 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
       logger: testLogger(),
     });
     const startRun = async (
-      created: ReturnType<typeof WorkflowWithWebhook.parse>,
+      created: CreatedWorkflow,
       inflightKey: string,
       claimant: 'own event' | 'another event' | 'not a claim',
       runId = randomUUID(),
     ) => {
-      const event = webhookEvent(created, {}, { runId, inflightKey, notBefore: null });
+      const event = webhookEventFor(created, {}, { runId, inflightKey, notBefore: null });
       const eventId = claimant === 'own event' ? event.eventId : randomUUID();
       await inflight.create(
         inflightKey,
@@ -680,7 +650,7 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     await Promise.all(
       runIds.map((runId, index) =>
         publishEvent(
-          webhookEvent(created, { index }, { runId, inflightKey: null, notBefore: null }),
+          webhookEventFor(created, { index }, { runId, inflightKey: null, notBefore: null }),
         ),
       ),
     );
@@ -809,11 +779,11 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
       { type: 'delay', name: 'pause', settings: { seconds: 0 } },
     ]);
     // A NUL in a JSON string: webhook-ingest refuses such bodies, jsonb cannot hold them.
-    const refused = webhookEvent(created, { note: 'a\u0000b' });
+    const refused = webhookEventFor(created, { note: 'a\u0000b' });
     const runId = randomUUID();
     const kept = [
-      webhookEvent(created, { n: 1 }),
-      webhookEvent(created, { n: 2 }, { runId, inflightKey: null, notBefore: null }),
+      webhookEventFor(created, { n: 1 }),
+      webhookEventFor(created, { n: 2 }, { runId, inflightKey: null, notBefore: null }),
     ];
     await Promise.all([refused, ...kept].map((event) => publishEvent(event)));
 
@@ -875,7 +845,7 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     const cap = 50;
     const base = Date.now();
     const events = Array.from({ length: cap + 2 }, (_unused, index) => ({
-      ...webhookEvent(created, { index }),
+      ...webhookEventFor(created, { index }),
       receivedAt: new Date(base + index).toISOString(),
     }));
     const stored = createTestEventRepository({ db: platform.sql.db, capPerWorkflow: cap });

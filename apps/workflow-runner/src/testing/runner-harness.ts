@@ -10,8 +10,10 @@ import {
   type DirectoryWorkspace,
   type Run,
   type ServiceReply,
+  type StepInput,
   type WebhookReceived,
   WEBHOOK_RECEIVED_SUBJECT,
+  WorkflowWithWebhook,
 } from '@wap/contracts';
 import { callRoute, encodeJson, type Platform } from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
@@ -97,6 +99,46 @@ export function callRunnerRoute(
     },
     { timeoutMs: CALL_TIMEOUT_MS },
   );
+}
+
+export type CreatedWorkflow = ReturnType<typeof WorkflowWithWebhook.parse>;
+
+/** Creates a Custom Webhook workflow of these steps (in draft) as `owner` does. */
+export async function createWebhookWorkflow(
+  platform: Platform,
+  owner: Actor,
+  workspaceId: string,
+  steps: StepInput[],
+  settings: Record<string, unknown> = {},
+): Promise<CreatedWorkflow> {
+  const reply = await callRunnerRoute(platform, 'create_workflow', owner, {
+    body: { workspaceId, name: 'spec flow', trigger: { type: 'custom_webhook' }, steps, settings },
+  });
+  if (reply.status !== 201) {
+    throw new Error(`create_workflow answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+  }
+  return WorkflowWithWebhook.parse(reply.body);
+}
+
+/**
+ * A WEBHOOK_EVENTS message for the workflow as webhook-ingest builds it, its body inline; with
+ * `run`, the message starts that run.
+ */
+export function webhookEventFor(
+  created: CreatedWorkflow,
+  body: unknown,
+  run?: WebhookReceived['run'],
+): WebhookReceived {
+  return {
+    eventId: randomUUID(),
+    webhookId: created.webhook?.id ?? randomUUID(),
+    workflowId: created.workflow.id,
+    workspaceId: created.workflow.workspace_id,
+    receivedAt: new Date().toISOString(),
+    headers: { 'content-type': 'application/json' },
+    payload: { kind: 'inline', body },
+    ...(run ? { run } : {}),
+  };
 }
 
 /**

@@ -1,18 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import pino from 'pino';
-import { WEBHOOK_PAYLOADS_BUCKET, WorkflowWithWebhook, type WebhookReceived } from '@wap/contracts';
+import { WEBHOOK_PAYLOADS_BUCKET, type WebhookReceived } from '@wap/contracts';
 import type { Platform } from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { eventually } from '@wap/testing';
 import {
   actorFor,
   callRunnerRoute,
+  createWebhookWorkflow,
   publishWebhookEvent,
   publishWorkspace,
   runReaching,
   runtimes,
   startRunner,
+  webhookEventFor,
   type RuntimeUnderTest,
 } from '../testing/runner-harness';
 import { testEvents } from '../db/schema';
@@ -68,38 +70,23 @@ describe.each(runtimes)(
     test('an event delivered again after it was stored is acked as it is, found by its test event or, once that is pruned, by its run; a body that never arrived is stored as null, with a warning', async () => {
       const owner = actorFor('owner');
       const workspaceId = await publishWorkspace(platform, [owner]);
-      const reply = await callRunnerRoute(platform, 'create_workflow', owner, {
-        body: {
-          workspaceId,
-          name: 'parked bodies',
-          trigger: { type: 'custom_webhook' },
-          steps: [{ type: 'delay', name: 'pause', settings: { seconds: 0 } }],
-        },
-      });
-      expect(reply.status).toBe(201);
-      const created = WorkflowWithWebhook.parse(reply.body);
+      const created = await createWebhookWorkflow(platform, owner, workspaceId, [
+        { type: 'delay', name: 'pause', settings: { seconds: 0 } },
+      ]);
+      /** An event whose body was parked in the object store (`undefined`: never parked). */
       const parkedEvent = async (body: unknown, run?: WebhookReceived['run']) => {
-        const eventId = randomUUID();
+        const event = webhookEventFor(created, null, run);
         const parked =
           body === undefined
             ? null
-            : await platform.objects.put(WEBHOOK_PAYLOADS_BUCKET, eventId, chunksOf(body));
-        const event: WebhookReceived = {
-          eventId,
-          webhookId: created.webhook?.id ?? randomUUID(),
-          workflowId: created.workflow.id,
-          workspaceId,
-          receivedAt: new Date().toISOString(),
-          headers: { 'content-type': 'application/json' },
-          payload: {
-            kind: 'object',
-            bucket: WEBHOOK_PAYLOADS_BUCKET,
-            name: eventId,
-            size: parked?.size ?? 100,
-          },
-          ...(run ? { run } : {}),
+            : await platform.objects.put(WEBHOOK_PAYLOADS_BUCKET, event.eventId, chunksOf(body));
+        const payload: WebhookReceived['payload'] = {
+          kind: 'object',
+          bucket: WEBHOOK_PAYLOADS_BUCKET,
+          name: event.eventId,
+          size: parked?.size ?? 100,
         };
-        return event;
+        return { ...event, payload };
       };
 
       const runId = randomUUID();

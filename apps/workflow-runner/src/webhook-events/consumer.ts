@@ -12,6 +12,7 @@ import {
   type ObjectStore,
   type SqlDatabase,
   type StreamConsumer,
+  type StreamMessage,
   type Streams,
 } from '@wap/platform';
 import { consumeWithMembers, envelopeReader } from '../bus/durable-consumers';
@@ -126,6 +127,18 @@ export async function consumeWebhookEvents(deps: {
   }
 
   /**
+   * Delivered again later, after a pause that grows with each attempt: an event the database
+   * refuses must not spin.
+   */
+  function retryLater(message: StreamMessage, eventId: string, error: unknown): void {
+    deps.logger.error(
+      { err: error, eventId, attempt: message.deliveryCount },
+      'storing a webhook event failed; it will be delivered again',
+    );
+    message.nak(Math.min(MAX_RETRY_DELAY_MS, RETRY_DELAY_MS * message.deliveryCount));
+  }
+
+  /**
    * Writes a batch; if it fails, writes its events one at a time, so that one event the
    * database refuses holds back only itself. Returns the events that could not be written.
    */
@@ -162,25 +175,14 @@ export async function consumeWebhookEvents(deps: {
         const event = readEnvelope(message);
         if (!event) return;
         const payload = await readWebhookPayload(deps.objects, event.payload);
-        const retryLater = (error: unknown) => {
-          // Delivered again later, after a pause that grows with each attempt: an event the
-          // database refuses must not spin.
-          deps.logger.error(
-            { err: error, eventId: event.eventId, attempt: message.deliveryCount },
-            'storing a webhook event failed; it will be delivered again',
-          );
-          message.nak(Math.min(MAX_RETRY_DELAY_MS, RETRY_DELAY_MS * message.deliveryCount));
-        };
         if (payload.missing) {
           // The parked body is deleted only once its event is stored, so a body gone is most
           // often a delivery repeated after that (an ack lost, the runner killed before it).
-          let stored: boolean;
-          try {
-            stored = await isStored(event);
-          } catch (error) {
-            retryLater(error);
-            return;
-          }
+          const stored = await isStored(event).catch((error: unknown) => {
+            retryLater(message, event.eventId, error);
+            return null;
+          });
+          if (stored === null) return;
           if (stored) {
             deps.logger.debug(
               { eventId: event.eventId },
@@ -194,7 +196,7 @@ export async function consumeWebhookEvents(deps: {
         const received: ReceivedEvent = { event, body: payload.body };
         const failures = await writeInBatch(received);
         if (failures.has(received)) {
-          retryLater(failures.get(received));
+          retryLater(message, event.eventId, failures.get(received));
           return;
         }
         if (event.payload.kind === 'object') {
