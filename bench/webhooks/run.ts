@@ -3,12 +3,14 @@
 // live workflow of one free step, with a distinct body per request; against a bare node:http
 // server that parses the JSON and publishes it once to JetStream, awaiting the ack.
 // Targets: ≥ 40% of the baseline's throughput, no errors, p99 ≤ 50 ms, and every accepted
-// request has its run within 10 s after the load ends (and none has two).
+// request has its run within 10 s after the load ends (and none has two). Then, for reading only,
+// both take an open-loop load at BENCH_PACED_RATE (500 req/s by default): their latency when
+// the CPUs are not saturated.
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import type autocannon from 'autocannon';
-import { type z } from 'zod';
+import { z } from 'zod';
 import { mintSessionToken } from '@wap/auth';
 import { removeNamespaceFromNats } from '@wap/testing';
 import {
@@ -22,6 +24,7 @@ import {
   runBench,
   type OnCleanup,
 } from '../shared/harness';
+import { runPacedLoad } from '../shared/paced-load';
 import {
   cpuTimeMs,
   createProcessGroup,
@@ -30,7 +33,13 @@ import {
   type ProcessGroup,
 } from '../shared/processes';
 
-const BenchEnv = benchEnvSchema(30);
+const BenchEnv = benchEnvSchema(30).extend({
+  /**
+   * After the saturating runs, both targets also take an open-loop load at this many requests a
+   * second (0: not measured), to show their latency below saturation. Not one of the targets.
+   */
+  BENCH_PACED_RATE: z.coerce.number().min(0).default(500),
+});
 type BenchEnv = z.infer<typeof BenchEnv>;
 
 const MIN_THROUGHPUT_RATIO = 0.4;
@@ -93,6 +102,32 @@ async function main(onCleanup: OnCleanup): Promise<void> {
 
   printTable([platform, baseline]);
   if (!reportTargets(platform, baseline, runs)) process.exitCode = 1;
+
+  if (env.BENCH_PACED_RATE > 0) {
+    console.log(
+      `\nBelow saturation: an open-loop load of ${env.BENCH_PACED_RATE} req/s for ` +
+        `${env.BENCH_DURATION_S / 2} s each (latency from when each request was due)\n`,
+    );
+    const pacedAccepted: string[] = [];
+    const platformPaced = await measurePaced(
+      'platform, paced',
+      `${gatewayUrl}${webhookPath}`,
+      env,
+      pacedAccepted,
+    );
+    const pacedRuns = await awaitRuns(databaseUrl, pacedAccepted, Date.now());
+    const baselinePaced = await measurePaced(
+      'JetStream baseline, paced',
+      `${baselineServer.url}/hook`,
+      env,
+      [],
+    );
+    printTable([platformPaced, baselinePaced]);
+    console.log(
+      `\npaced requests with their run ${pacedRuns.afterMs} ms after the load: ` +
+        `${pacedRuns.withRun} of ${pacedRuns.accepted}, ${pacedRuns.duplicated} with more than one`,
+    );
+  }
 }
 
 /** Storage, the runner, two webhook-ingest replicas and the gateway; the gateway's URL. */
@@ -187,6 +222,19 @@ async function startBaseline(group: ProcessGroup, natsUrl: string, namespace: st
   return { url: `http://127.0.0.1:${port}`, pid: child.pid };
 }
 
+let sequence = 0;
+/** A body no other request of the bench has, so none is skipped as a duplicate. */
+function distinctBody(): string {
+  return JSON.stringify({ order: (sequence += 1), nonce: randomBytes(6).toString('hex') });
+}
+
+/** Keeps the eventId of a request that started a run. */
+function keepAccepted(acceptedEventIds: string[], status: number, body: string): void {
+  if (status < 200 || status >= 300) return;
+  const parsed = JSON.parse(body) as { eventId?: string; triggered?: number };
+  if (parsed.eventId && parsed.triggered !== 0) acceptedEventIds.push(parsed.eventId);
+}
+
 /**
  * A warm-up run, then the measured run. Every request carries a body of its own (no two are
  * identical, so none is skipped as a duplicate); the eventIds of accepted requests are kept.
@@ -198,7 +246,6 @@ async function measure(
   acceptedEventIds: string[],
   processes: readonly WatchedProcess[],
 ): Promise<Measurement> {
-  let sequence = 0;
   const latencies: number[] = [];
   const options = (duration: number): autocannon.Options => ({
     url,
@@ -208,15 +255,8 @@ async function measure(
       {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        setupRequest: (request) => ({
-          ...request,
-          body: JSON.stringify({ order: (sequence += 1), nonce: randomBytes(6).toString('hex') }),
-        }),
-        onResponse: (status, body) => {
-          if (status < 200 || status >= 300) return;
-          const parsed = JSON.parse(body) as { eventId?: string; triggered?: number };
-          if (parsed.eventId && parsed.triggered !== 0) acceptedEventIds.push(parsed.eventId);
-        },
+        setupRequest: (request) => ({ ...request, body: distinctBody() }),
+        onResponse: (status, body) => keepAccepted(acceptedEventIds, status, body),
       },
     ],
   });
@@ -270,6 +310,49 @@ async function measure(
     );
   }
   return measurement;
+}
+
+/** The open-loop load at BENCH_PACED_RATE: latency below saturation. */
+async function measurePaced(
+  target: string,
+  url: string,
+  env: BenchEnv,
+  acceptedEventIds: string[],
+): Promise<Measurement> {
+  const latencies: number[] = [];
+  let non2xx = 0;
+  const durationS = env.BENCH_DURATION_S / 2;
+  const result = await runPacedLoad({
+    url,
+    ratePerSec: env.BENCH_PACED_RATE,
+    durationS,
+    // As many as the saturating runs hold, so a backlog shows as latency, not as refusals.
+    connections: env.BENCH_CONNECTIONS,
+    headers: { 'content-type': 'application/json' },
+    body: distinctBody,
+    onResponse: (status, latencyMs, body) => {
+      if (status < 200 || status >= 300) {
+        non2xx += 1;
+        return;
+      }
+      latencies.push(latencyMs);
+      keepAccepted(acceptedEventIds, status, body);
+    },
+  });
+  latencies.sort((a, b) => a - b);
+  console.log(
+    `  measured ${target}: ${result.answered} of ${result.sent} answered ` +
+      `(${Math.round(result.answered / durationS)} req/s), the generator ` +
+      `at most ${result.maxLagMs.toFixed(1)} ms behind its schedule`,
+  );
+  return {
+    target,
+    requestsPerSec: result.answered / durationS,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    errors: result.errors,
+    non2xx,
+  };
 }
 
 /** A process whose CPU time is counted while a target is measured: one pid or several. */

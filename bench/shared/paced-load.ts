@@ -1,0 +1,78 @@
+import { Pool } from 'undici';
+
+export interface PacedLoadOptions {
+  url: string;
+  /** Requests sent per second, on a fixed schedule, whether or not earlier ones were answered. */
+  ratePerSec: number;
+  durationS: number;
+  /** Keep-alive connections at most; a request due while all are busy waits for one. */
+  connections: number;
+  headers: Record<string, string>;
+  body: () => string;
+  /** Every answer, with its latency counted from the moment the request was due. */
+  onResponse: (statusCode: number, latencyMs: number, body: string) => void;
+}
+
+export interface PacedLoadResult {
+  sent: number;
+  answered: number;
+  errors: number;
+  /** How far behind its schedule the generator itself fell at worst (ms). */
+  maxLagMs: number;
+}
+
+/**
+ * An open-loop load: requests leave on a fixed schedule, so a slow answer does not hold back the
+ * next request (autocannon's rate limit sends each second's requests in one burst, and its
+ * closed loop makes the latency at saturation the connections divided by the throughput).
+ * Latency counts from when a request was due, so the generator falling behind is not hidden.
+ */
+export async function runPacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
+  const target = new URL(options.url);
+  const pool = new Pool(target.origin, { connections: options.connections, pipelining: 1 });
+  const intervalMs = 1000 / options.ratePerSec;
+  const total = Math.round(options.ratePerSec * options.durationS);
+  const result: PacedLoadResult = { sent: 0, answered: 0, errors: 0, maxLagMs: 0 };
+  const pending = new Set<Promise<void>>();
+  const startedAt = performance.now();
+
+  const send = (dueAt: number) => {
+    const request = pool
+      .request({
+        path: `${target.pathname}${target.search}`,
+        method: 'POST',
+        headers: options.headers,
+        body: options.body(),
+      })
+      .then(async (response) => {
+        const text = await response.body.text();
+        result.answered += 1;
+        options.onResponse(response.statusCode, performance.now() - dueAt, text);
+      })
+      .catch(() => {
+        result.errors += 1;
+      })
+      .finally(() => pending.delete(request));
+    pending.add(request);
+  };
+
+  await new Promise<void>((resolve) => {
+    const sendDue = () => {
+      const now = performance.now();
+      while (result.sent < total) {
+        const dueAt = startedAt + result.sent * intervalMs;
+        if (dueAt > now) break;
+        result.maxLagMs = Math.max(result.maxLagMs, now - dueAt);
+        result.sent += 1;
+        send(dueAt);
+      }
+      if (result.sent >= total) resolve();
+      // Timers fire no sooner than 1 ms: every tick sends all that fell due meanwhile.
+      else setTimeout(sendDue, Math.max(0, startedAt + result.sent * intervalMs - now));
+    };
+    sendDue();
+  });
+  await Promise.all(pending);
+  await pool.close();
+  return result;
+}
