@@ -36,23 +36,25 @@ export async function runPacedLoad(options: PacedLoadOptions): Promise<PacedLoad
   const pending = new Set<Promise<void>>();
   const startedAt = performance.now();
 
+  // A failed request counts as an error; a failure in onResponse is the bench's own and ends it.
   const send = (dueAt: number) => {
-    const request = pool
-      .request({
-        path: `${target.pathname}${target.search}`,
-        method: 'POST',
-        headers: options.headers,
-        body: options.body(),
-      })
-      .then(async (response) => {
-        const text = await response.body.text();
-        result.answered += 1;
-        options.onResponse(response.statusCode, performance.now() - dueAt, text);
-      })
-      .catch(() => {
+    const request = (async () => {
+      let answer: { statusCode: number; body: string };
+      try {
+        const response = await pool.request({
+          path: `${target.pathname}${target.search}`,
+          method: 'POST',
+          headers: options.headers,
+          body: options.body(),
+        });
+        answer = { statusCode: response.statusCode, body: await response.body.text() };
+      } catch {
         result.errors += 1;
-      })
-      .finally(() => pending.delete(request));
+        return;
+      }
+      result.answered += 1;
+      options.onResponse(answer.statusCode, performance.now() - dueAt, answer.body);
+    })().finally(() => pending.delete(request));
     pending.add(request);
   };
 
