@@ -82,23 +82,24 @@ async function main(onCleanup: OnCleanup): Promise<void> {
     `\nPOST /webhooks/{id}, distinct bodies, ${env.BENCH_CONNECTIONS} connections, ` +
       `${env.BENCH_DURATION_S} s each, ${cpus().length} CPUs, Node ${process.version}\n`,
   );
+  const platformUrl = `${gatewayUrl}${webhookPath}`;
+  const platformProcesses = [...processes, ...SHARED_PROCESSES];
+  const baselineUrl = `${baselineServer.url}/hook`;
+  const baselineProcesses = [
+    { name: 'baseline', pids: () => [baselineServer.pid] },
+    ...SHARED_PROCESSES,
+  ];
   const accepted: string[] = [];
   const platform = await measure(
     'platform (gateway → webhook-ingest ×2)',
-    `${gatewayUrl}${webhookPath}`,
+    platformUrl,
     env,
     accepted,
-    [...processes, ...SHARED_PROCESSES],
+    platformProcesses,
   );
   const loadEnded = Date.now();
   const runs = await awaitRuns(databaseUrl, accepted, loadEnded);
-  const baseline = await measure(
-    'JetStream baseline',
-    `${baselineServer.url}/hook`,
-    env,
-    [],
-    [{ name: 'baseline', pids: () => [baselineServer.pid] }, ...SHARED_PROCESSES],
-  );
+  const baseline = await measure('JetStream baseline', baselineUrl, env, [], baselineProcesses);
 
   printTable([platform, baseline]);
   if (!reportTargets(platform, baseline, runs)) process.exitCode = 1;
@@ -111,16 +112,18 @@ async function main(onCleanup: OnCleanup): Promise<void> {
     const pacedAccepted: string[] = [];
     const platformPaced = await measurePaced(
       'platform, paced',
-      `${gatewayUrl}${webhookPath}`,
+      platformUrl,
       env,
       pacedAccepted,
+      platformProcesses,
     );
     const pacedRuns = await awaitRuns(databaseUrl, pacedAccepted, Date.now());
     const baselinePaced = await measurePaced(
       'JetStream baseline, paced',
-      `${baselineServer.url}/hook`,
+      baselineUrl,
       env,
       [],
+      baselineProcesses,
     );
     printTable([platformPaced, baselinePaced]);
     console.log(
@@ -294,22 +297,37 @@ async function measure(
     .join(', ');
   console.log(`    latency ms: ${spread}`);
   console.log(`    ${secondBySecondP99(latenciesBySecond)}`);
-  const answered = latencies.length;
+  printCpuPerRequest(processes, cpuBefore, cpuAfter, latencies.length);
+  return measurement;
+}
+
+/**
+ * The CPU time each watched process spent per answered request between two readings, and the
+ * share of the machine's CPUs all of them used meanwhile.
+ */
+function printCpuPerRequest(
+  processes: readonly WatchedProcess[],
+  before: { atMs: number; cpuMs: number[] },
+  after: { atMs: number; cpuMs: number[] },
+  answered: number,
+): void {
   const cpuPerRequest = processes
     .map((watched, index) => ({
       name: watched.name,
-      us: answered > 0 ? (((cpuAfter[index] ?? 0) - (cpuBefore[index] ?? 0)) * 1000) / answered : 0,
+      us:
+        answered > 0
+          ? (((after.cpuMs[index] ?? 0) - (before.cpuMs[index] ?? 0)) * 1000) / answered
+          : 0,
     }))
     .filter((entry) => entry.us > 0);
-  if (cpuPerRequest.length > 0) {
-    const total = cpuPerRequest.reduce((sum, entry) => sum + entry.us, 0);
-    console.log(
-      `    CPU per answered request: ${cpuPerRequest
-        .map((entry) => `${entry.name} ${Math.round(entry.us)} µs`)
-        .join(', ')}; total ${Math.round(total)} µs`,
-    );
-  }
-  return measurement;
+  if (cpuPerRequest.length === 0) return;
+  const total = cpuPerRequest.reduce((sum, entry) => sum + entry.us, 0);
+  const busyShare = (total * answered) / 1000 / ((after.atMs - before.atMs) * cpus().length);
+  console.log(
+    `    CPU per answered request: ${cpuPerRequest
+      .map((entry) => `${entry.name} ${Math.round(entry.us)} µs`)
+      .join(', ')}; total ${Math.round(total)} µs (${Math.round(busyShare * 100)} % of the CPUs)`,
+  );
 }
 
 /** The open-loop load at BENCH_PACED_RATE: latency below saturation. */
@@ -318,10 +336,12 @@ async function measurePaced(
   url: string,
   env: BenchEnv,
   acceptedEventIds: string[],
+  processes: readonly WatchedProcess[],
 ): Promise<Measurement> {
   const latencies: number[] = [];
   let non2xx = 0;
   const durationS = env.BENCH_DURATION_S / 2;
+  const cpuBefore = cpuOf(processes);
   const result = await runPacedLoad({
     url,
     ratePerSec: env.BENCH_PACED_RATE,
@@ -339,12 +359,14 @@ async function measurePaced(
       keepAccepted(acceptedEventIds, status, body);
     },
   });
+  const cpuAfter = cpuOf(processes);
   latencies.sort((a, b) => a - b);
   console.log(
     `  measured ${target}: ${result.answered} of ${result.sent} answered ` +
       `(${Math.round(result.answered / durationS)} req/s), the generator ` +
       `at most ${result.maxLagMs.toFixed(1)} ms behind its schedule`,
   );
+  printCpuPerRequest(processes, cpuBefore, cpuAfter, result.answered);
   return {
     target,
     requestsPerSec: result.answered / durationS,
@@ -361,18 +383,21 @@ interface WatchedProcess {
   pids: () => number[];
 }
 
-/** CPU time (ms) each watched process has used so far. */
-function cpuOf(processes: readonly WatchedProcess[]): number[] {
-  return processes.map((watched) =>
-    watched.pids().reduce((sum, pid) => sum + (cpuTimeMs(pid) ?? 0), 0),
-  );
+/** CPU time (ms) each watched process has used so far, and when that was read. */
+function cpuOf(processes: readonly WatchedProcess[]): { atMs: number; cpuMs: number[] } {
+  return {
+    atMs: Date.now(),
+    cpuMs: processes.map((watched) =>
+      watched.pids().reduce((sum, pid) => sum + (cpuTimeMs(pid) ?? 0), 0),
+    ),
+  };
 }
 
-/** The machine's servers the bench shares, and the bench process itself (autocannon). */
+/** The machine's servers the bench shares, and the bench process itself (the load generator). */
 const SHARED_PROCESSES: WatchedProcess[] = [
   { name: 'nats-server', pids: () => pidsOfCommand('nats-server') },
   { name: 'postgres', pids: () => pidsOfCommand('postgres') },
-  { name: 'autocannon', pids: () => [process.pid] },
+  { name: 'load generator', pids: () => [process.pid] },
 ];
 
 /**
