@@ -36,6 +36,8 @@ export interface ServiceOptions {
   workflowRunner?: Partial<WorkflowRunnerSettings>;
   /** webhook-ingest's settings; its `publicBaseUrl` and the runner's PUBLIC_BASE_URL are one. */
   webhookIngest?: WebhookIngestConfig;
+  /** storage's settings; tests shrink the split-name batch to cross batch boundaries. */
+  storage?: { splitBatchSize?: number };
 }
 
 /** For tests that do not care about mcp-registry: a fresh key, no allow-lists, nothing to read. */
@@ -89,6 +91,7 @@ export async function startAllServices(
       platform,
       logger: serviceLogger('storage'),
       migrationsFolder: migrationsOf('storage'),
+      ...options.storage,
     }),
     await startWorkflowRunnerService({
       platform,

@@ -8,6 +8,8 @@ import {
   EnsureUserRequest,
   FirstWorkspaceRequest,
   VerifyApiKeyRequest,
+  workspaceDataRoutes,
+  type RouteSpec,
 } from '@wap/contracts';
 import {
   serveApi,
@@ -19,6 +21,10 @@ import {
 import { createDirectoryHandlers, type DirectoryOperation } from './directory/handlers';
 import { createDirectoryPublisher } from './directory/publisher';
 import { createDirectoryRepository } from './directory/repository';
+import { createContactsHandlers } from './contacts/handlers';
+import { createContactsRepository } from './contacts/repository';
+import { createTablesHandlers } from './tables/handlers';
+import { createTablesRepository } from './tables/repository';
 
 /** Replicas of storage share every request subject. */
 const QUEUE_GROUP = 'storage';
@@ -34,6 +40,8 @@ export interface StorageServiceDeps {
    * (apps/embedded) passes its own.
    */
   migrationsFolder?: string;
+  /** Rows per transaction of a split-name run (default 1000). */
+  splitBatchSize?: number;
 }
 
 export interface StorageService {
@@ -76,18 +84,47 @@ export async function startStorageService(deps: StorageServiceDeps): Promise<Sto
 
   const directory = createDirectoryHandlers({ repository, publisher, logger });
   const serveOptions = { queue: QUEUE_GROUP, logger };
-  const routeSubjects = new Map<string, string>(
-    directoryRoutes.map((route) => [route.operationId, route.subject]),
-  );
-  const routeHandlers = Object.fromEntries(
-    Object.entries(directory.routes).map(([operation, handler]) => [
-      operation,
-      logUserErrors(routeSubjects.get(operation) ?? operation, handler, logger),
-    ]),
-  ) as Record<DirectoryOperation, RouteHandler>;
+  /** Every route handler, wrapped so that user errors are logged as they are answered. */
+  function loggedHandlers<Operation extends string>(
+    routes: readonly RouteSpec[],
+    handlers: Record<Operation, RouteHandler>,
+  ): Record<Operation, RouteHandler> {
+    const subjects = new Map<string, string>(
+      routes.map((route) => [route.operationId, route.subject]),
+    );
+    return Object.fromEntries(
+      Object.entries<RouteHandler>(handlers).map(([operation, handler]) => [
+        operation,
+        logUserErrors(subjects.get(operation) ?? operation, handler, logger),
+      ]),
+    ) as Record<Operation, RouteHandler>;
+  }
+  const storeDeps = { db: platform.sql.db, clock: platform.clock, ids: platform.ids };
+  const standingOf = repository.standingOf;
+  const workspaceDataHandlers = {
+    ...createTablesHandlers({
+      repository: createTablesRepository(storeDeps),
+      standingOf,
+      splitBatchSize: deps.splitBatchSize ?? 1000,
+    }),
+    ...createContactsHandlers({ repository: createContactsRepository(storeDeps), standingOf }),
+  };
 
   const subscriptions: Subscription[] = [
-    ...serveRoutes(platform.bus, directoryRoutes, 'storage', routeHandlers, serveOptions),
+    ...serveRoutes(
+      platform.bus,
+      directoryRoutes,
+      'storage',
+      loggedHandlers<DirectoryOperation>(directoryRoutes, directory.routes),
+      serveOptions,
+    ),
+    ...serveRoutes(
+      platform.bus,
+      workspaceDataRoutes,
+      'storage',
+      loggedHandlers(workspaceDataRoutes, workspaceDataHandlers),
+      serveOptions,
+    ),
     serveApi(
       platform.bus,
       DIRECTORY_SUBJECTS.ensureUser,

@@ -58,6 +58,11 @@ export const ERROR_CODES = {
     status: 502,
     summary: 'The MCP server could not be reached for the tool call.',
   },
+  PROPERTY_NOT_TEXT: {
+    status: 400,
+    summary: 'split-name takes a text property as its source and as its target.',
+  },
+  INVALID_CURSOR: { status: 400, summary: 'The cursor was not issued for this list.' },
   SERVICE_UNAVAILABLE: {
     status: 503,
     summary: 'The service that owns the route did not answer in time.',

@@ -4,6 +4,7 @@ import { mcpRoutes } from './mcp';
 import type { RouteSpec } from './route-spec';
 import { webhookRoutes } from './webhooks';
 import { workflowRoutes } from './workflows';
+import { workspaceDataRoutes } from './workspace-data';
 
 /** Every REST route the gateway serves from the bus, in one table. */
 export const ROUTES = [
@@ -12,5 +13,6 @@ export const ROUTES = [
   ...workflowRoutes,
   ...webhookRoutes,
   ...mcpRoutes,
+  ...workspaceDataRoutes,
 ] as const satisfies readonly RouteSpec[];
 export type Routes = typeof ROUTES;

@@ -1,12 +1,16 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigserial,
   boolean,
   check,
   index,
+  integer,
+  jsonb,
   pgSchema,
   primaryKey,
   text,
   timestamp,
+  uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
 
@@ -79,4 +83,105 @@ export const apiKeys = storageSchema.table(
     revokedAt: timestamptz('revoked_at'),
   },
   (table) => [index('api_keys_workspace_id_idx').on(table.workspaceId)],
+);
+
+/** A table of a workspace: its columns are `table_properties`, its rows `table_rows`. */
+export const dataTables = storageSchema.table(
+  'tables',
+  {
+    id: uuid('id').primaryKey(),
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    name: text('name').notNull(),
+    createdBy: uuid('created_by')
+      .notNull()
+      .references(() => users.id),
+    createdAt: timestamptz('created_at').notNull(),
+    updatedAt: timestamptz('updated_at').notNull(),
+  },
+  (table) => [index('tables_workspace_id_idx').on(table.workspaceId)],
+);
+
+/** A column; `type` and the shape of `config` are decision 60's. */
+export const tableProperties = storageSchema.table(
+  'table_properties',
+  {
+    id: uuid('id').primaryKey(),
+    tableId: uuid('table_id')
+      .notNull()
+      .references(() => dataTables.id),
+    name: text('name').notNull(),
+    type: text('type').notNull(),
+    config: jsonb('config').$type<Record<string, unknown>>().notNull(),
+    position: integer('position').notNull(),
+    isHidden: boolean('is_hidden').notNull().default(false),
+  },
+  (table) => [uniqueIndex('table_properties_position_idx').on(table.tableId, table.position)],
+);
+
+/**
+ * A row: its cells keyed by property id, in one jsonb so that a row is written whole (a split
+ * never leaves it half-written). `seq` orders rows and is the cursor of their pages.
+ */
+export const tableRows = storageSchema.table(
+  'table_rows',
+  {
+    seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+    id: uuid('id').notNull().unique(),
+    tableId: uuid('table_id')
+      .notNull()
+      .references(() => dataTables.id),
+    cells: jsonb('cells').$type<Record<string, unknown>>().notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+    updatedAt: timestamptz('updated_at').notNull(),
+  },
+  (table) => [index('table_rows_table_seq_idx').on(table.tableId, table.seq)],
+);
+
+export const contacts = storageSchema.table(
+  'contacts',
+  {
+    id: uuid('id').primaryKey(),
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    name: text('name').notNull(),
+    email: text('email'),
+    companyId: text('company_id'),
+    createdBy: uuid('created_by')
+      .notNull()
+      .references(() => users.id),
+    createdAt: timestamptz('created_at').notNull(),
+    updatedAt: timestamptz('updated_at').notNull(),
+  },
+  (table) => [index('contacts_workspace_id_idx').on(table.workspaceId)],
+);
+
+/**
+ * Notes of a contact. `seq` grows with every insert: pages are read newest first by `seq`, so a
+ * note added while a client pages lands before its cursor and is never listed twice (decision 62).
+ */
+export const contactNotes = storageSchema.table(
+  'contact_notes',
+  {
+    seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+    id: uuid('id').notNull().unique(),
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    contactId: uuid('contact_id')
+      .notNull()
+      .references(() => contacts.id),
+    companyId: text('company_id'),
+    title: text('title').notNull(),
+    content: text('content').notNull(),
+    tags: text('tags').array().notNull(),
+    createdBy: uuid('created_by')
+      .notNull()
+      .references(() => users.id),
+    createdAt: timestamptz('created_at').notNull(),
+    updatedAt: timestamptz('updated_at').notNull(),
+  },
+  (table) => [index('contact_notes_contact_seq_idx').on(table.contactId, table.seq)],
 );

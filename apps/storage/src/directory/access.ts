@@ -57,3 +57,18 @@ export function placeholderName(email: string): string {
   const at = normalized.indexOf('@');
   return at > 0 ? normalized.slice(0, at) : normalized;
 }
+
+/**
+ * A record of a workspace (table, contact, task...) as its caller may see it: an unknown id, a
+ * record of a deleted workspace and one of a workspace the caller is not in are the same 404.
+ */
+export function requireVisible<Resource>(
+  resource: Resource | null,
+  standing: WorkspaceStanding | null,
+  notFoundMessage: string,
+): Resource {
+  if (resource === null || standing === null || !standing.exists || standing.role === null) {
+    throw new AppError('NOT_FOUND', notFoundMessage);
+  }
+  return resource;
+}

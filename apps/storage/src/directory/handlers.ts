@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import type { z } from 'zod';
 import { generateApiKey, hashApiKey } from '@wap/auth';
 import {
   AddMemberBody,
@@ -9,7 +8,6 @@ import {
   NotificationSettingsBody,
   PreferencesBody,
   WorkspaceIdParams,
-  type Actor,
   type directoryRoutes,
   type EnsureUserReply,
   type EnsureUserRequest,
@@ -18,11 +16,11 @@ import {
   type MeResponse,
   type OperationsOf,
   type ServiceReply,
-  type ServiceRequest,
   type VerifyApiKeyReply,
   type VerifyApiKeyRequest,
 } from '@wap/contracts';
 import type { RouteHandler } from '@wap/platform';
+import { actorOf, parse } from '../http/requests';
 import { requireMemberForNotificationSettings, requireOwner } from './access';
 import type { DirectoryPublisher } from './publisher';
 import type { DirectoryRepository } from './repository';
@@ -43,23 +41,6 @@ export interface DirectoryHandlersDeps {
 }
 
 const INVALID_KEY: VerifyApiKeyReply = { valid: false, workspaceId: null, keyId: null };
-
-/**
- * The gateway validated params and body already; parsing again keeps the service safe on its
- * own (anyone on the bus can send a request) and gives the handlers their types.
- */
-function parse<Schema extends z.ZodType>(schema: Schema, value: unknown): z.infer<Schema> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    throw new AppError('VALIDATION_ERROR', 'Invalid request', { details: parsed.error.issues });
-  }
-  return parsed.data;
-}
-
-function actorOf(request: ServiceRequest): Actor {
-  if (!request.actor) throw new AppError('UNAUTHORIZED', 'Authentication required');
-  return request.actor;
-}
 
 export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryHandlers {
   const { repository, publisher, logger } = deps;

@@ -1,0 +1,92 @@
+import { and, arrayContains, desc, eq, lt } from 'drizzle-orm';
+import type { Clock, IdSource, SqlDatabase } from '@wap/platform';
+import { contactNotes, contacts } from '../db/schema';
+
+export interface ContactRecord {
+  id: string;
+  workspaceId: string;
+  name: string;
+  email: string | null;
+  companyId: string | null;
+  createdBy: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface NoteRecord {
+  seq: number;
+  id: string;
+  workspaceId: string;
+  contactId: string;
+  companyId: string | null;
+  title: string;
+  content: string;
+  tags: string[];
+  createdBy: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type ContactsRepository = ReturnType<typeof createContactsRepository>;
+
+export function createContactsRepository(deps: { db: SqlDatabase; clock: Clock; ids: IdSource }) {
+  const { db, clock, ids } = deps;
+
+  return {
+    async createContact(
+      input: Omit<ContactRecord, 'id' | 'createdAt' | 'updatedAt'>,
+    ): Promise<ContactRecord> {
+      const now = clock.now();
+      const contact: ContactRecord = { id: ids.uuid(), ...input, createdAt: now, updatedAt: now };
+      await db.insert(contacts).values(contact);
+      return contact;
+    },
+
+    async findContact(contactId: string): Promise<ContactRecord | null> {
+      const [contact] = await db.select().from(contacts).where(eq(contacts.id, contactId));
+      return contact ?? null;
+    },
+
+    async addNote(
+      contact: ContactRecord,
+      input: { title: string; content: string; tags: string[]; createdBy: string },
+    ): Promise<NoteRecord> {
+      const now = clock.now();
+      const [note] = await db
+        .insert(contactNotes)
+        .values({
+          id: ids.uuid(),
+          workspaceId: contact.workspaceId,
+          contactId: contact.id,
+          companyId: contact.companyId,
+          ...input,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning();
+      if (!note) throw new Error('insert returned no note');
+      return note;
+    },
+
+    /** Up to `limit` notes of the contact older than `beforeSeq`, newest first, with every tag. */
+    async notesBefore(
+      contactId: string,
+      beforeSeq: number | null,
+      tags: string[],
+      limit: number,
+    ): Promise<NoteRecord[]> {
+      return db
+        .select()
+        .from(contactNotes)
+        .where(
+          and(
+            eq(contactNotes.contactId, contactId),
+            beforeSeq === null ? undefined : lt(contactNotes.seq, beforeSeq),
+            tags.length === 0 ? undefined : arrayContains(contactNotes.tags, tags),
+          ),
+        )
+        .orderBy(desc(contactNotes.seq))
+        .limit(limit);
+    },
+  };
+}

@@ -1,0 +1,218 @@
+import {
+  AppError,
+  CreatePropertyBody,
+  CreateRowBody,
+  CreateTableBody,
+  defaultConfigOf,
+  IdParams,
+  ListRowsQuery,
+  pageLimit,
+  ROWS_PAGE,
+  SplitNameBody,
+  type Actor,
+  type SplitNameResponse,
+  type TableProperty,
+  type TableRow,
+} from '@wap/contracts';
+import type { RouteHandler } from '@wap/platform';
+import { requireMember, requireVisible, type WorkspaceStanding } from '../directory/access';
+import { decodeCursor, encodeCursor } from '../http/cursors';
+import { actorOf, parse } from '../http/requests';
+import { checkCells } from './cells';
+import type { PropertyRecord, RowRecord, TableRecord, TablesRepository } from './repository';
+import { planRowSplit } from './split-name';
+
+export type TableOperation =
+  | 'create_table'
+  | 'get_table'
+  | 'create_table_property'
+  | 'create_table_row'
+  | 'list_table_rows'
+  | 'split_name';
+
+export interface TablesHandlersDeps {
+  repository: TablesRepository;
+  standingOf(workspaceId: string, userId: string): Promise<WorkspaceStanding>;
+  /** Rows read and written per transaction by split-name: bounds its memory (decision 63). */
+  splitBatchSize: number;
+}
+
+const TABLE_NOT_FOUND = 'Table not found';
+const ROWS_CURSOR = 'rows';
+
+function tableBody(table: TableRecord) {
+  return {
+    id: table.id,
+    workspace_id: table.workspaceId,
+    name: table.name,
+    created_by: table.createdBy,
+    created_at: table.createdAt.toISOString(),
+    updated_at: table.updatedAt.toISOString(),
+  };
+}
+
+function propertyBody(property: PropertyRecord): TableProperty {
+  return {
+    id: property.id,
+    table_id: property.tableId,
+    name: property.name,
+    type: property.type,
+    config: property.config,
+    position: property.position,
+    is_hidden: property.isHidden,
+  };
+}
+
+function rowBody(row: RowRecord): TableRow {
+  return {
+    id: row.id,
+    table_id: row.tableId,
+    cells: row.cells,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export function createTablesHandlers(
+  deps: TablesHandlersDeps,
+): Record<TableOperation, RouteHandler> {
+  const { repository, standingOf } = deps;
+
+  /** The table if the caller is a member of its workspace; else the one 404 for every case. */
+  async function visibleTable(tableId: string, actor: Actor): Promise<TableRecord> {
+    const table = await repository.findTable(tableId);
+    const standing = table ? await standingOf(table.workspaceId, actor.userId) : null;
+    return requireVisible(table, standing, TABLE_NOT_FOUND);
+  }
+
+  async function splitName(table: TableRecord, body: SplitNameBody): Promise<SplitNameResponse> {
+    const properties = await repository.propertiesOf(table.id);
+    const source = properties.find((property) => property.id === body.sourcePropertyId);
+    const target = properties.find((property) => property.id === body.targetPropertyId);
+    if (!source) throw new AppError('NOT_FOUND', 'Source property not found in this table');
+    if (!target) throw new AppError('NOT_FOUND', 'Target property not found in this table');
+    for (const [role, property] of [
+      ['source', source],
+      ['target', target],
+    ] as const) {
+      if (property.type !== 'text') {
+        throw new AppError(
+          'PROPERTY_NOT_TEXT',
+          `The ${role} property must be a text property (it is ${property.type})`,
+        );
+      }
+    }
+
+    let cellsProcessed = 0;
+    let cellsWritten = 0;
+    let targetPropertyUpdated = false;
+    let afterSeq = 0;
+    for (;;) {
+      const rows = await repository.rowsAfter(table.id, afterSeq, deps.splitBatchSize);
+      const patches = [];
+      for (const row of rows) {
+        const split = planRowSplit(row.cells, source.id, target.id);
+        if (split.processed) cellsProcessed += 1;
+        if (Object.keys(split.cells).length > 0) {
+          patches.push({
+            rowId: row.id,
+            cells: split.cells,
+            expected: { propertyId: source.id, value: row.cells[source.id] },
+          });
+        }
+      }
+      const written = await repository.patchCells(table.id, patches);
+      for (const patch of patches) {
+        if (!written.has(patch.rowId)) continue;
+        cellsWritten += Object.keys(patch.cells).length;
+        if (target.id in patch.cells) targetPropertyUpdated = true;
+      }
+      const last = rows.at(-1);
+      if (!last || rows.length < deps.splitBatchSize) break;
+      afterSeq = last.seq;
+    }
+    return {
+      properties: properties.map(propertyBody),
+      targetPropertyUpdated,
+      cellsProcessed,
+      cellsWritten,
+    };
+  }
+
+  return {
+    async create_table(request) {
+      const actor = actorOf(request);
+      const body = parse(CreateTableBody, request.body);
+      requireMember(await standingOf(body.workspaceId, actor.userId));
+      const table = await repository.createTable({
+        workspaceId: body.workspaceId,
+        name: body.name,
+        createdBy: actor.userId,
+      });
+      return { status: 201, body: { table: tableBody(table), properties: [] } };
+    },
+
+    async get_table(request) {
+      const actor = actorOf(request);
+      const { id } = parse(IdParams, request.params);
+      const table = await visibleTable(id, actor);
+      const properties = await repository.propertiesOf(table.id);
+      return {
+        status: 200,
+        body: { table: tableBody(table), properties: properties.map(propertyBody) },
+      };
+    },
+
+    async create_table_property(request) {
+      const actor = actorOf(request);
+      const { id } = parse(IdParams, request.params);
+      const body = parse(CreatePropertyBody, request.body);
+      const table = await visibleTable(id, actor);
+      const property = await repository.addProperty({
+        tableId: table.id,
+        name: body.name,
+        type: body.type,
+        config: body.config ?? defaultConfigOf(body.type),
+        isHidden: body.is_hidden ?? false,
+      });
+      return { status: 201, body: { property: propertyBody(property) } };
+    },
+
+    async create_table_row(request) {
+      const actor = actorOf(request);
+      const { id } = parse(IdParams, request.params);
+      const body = parse(CreateRowBody, request.body);
+      const table = await visibleTable(id, actor);
+      checkCells(await repository.propertiesOf(table.id), body.cells);
+      const row = await repository.addRow(table.id, body.cells);
+      return { status: 201, body: { row: rowBody(row) } };
+    },
+
+    async list_table_rows(request) {
+      const actor = actorOf(request);
+      const { id } = parse(IdParams, request.params);
+      const query = parse(ListRowsQuery, request.query);
+      const table = await visibleTable(id, actor);
+      const limit = pageLimit(query.limit, ROWS_PAGE);
+      const afterSeq = decodeCursor(ROWS_CURSOR, query.cursor) ?? 0;
+      const rows = await repository.rowsAfter(table.id, afterSeq, limit + 1);
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        status: 200,
+        body: {
+          rows: page.map(rowBody),
+          nextCursor: rows.length > limit && last ? encodeCursor(ROWS_CURSOR, last.seq) : null,
+        },
+      };
+    },
+
+    async split_name(request) {
+      const actor = actorOf(request);
+      const { id } = parse(IdParams, request.params);
+      const body = parse(SplitNameBody, request.body);
+      const table = await visibleTable(id, actor);
+      return { status: 200, body: await splitName(table, body) };
+    },
+  };
+}
