@@ -11,6 +11,13 @@ for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
   );
 }
 
+// file-type's exports name only `import` and `module-sync` entries, which jest's CommonJS
+// resolver does not try: its Node entry is named here.
+moduleNameMapper['^file-type$'] = path.join(__dirname, 'node_modules/file-type/index.js');
+
+const ES_MODULE_PACKAGES =
+  '(jose|file-type|strtok3|token-types|uint8array-extras|@tokenizer/inflate|@borewit/text-codec)';
+
 const swcTransform = [
   '@swc/jest',
   {
@@ -23,11 +30,12 @@ module.exports = {
   testEnvironment: 'node',
   transform: {
     '^.+\\.ts$': swcTransform,
-    // jose ships only ES modules and jest (before Node 24.9) cannot require them, so its files
-    // are compiled to CommonJS with the same SWC transform as our sources.
-    '/node_modules/jose/.+\\.js$': swcTransform,
+    // jose and file-type (with its tokenizer packages) ship only ES modules and jest (before
+    // Node 24.9) cannot require them, so their files are compiled to CommonJS with the same SWC
+    // transform as our sources.
+    [`/node_modules/${ES_MODULE_PACKAGES}/.+\\.js$`]: swcTransform,
   },
-  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
+  transformIgnorePatterns: [`/node_modules/(?!${ES_MODULE_PACKAGES}/)`],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   moduleNameMapper,
   testMatch: ['**/?(*.)+(spec|test).ts'],

@@ -8,6 +8,10 @@ import {
   EnsureUserRequest,
   FirstWorkspaceRequest,
   VerifyApiKeyRequest,
+  PrepareUploadRequest,
+  TASK_FILE_SUBJECTS,
+  TASK_FILES_BUCKET,
+  taskRoutes,
   workspaceDataRoutes,
   type RouteSpec,
 } from '@wap/contracts';
@@ -24,6 +28,8 @@ import { createDirectoryRepository } from './directory/repository';
 import { createContactsHandlers } from './contacts/handlers';
 import { createContactsRepository } from './contacts/repository';
 import { createTablesHandlers } from './tables/handlers';
+import { createTasksHandlers } from './tasks/handlers';
+import { createTasksRepository } from './tasks/repository';
 import { createTablesRepository } from './tables/repository';
 
 /** Replicas of storage share every request subject. */
@@ -109,6 +115,12 @@ export async function startStorageService(deps: StorageServiceDeps): Promise<Sto
     }),
     ...createContactsHandlers({ repository: createContactsRepository(storeDeps), standingOf }),
   };
+  await platform.objects.ensureBucket(TASK_FILES_BUCKET);
+  const taskHandlers = createTasksHandlers({
+    repository: createTasksRepository(storeDeps),
+    ids: platform.ids,
+    standingOf,
+  });
 
   const subscriptions: Subscription[] = [
     ...serveRoutes(
@@ -123,6 +135,20 @@ export async function startStorageService(deps: StorageServiceDeps): Promise<Sto
       workspaceDataRoutes,
       'storage',
       loggedHandlers(workspaceDataRoutes, workspaceDataHandlers),
+      serveOptions,
+    ),
+    ...serveRoutes(
+      platform.bus,
+      taskRoutes,
+      'storage',
+      loggedHandlers(taskRoutes, taskHandlers.routes),
+      serveOptions,
+    ),
+    serveApi(
+      platform.bus,
+      TASK_FILE_SUBJECTS.prepareUpload,
+      PrepareUploadRequest,
+      taskHandlers.prepareUpload,
       serveOptions,
     ),
     serveApi(

@@ -20,8 +20,10 @@ export type RouteAuth = 'session' | 'none' | 'api_key';
  * - none: no body expected;
  * - raw: forwarded as bytes with every header but cookies and credentials (webhooks parse and
  *   verify it themselves; see RawServiceRequest).
+ * - multipart: multipart/form-data whose one file the gateway streams into the object store
+ *   (see `upload`); the service gets the stored file's description as the JSON body.
  */
-export type RouteBodyKind = 'json' | 'none' | 'raw';
+export type RouteBodyKind = 'json' | 'none' | 'raw' | 'multipart';
 
 export interface RouteResponse {
   description: string;
@@ -51,6 +53,26 @@ export interface RouteSpec {
   /** Largest body accepted on this route, in bytes, when it differs from the gateway's default. */
   bodyLimitBytes?: number;
   responses: Record<number, RouteResponse>;
+  /** Multipart routes: how the gateway takes the file in (see UploadRoute). */
+  upload?: UploadRoute;
+  /**
+   * `file`: the service answers 200 with a StoredFile and the gateway streams that object to
+   * the caller as a download, instead of sending the JSON.
+   */
+  responseKind?: 'json' | 'file';
+}
+
+/** How the gateway takes in the file of a multipart route. */
+export interface UploadRoute {
+  /** Form field of the file; any other file part is refused. */
+  fileField: string;
+  /** Largest file in bytes: 413 above, however the client framed the request. */
+  maxBytes: number;
+  /**
+   * Bus subject asked, with the actor and the path params, before a byte is stored: it answers
+   * where the file goes (UploadTarget) or refuses the caller.
+   */
+  prepareSubject: string;
 }
 
 /** Keeps the literal operation ids and owners so handler maps can be checked at compile time. */

@@ -4,7 +4,7 @@ import { mcpRoutes } from './mcp';
 import type { RouteSpec } from './route-spec';
 import { webhookRoutes } from './webhooks';
 import { workflowRoutes } from './workflows';
-import { workspaceDataRoutes } from './workspace-data';
+import { taskRoutes, workspaceDataRoutes } from './workspace-data';
 
 /** Every REST route the gateway serves from the bus, in one table. */
 export const ROUTES = [
@@ -14,5 +14,6 @@ export const ROUTES = [
   ...webhookRoutes,
   ...mcpRoutes,
   ...workspaceDataRoutes,
+  ...taskRoutes,
 ] as const satisfies readonly RouteSpec[];
 export type Routes = typeof ROUTES;

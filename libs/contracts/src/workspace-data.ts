@@ -372,3 +372,208 @@ export const workspaceDataRoutes = defineRoutes([
     },
   },
 ] as const);
+
+// ---------------------------------------------------------------- tasks, comments, attachments
+
+export const Task = z.object({
+  id: z.uuid(),
+  workspace_id: z.uuid(),
+  title: z.string(),
+  created_by: z.uuid(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+export type Task = z.infer<typeof Task>;
+export const CreateTaskBody = z.object({
+  workspaceId: z.uuid(),
+  title: z.string().trim().min(1).max(500),
+});
+export const TaskResponse = z.object({ task: Task });
+
+/** The spec's Attachment record; `url` is the gateway path that serves the file to members. */
+export const Attachment = z.object({
+  url: z.string().max(500),
+  name: z.string().max(255),
+  type: z.string().max(200),
+  size: z.number().int().nonnegative(),
+});
+export type Attachment = z.infer<typeof Attachment>;
+
+export const TaskComment = z.object({
+  id: z.uuid(),
+  task_id: z.uuid(),
+  workspace_id: z.uuid(),
+  body: z.string(),
+  attachments: z.array(Attachment),
+  created_by: z.uuid(),
+  created_at: z.iso.datetime(),
+});
+export type TaskComment = z.infer<typeof TaskComment>;
+export const CreateCommentBody = z.object({
+  body: z.string().max(20_000),
+  attachments: z.array(Attachment).max(20).default([]),
+});
+export const CommentResponse = z.object({ comment: TaskComment });
+export const CommentsResponse = z.object({ comments: z.array(TaskComment) });
+export const TaskIdParams = z.object({ taskId: z.uuid() });
+
+/** Spec endpoint 8's limit: 10 MB, counted as 10 × 1024 × 1024 bytes (decision 64). */
+export const ATTACHMENT_MAX_BYTES = 10 * 1024 * 1024;
+/** Object bucket of task comment attachments. */
+export const TASK_FILES_BUCKET = 'task-files';
+
+/** The kinds endpoint 8 takes, as detected from the bytes (decision 64). */
+export const ATTACHMENT_TYPES = [
+  'image/jpeg',
+  'image/png',
+  'image/gif',
+  'image/webp',
+  'image/svg+xml',
+  'application/pdf',
+  'application/msword',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  'application/vnd.ms-excel',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  'text/plain',
+  'text/csv',
+] as const;
+export const AttachmentType = z.enum(ATTACHMENT_TYPES);
+export type AttachmentType = z.infer<typeof AttachmentType>;
+
+/** Where the gateway streams an upload, as the owner of the route answered before it started. */
+export const UploadTarget = z.object({
+  bucket: z.string(),
+  /** Object name; also the logical location `task-comments/{workspaceId}/{taskId}/{name}`. */
+  objectName: z.string(),
+});
+export type UploadTarget = z.infer<typeof UploadTarget>;
+/** `storage.api.prepare_task_attachment.v1`: may the actor upload to this task, and where. */
+export const PrepareUploadRequest = z.object({
+  actor: z.object({ userId: z.uuid() }),
+  params: z.record(z.string(), z.string()),
+});
+export type PrepareUploadRequest = z.infer<typeof PrepareUploadRequest>;
+export const TASK_FILE_SUBJECTS = {
+  prepareUpload: 'storage.api.prepare_task_attachment.v1',
+} as const;
+
+/** What the gateway stored, sent as the JSON body of the multipart route's request. */
+export const StoredUpload = z.object({
+  bucket: z.string(),
+  objectName: z.string(),
+  fileName: z.string().max(255),
+  type: AttachmentType,
+  size: z.number().int().nonnegative(),
+  fields: z.record(z.string(), z.string()),
+});
+export type StoredUpload = z.infer<typeof StoredUpload>;
+
+/** A download: the object the gateway streams, and how it names it. */
+export const StoredFile = z.object({
+  bucket: z.string(),
+  objectName: z.string(),
+  fileName: z.string(),
+  type: z.string(),
+  size: z.number().int().nonnegative(),
+});
+export type StoredFile = z.infer<typeof StoredFile>;
+export const TaskFileParams = z.object({
+  workspaceId: z.uuid(),
+  taskId: z.uuid(),
+  name: z.string().regex(/^[0-9a-f-]{36}\.[a-z0-9]{1,5}$/u, 'not a file name issued here'),
+});
+
+export const taskRoutes = defineRoutes([
+  {
+    operationId: 'create_task',
+    summary: 'Create a task in a workspace (members)',
+    method: 'POST',
+    path: '/tasks',
+    owner: 'storage',
+    subject: 'storage.api.create_task.v1',
+    auth: 'session',
+    bodyKind: 'json',
+    request: { body: CreateTaskBody },
+    responses: { 201: { description: 'Created', schema: TaskResponse }, ...sessionErrorResponses },
+  },
+  {
+    operationId: 'get_task',
+    summary: 'A task (members of its workspace)',
+    method: 'GET',
+    path: '/tasks/:id',
+    owner: 'storage',
+    subject: 'storage.api.get_task.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: IdParams },
+    responses: { 200: { description: 'The task', schema: TaskResponse }, ...sessionErrorResponses },
+  },
+  {
+    operationId: 'create_task_comment',
+    summary: 'Comment on a task, with attachments uploaded to it before',
+    method: 'POST',
+    path: '/tasks/:taskId/comments',
+    owner: 'storage',
+    subject: 'storage.api.create_task_comment.v1',
+    auth: 'session',
+    bodyKind: 'json',
+    request: { params: TaskIdParams, body: CreateCommentBody },
+    responses: {
+      201: { description: 'Created', schema: CommentResponse },
+      ...sessionErrorResponses,
+    },
+  },
+  {
+    operationId: 'list_task_comments',
+    summary: 'Comments of a task, oldest first',
+    method: 'GET',
+    path: '/tasks/:taskId/comments',
+    owner: 'storage',
+    subject: 'storage.api.list_task_comments.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: TaskIdParams },
+    responses: {
+      200: { description: 'The comments', schema: CommentsResponse },
+      ...sessionErrorResponses,
+    },
+  },
+  {
+    operationId: 'upload_task_comment_attachment',
+    summary: 'Upload a task comment attachment (spec endpoint 8): multipart file and workspaceId',
+    method: 'POST',
+    path: '/tasks/:taskId/comments/attachments',
+    owner: 'storage',
+    subject: 'storage.api.upload_task_comment_attachment.v1',
+    auth: 'session',
+    bodyKind: 'multipart',
+    request: { params: TaskIdParams },
+    upload: {
+      fileField: 'file',
+      maxBytes: ATTACHMENT_MAX_BYTES,
+      prepareSubject: TASK_FILE_SUBJECTS.prepareUpload,
+    },
+    responses: {
+      200: { description: 'The Attachment', schema: Attachment },
+      413: { description: 'PAYLOAD_TOO_LARGE: over 10 MB', schema: ErrorBodySchema },
+      415: { description: 'UNSUPPORTED_MEDIA_TYPE: not an allowed kind', schema: ErrorBodySchema },
+      ...sessionErrorResponses,
+    },
+  },
+  {
+    operationId: 'download_task_file',
+    summary: 'A task comment attachment, to members of its workspace only',
+    method: 'GET',
+    path: '/files/task-comments/:workspaceId/:taskId/:name',
+    owner: 'storage',
+    subject: 'storage.api.download_task_file.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    responseKind: 'file',
+    request: { params: TaskFileParams },
+    responses: {
+      200: { description: 'The file, as an attachment', contentType: 'application/octet-stream' },
+      ...sessionErrorResponses,
+    },
+  },
+] as const);

@@ -19,6 +19,8 @@ import {
   type ObjectStore,
 } from '@wap/platform';
 import type { SessionAuthenticator } from '../sessions/authenticate';
+import { downloadHandler } from '../uploads/download-route';
+import { uploadHandler } from '../uploads/upload-route';
 
 export interface ForwardingDeps {
   bus: Bus;
@@ -53,7 +55,12 @@ export function mountRoutes(
     const handlers: RequestHandler[] = [];
     if (route.bodyKind === 'json')
       handlers.push(requireJsonContentType, parseJson, requireStorableJson);
-    if (route.bodyKind === 'raw') {
+    if (route.bodyKind === 'multipart') {
+      if (!route.upload) throw new Error(`multipart route ${route.operationId} has no upload`);
+      handlers.push(uploadHandler(route, route.upload, deps));
+    } else if (route.responseKind === 'file') {
+      handlers.push(downloadHandler(route, deps));
+    } else if (route.bodyKind === 'raw') {
       // Raw routes are for callers without a session (webhooks, MCP clients with API keys).
       if (route.auth === 'session')
         throw new Error(`raw route ${route.operationId} takes no session`);

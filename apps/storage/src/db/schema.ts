@@ -185,3 +185,71 @@ export const contactNotes = storageSchema.table(
   },
   (table) => [index('contact_notes_contact_seq_idx').on(table.contactId, table.seq)],
 );
+
+export const tasks = storageSchema.table(
+  'tasks',
+  {
+    id: uuid('id').primaryKey(),
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    title: text('title').notNull(),
+    createdBy: uuid('created_by')
+      .notNull()
+      .references(() => users.id),
+    createdAt: timestamptz('created_at').notNull(),
+    updatedAt: timestamptz('updated_at').notNull(),
+  },
+  (table) => [index('tasks_workspace_id_idx').on(table.workspaceId)],
+);
+
+/**
+ * A file uploaded for a task's comments (spec endpoint 8). `name` is the generated file name of
+ * its address `/files/task-comments/{workspace_id}/{task_id}/{name}`; the bytes are the object
+ * `object_name` of the task-files bucket.
+ */
+export const taskAttachments = storageSchema.table(
+  'task_attachments',
+  {
+    id: uuid('id').primaryKey(),
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    taskId: uuid('task_id')
+      .notNull()
+      .references(() => tasks.id),
+    name: text('name').notNull(),
+    fileName: text('file_name').notNull(),
+    type: text('type').notNull(),
+    size: integer('size').notNull(),
+    objectName: text('object_name').notNull(),
+    createdBy: uuid('created_by')
+      .notNull()
+      .references(() => users.id),
+    createdAt: timestamptz('created_at').notNull(),
+  },
+  (table) => [uniqueIndex('task_attachments_address_idx').on(table.taskId, table.name)],
+);
+
+export const taskComments = storageSchema.table(
+  'task_comments',
+  {
+    seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+    id: uuid('id').notNull().unique(),
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    taskId: uuid('task_id')
+      .notNull()
+      .references(() => tasks.id),
+    body: text('body').notNull(),
+    attachments: jsonb('attachments')
+      .$type<{ url: string; name: string; type: string; size: number }[]>()
+      .notNull(),
+    createdBy: uuid('created_by')
+      .notNull()
+      .references(() => users.id),
+    createdAt: timestamptz('created_at').notNull(),
+  },
+  (table) => [index('task_comments_task_seq_idx').on(table.taskId, table.seq)],
+);

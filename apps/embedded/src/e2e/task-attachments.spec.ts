@@ -1,0 +1,301 @@
+import { request as httpRequest } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { ATTACHMENT_MAX_BYTES, TASK_FILES_BUCKET } from '@wap/contracts';
+import { eventually } from '@wap/testing';
+import { ALLOWED_FILES, executableNamedPng, SVG_WITH_SCRIPT } from './attachment-files';
+import { http, RUNTIMES, startStack, uniqueEmail, type TestStack } from './stack';
+
+interface Member {
+  cookie: string;
+  workspaceId: string;
+}
+
+interface Attachment {
+  url: string;
+  name: string;
+  type: string;
+  size: number;
+}
+
+describe.each(RUNTIMES)('tasks and comment attachments on the %s runtime', (runtime) => {
+  let stack: TestStack;
+  /** Every object the gateway started to write, to check that refused uploads leave none. */
+  const written: string[] = [];
+
+  beforeAll(async () => {
+    stack = await startStack(runtime);
+    const objects = stack.platform.objects;
+    const put = objects.put.bind(objects);
+    objects.put = (bucket, name, content, meta) => {
+      if (bucket === TASK_FILES_BUCKET) written.push(name);
+      return put(bucket, name, content, meta);
+    };
+  });
+  afterAll(async () => {
+    await stack.stop();
+  });
+
+  async function newMember(label: string): Promise<Member> {
+    const cookie = await stack.cookieFor(uniqueEmail(label));
+    const created = await http(`${stack.url}/workspaces`, {
+      method: 'POST',
+      cookie,
+      body: { name: `${label} workspace` },
+    });
+    expect(created.status).toBe(201);
+    return { cookie, workspaceId: (created.body as { workspace: { id: string } }).workspace.id };
+  }
+
+  async function newTask(member: Member): Promise<string> {
+    const created = await http(`${stack.url}/tasks`, {
+      method: 'POST',
+      cookie: member.cookie,
+      body: { workspaceId: member.workspaceId, title: 'Ship it' },
+    });
+    expect(created.status).toBe(201);
+    return (created.body as { task: { id: string } }).task.id;
+  }
+
+  async function upload(
+    member: Member,
+    taskId: string,
+    file: { name: string; bytes: Uint8Array; type?: string },
+    workspaceId: string | null = member.workspaceId,
+  ) {
+    const form = new FormData();
+    // The client's Content-Type is a lie on purpose where given: the kind comes from the bytes.
+    form.append('file', new Blob([file.bytes], { type: file.type ?? 'image/png' }), file.name);
+    if (workspaceId !== null) form.append('workspaceId', workspaceId);
+    const response = await fetch(`${stack.url}/tasks/${taskId}/comments/attachments`, {
+      method: 'POST',
+      headers: { cookie: member.cookie },
+      body: form,
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
+  }
+
+  async function objectsLeftBy(names: string[]): Promise<string[]> {
+    const left: string[] = [];
+    for (const name of names) {
+      if (await stack.platform.objects.info(TASK_FILES_BUCKET, name)) left.push(name);
+    }
+    return left;
+  }
+
+  test('a task, and one file of each allowed kind: typed from its bytes, stored, downloaded', async () => {
+    const member = await newMember('attach');
+    const taskId = await newTask(member);
+    const task = await http(`${stack.url}/tasks/${taskId}`, { cookie: member.cookie });
+    expect(task.body).toEqual({
+      task: {
+        id: taskId,
+        workspace_id: member.workspaceId,
+        title: 'Ship it',
+        created_by: expect.any(String),
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      },
+    });
+    const folder = `/files/task-comments/${member.workspaceId}/${taskId}/`;
+    for (const [name, bytes, type] of ALLOWED_FILES) {
+      const response = await upload(member, taskId, { name, bytes });
+      expect({ name, status: response.status }).toEqual({ name, status: 200 });
+      const attachment = response.body as Attachment;
+      expect(attachment).toEqual({
+        url: expect.stringMatching(new RegExp(`^${folder}[0-9a-f-]{36}\\.[a-z]+$`, 'u')),
+        name,
+        type,
+        size: bytes.length,
+      });
+      const download = await fetch(`${stack.url}${attachment.url}`, {
+        headers: { cookie: member.cookie },
+      });
+      expect(download.status).toBe(200);
+      expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
+      // Express names the charset of text types.
+      expect(download.headers.get('content-type')?.replace('; charset=utf-8', '')).toBe(type);
+      expect(download.headers.get('content-disposition')).toBe(
+        `attachment; filename="${name}"; filename*=UTF-8''${name}`,
+      );
+      expect(download.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(download.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
+    }
+  });
+
+  test('comments carry attachments uploaded to their task only', async () => {
+    const member = await newMember('comments');
+    const taskId = await newTask(member);
+    const otherTaskId = await newTask(member);
+    const uploaded = (await upload(member, taskId, { name: 'notes.txt', bytes: Buffer.from('hi') }))
+      .body as Attachment;
+    const elsewhere = (
+      await upload(member, otherTaskId, { name: 'x.txt', bytes: Buffer.from('other task') })
+    ).body as Attachment;
+    const comment = await http(`${stack.url}/tasks/${taskId}/comments`, {
+      method: 'POST',
+      cookie: member.cookie,
+      body: { body: 'See the notes', attachments: [{ ...uploaded, name: 'renamed.exe' }] },
+    });
+    expect(comment.status).toBe(201);
+    expect(comment.body).toEqual({
+      comment: {
+        id: expect.any(String),
+        task_id: taskId,
+        workspace_id: member.workspaceId,
+        body: 'See the notes',
+        attachments: [uploaded],
+        created_by: expect.any(String),
+        created_at: expect.any(String),
+      },
+    });
+    const foreign = await http(`${stack.url}/tasks/${taskId}/comments`, {
+      method: 'POST',
+      cookie: member.cookie,
+      body: { body: 'Not mine', attachments: [elsewhere] },
+    });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body).toMatchObject({ code: 'VALIDATION_ERROR' });
+    const listed = await http(`${stack.url}/tasks/${taskId}/comments`, { cookie: member.cookie });
+    expect(listed.body).toEqual({ comments: [(comment.body as { comment: unknown }).comment] });
+  });
+
+  test('refusals: 10 MB + 1 byte is 413, an executable named .png 415, both leave no file', async () => {
+    const member = await newMember('refused');
+    const taskId = await newTask(member);
+    const before = written.length;
+
+    const exactly = Buffer.alloc(ATTACHMENT_MAX_BYTES, 'a');
+    const atLimit = await upload(member, taskId, { name: 'big.txt', bytes: exactly });
+    expect(atLimit.status).toBe(200);
+    expect(atLimit.body).toMatchObject({ size: ATTACHMENT_MAX_BYTES, type: 'text/plain' });
+
+    const over = Buffer.alloc(ATTACHMENT_MAX_BYTES + 1, 'a');
+    const tooLarge = await upload(member, taskId, { name: 'big.txt', bytes: over });
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.body).toEqual({
+      error: 'The file is larger than the limit of 10 MB',
+      code: 'PAYLOAD_TOO_LARGE',
+    });
+
+    const executable = await upload(member, taskId, {
+      name: 'cat.png',
+      bytes: executableNamedPng(),
+      type: 'image/png',
+    });
+    expect(executable.status).toBe(415);
+    expect(executable.body).toEqual({
+      error:
+        'The file is not of an allowed kind: JPEG, PNG, GIF, WebP, SVG, PDF, Word, Excel, plain text or CSV',
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+    });
+    const binaryAfterText = Buffer.concat([Buffer.alloc(70 * 1024, 'a'), Buffer.from([0, 1, 2])]);
+    const disguised = await upload(member, taskId, { name: 'a.txt', bytes: binaryAfterText });
+    expect(disguised.status).toBe(415);
+
+    const refusedNames = written.slice(before + 1);
+    expect(refusedNames).toHaveLength(3);
+    expect(await objectsLeftBy(refusedNames)).toEqual([]);
+  });
+
+  test('an SVG with a script is only ever served as an inert download', async () => {
+    const member = await newMember('svg');
+    const taskId = await newTask(member);
+    const uploaded = await upload(member, taskId, { name: 'evil.svg', bytes: SVG_WITH_SCRIPT });
+    expect(uploaded.status).toBe(200);
+    const attachment = uploaded.body as Attachment;
+    expect(attachment.type).toBe('image/svg+xml');
+    const download = await fetch(`${stack.url}${attachment.url}`, {
+      headers: { cookie: member.cookie },
+    });
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-disposition')).toMatch(/^attachment;/u);
+    expect(download.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
+    expect(download.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  test('workspaceId must be the task’s, the caller a member; downloads are for members only', async () => {
+    const owner = await newMember('owner');
+    const outsider = await newMember('outsider');
+    const taskId = await newTask(owner);
+    const file = { name: 'a.txt', bytes: Buffer.from('secret') };
+    const before = written.length;
+
+    const wrongWorkspace = await upload(owner, taskId, file, outsider.workspaceId);
+    expect(wrongWorkspace.status).toBe(403);
+    expect(wrongWorkspace.body).toEqual({
+      error: "workspaceId is not the task's workspace",
+      code: 'FORBIDDEN',
+    });
+    const noWorkspace = await upload(owner, taskId, file, null);
+    expect(noWorkspace.status).toBe(400);
+    expect(noWorkspace.body).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(await objectsLeftBy(written.slice(before))).toEqual([]);
+
+    const countBefore = written.length;
+    const notMember = await upload(outsider, taskId, file, owner.workspaceId);
+    expect(notMember.status).toBe(404);
+    expect(notMember.body).toEqual({ error: 'Task not found', code: 'NOT_FOUND' });
+    // Refused before a byte was stored.
+    expect(written.length).toBe(countBefore);
+
+    const attachment = (await upload(owner, taskId, file)).body as Attachment;
+    const refused = await fetch(`${stack.url}${attachment.url}`, {
+      headers: { cookie: outsider.cookie },
+    });
+    expect(refused.status).toBe(404);
+    expect(await refused.json()).toEqual({ error: 'File not found', code: 'NOT_FOUND' });
+    const unknown = await fetch(
+      `${stack.url}/files/task-comments/${owner.workspaceId}/${taskId}/${randomUUID()}.txt`,
+      { headers: { cookie: owner.cookie } },
+    );
+    expect(unknown.status).toBe(404);
+    const anonymous = await fetch(`${stack.url}${attachment.url}`);
+    expect(anonymous.status).toBe(401);
+
+    const requests: [string, string, unknown][] = [
+      ['GET', `/tasks/${taskId}`, undefined],
+      ['GET', `/tasks/${taskId}/comments`, undefined],
+      ['POST', `/tasks/${taskId}/comments`, { body: 'intruder' }],
+      ['POST', '/tasks', { workspaceId: owner.workspaceId, title: 'intruder' }],
+    ];
+    for (const [method, path, body] of requests) {
+      const response = await http(`${stack.url}${path}`, {
+        method,
+        cookie: outsider.cookie,
+        body,
+      });
+      expect({ path, status: response.status }).toEqual({ path, status: 404 });
+      expect(response.body).toEqual({ error: expect.any(String), code: 'NOT_FOUND' });
+    }
+  });
+
+  test('an upload that dies midway leaves no file behind', async () => {
+    const member = await newMember('abort');
+    const taskId = await newTask(member);
+    const before = written.length;
+    const boundary = 'abort-boundary';
+    const url = new URL(`${stack.url}/tasks/${taskId}/comments/attachments`);
+    const request = httpRequest({
+      host: url.hostname,
+      port: url.port,
+      path: url.pathname,
+      method: 'POST',
+      headers: {
+        cookie: member.cookie,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(5 * 1024 * 1024),
+      },
+    });
+    request.on('error', () => undefined);
+    request.write(
+      `--${boundary}\r\nContent-Disposition: form-data; name="workspaceId"\r\n\r\n${member.workspaceId}\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n`,
+    );
+    request.write(Buffer.alloc(256 * 1024, 'a'));
+    await eventually(async () => expect(written.length).toBe(before + 1));
+    request.destroy();
+    const name = written[before] ?? '';
+    await eventually(async () => expect(await objectsLeftBy([name])).toEqual([]));
+  });
+});

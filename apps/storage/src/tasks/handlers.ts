@@ -1,0 +1,226 @@
+import {
+  AppError,
+  CreateCommentBody,
+  CreateTaskBody,
+  IdParams,
+  StoredUpload,
+  TASK_FILES_BUCKET,
+  TaskFileParams,
+  TaskIdParams,
+  type Attachment,
+  type AttachmentType,
+  type PrepareUploadRequest,
+  type StoredFile,
+  type Task,
+  type TaskComment,
+  type UploadTarget,
+} from '@wap/contracts';
+import type { IdSource, RouteHandler } from '@wap/platform';
+import { requireMember, requireVisible, type WorkspaceStanding } from '../directory/access';
+import { actorOf, parse } from '../http/requests';
+import type { AttachmentRecord, CommentRecord, TaskRecord, TasksRepository } from './repository';
+
+export type TaskOperation =
+  | 'create_task'
+  | 'get_task'
+  | 'create_task_comment'
+  | 'list_task_comments'
+  | 'upload_task_comment_attachment'
+  | 'download_task_file';
+
+export interface TasksHandlersDeps {
+  repository: TasksRepository;
+  ids: IdSource;
+  standingOf(workspaceId: string, userId: string): Promise<WorkspaceStanding>;
+}
+
+const TASK_NOT_FOUND = 'Task not found';
+const FILE_NOT_FOUND = 'File not found';
+
+/** The extension of each kind in the generated file name. */
+const EXTENSIONS: Record<AttachmentType, string> = {
+  'image/jpeg': 'jpg',
+  'image/png': 'png',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/svg+xml': 'svg',
+  'application/pdf': 'pdf',
+  'application/msword': 'doc',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+  'application/vnd.ms-excel': 'xls',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+  'text/plain': 'txt',
+  'text/csv': 'csv',
+};
+
+/** Where the files of a task's comments live: `task-comments/{workspaceId}/{taskId}/`. */
+function folderOf(workspaceId: string, taskId: string): string {
+  return `task-comments/${workspaceId}/${taskId}/`;
+}
+
+function taskBody(task: TaskRecord): Task {
+  return {
+    id: task.id,
+    workspace_id: task.workspaceId,
+    title: task.title,
+    created_by: task.createdBy,
+    created_at: task.createdAt.toISOString(),
+    updated_at: task.updatedAt.toISOString(),
+  };
+}
+
+function attachmentBody(attachment: AttachmentRecord): Attachment {
+  return {
+    url: `/files/${folderOf(attachment.workspaceId, attachment.taskId)}${attachment.name}`,
+    name: attachment.fileName,
+    type: attachment.type,
+    size: attachment.size,
+  };
+}
+
+function commentBody(comment: CommentRecord): TaskComment {
+  return {
+    id: comment.id,
+    task_id: comment.taskId,
+    workspace_id: comment.workspaceId,
+    body: comment.body,
+    attachments: comment.attachments,
+    created_by: comment.createdBy,
+    created_at: comment.createdAt.toISOString(),
+  };
+}
+
+export function createTasksHandlers(deps: TasksHandlersDeps) {
+  const { repository, standingOf } = deps;
+
+  async function visibleTask(taskId: string, userId: string): Promise<TaskRecord> {
+    const task = await repository.findTask(taskId);
+    const standing = task ? await standingOf(task.workspaceId, userId) : null;
+    return requireVisible(task, standing, TASK_NOT_FOUND);
+  }
+
+  const routes: Record<TaskOperation, RouteHandler> = {
+    async create_task(request) {
+      const actor = actorOf(request);
+      const body = parse(CreateTaskBody, request.body);
+      requireMember(await standingOf(body.workspaceId, actor.userId));
+      const task = await repository.createTask({ ...body, createdBy: actor.userId });
+      return { status: 201, body: { task: taskBody(task) } };
+    },
+
+    async get_task(request) {
+      const actor = actorOf(request);
+      const { id } = parse(IdParams, request.params);
+      return { status: 200, body: { task: taskBody(await visibleTask(id, actor.userId)) } };
+    },
+
+    async create_task_comment(request) {
+      const actor = actorOf(request);
+      const { taskId } = parse(TaskIdParams, request.params);
+      const body = parse(CreateCommentBody, request.body);
+      const task = await visibleTask(taskId, actor.userId);
+      const prefix = `/files/${folderOf(task.workspaceId, task.id)}`;
+      const names = body.attachments.map((attachment) =>
+        attachment.url.startsWith(prefix) ? attachment.url.slice(prefix.length) : '',
+      );
+      const found = await repository.attachmentsNamed(task.id, names);
+      const byName = new Map(found.map((attachment) => [attachment.name, attachment]));
+      const attachments = names.map((name, index) => {
+        const attachment = byName.get(name);
+        if (!attachment) {
+          throw new AppError('VALIDATION_ERROR', 'Invalid attachments', {
+            details: [
+              {
+                path: `body.attachments.${index}.url`,
+                message: 'not a file uploaded to this task',
+              },
+            ],
+          });
+        }
+        // The stored description, not the client's copy of it.
+        return attachmentBody(attachment);
+      });
+      const comment = await repository.addComment({
+        workspaceId: task.workspaceId,
+        taskId: task.id,
+        body: body.body,
+        attachments,
+        createdBy: actor.userId,
+      });
+      return { status: 201, body: { comment: commentBody(comment) } };
+    },
+
+    async list_task_comments(request) {
+      const actor = actorOf(request);
+      const { taskId } = parse(TaskIdParams, request.params);
+      const task = await visibleTask(taskId, actor.userId);
+      const comments = await repository.commentsOf(task.id);
+      return { status: 200, body: { comments: comments.map(commentBody) } };
+    },
+
+    async upload_task_comment_attachment(request) {
+      const actor = actorOf(request);
+      const { taskId } = parse(TaskIdParams, request.params);
+      const upload = parse(StoredUpload, request.body);
+      const task = await visibleTask(taskId, actor.userId);
+      requireSameWorkspace(upload.fields['workspaceId'], task);
+      const folder = folderOf(task.workspaceId, task.id);
+      if (upload.bucket !== TASK_FILES_BUCKET || !upload.objectName.startsWith(folder)) {
+        throw new AppError('BAD_REQUEST', 'The upload was not prepared for this task');
+      }
+      const id = upload.objectName.slice(folder.length);
+      const attachment = await repository.addAttachment({
+        id,
+        workspaceId: task.workspaceId,
+        taskId: task.id,
+        name: `${id}.${EXTENSIONS[upload.type]}`,
+        fileName: upload.fileName,
+        type: upload.type,
+        size: upload.size,
+        objectName: upload.objectName,
+        createdBy: actor.userId,
+      });
+      return { status: 200, body: attachmentBody(attachment) };
+    },
+
+    async download_task_file(request) {
+      const actor = actorOf(request);
+      const { workspaceId, taskId, name } = parse(TaskFileParams, request.params);
+      const attachment = await repository.findAttachment(workspaceId, taskId, name);
+      const standing = attachment ? await standingOf(workspaceId, actor.userId) : null;
+      const visible = requireVisible(attachment, standing, FILE_NOT_FOUND);
+      const file: StoredFile = {
+        bucket: TASK_FILES_BUCKET,
+        objectName: visible.objectName,
+        fileName: visible.fileName,
+        type: visible.type,
+        size: visible.size,
+      };
+      return { status: 200, body: file };
+    },
+  };
+
+  /** Before a byte is stored: the caller may attach to this task; the file's object name. */
+  async function prepareUpload(request: PrepareUploadRequest): Promise<UploadTarget> {
+    const { taskId } = parse(TaskIdParams, request.params);
+    const task = await visibleTask(taskId, request.actor.userId);
+    return {
+      bucket: TASK_FILES_BUCKET,
+      objectName: `${folderOf(task.workspaceId, task.id)}${deps.ids.uuid()}`,
+    };
+  }
+
+  return { routes, prepareUpload };
+}
+
+/** Spec endpoint 8: `workspaceId` must be the task's workspace. */
+function requireSameWorkspace(workspaceId: string | undefined, task: TaskRecord): void {
+  if (workspaceId === undefined) {
+    throw new AppError('VALIDATION_ERROR', 'Invalid request body', {
+      details: [{ path: 'body.workspaceId', message: 'workspaceId is required' }],
+    });
+  }
+  if (workspaceId !== task.workspaceId) {
+    throw new AppError('FORBIDDEN', "workspaceId is not the task's workspace");
+  }
+}
