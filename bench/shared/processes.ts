@@ -189,9 +189,13 @@ export function serviceLauncher(
       return child;
     },
     /** The gateway on a free port, signing sessions with `sessionSecret`; ready when it answers. */
-    async gateway(sessionSecret: string): Promise<{ url: string; process: BenchProcess }> {
+    async gateway(
+      sessionSecret: string,
+      env: Record<string, string> = {},
+    ): Promise<{ url: string; process: BenchProcess }> {
       const port = await freePort();
       const child = start('gateway', 'gateway', {
+        ...env,
         HOST: '127.0.0.1',
         PORT: String(port),
         SESSION_JWT_SECRET: sessionSecret,

@@ -52,6 +52,11 @@ export interface RouteSpec {
   forwardHeaders?: readonly string[];
   /** Largest body accepted on this route, in bytes, when it differs from the gateway's default. */
   bodyLimitBytes?: number;
+  /**
+   * How long the gateway waits for this route's answer, in ms, when the work it asks for grows
+   * with the data (a whole table) and may outlast REQUEST_TIMEOUT_MS.
+   */
+  timeoutMs?: number;
   responses: Record<number, RouteResponse>;
   /** Multipart routes: how the gateway takes the file in (see UploadRoute). */
   upload?: UploadRoute;

@@ -304,6 +304,8 @@ export const workspaceDataRoutes = defineRoutes([
     subject: 'storage.api.split_name.v1',
     auth: 'session',
     bodyKind: 'json',
+    // A split reads and writes the whole table: 100 000 rows take seconds (bench:data).
+    timeoutMs: 300_000,
     request: { params: IdParams, body: SplitNameBody },
     responses: {
       200: { description: 'Split', schema: SplitNameResponse },

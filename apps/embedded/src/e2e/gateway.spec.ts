@@ -34,6 +34,16 @@ describe.each(RUNTIMES)('gateway on the %s runtime', (runtime) => {
       Object.keys(document.paths['/workspaces/{workspaceId}/notification-settings'] ?? {}).sort(),
     ).toEqual(['get', 'patch']);
     expect(document.paths['/me']?.['get']).toMatchObject({ operationId: 'get_me' });
+    expect(document.paths['/tasks/{taskId}/comments/attachments']?.['post']).toMatchObject({
+      operationId: 'upload_task_comment_attachment',
+      requestBody: {
+        content: {
+          'multipart/form-data': {
+            schema: { required: ['file'], properties: { file: { format: 'binary' } } },
+          },
+        },
+      },
+    });
   });
 
   test('a first session creates the user; GET /me and POST /workspaces work', async () => {

@@ -61,6 +61,27 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): JsonSchema {
         content: { 'application/json': { schema: schemaOf(route.request.body, 'input') } },
       };
     }
+    if (route.upload) {
+      operation['requestBody'] = {
+        required: true,
+        content: {
+          'multipart/form-data': {
+            schema: {
+              type: 'object',
+              required: [route.upload.fileField],
+              properties: {
+                [route.upload.fileField]: {
+                  type: 'string',
+                  format: 'binary',
+                  maxLength: route.upload.maxBytes,
+                },
+              },
+              additionalProperties: { type: 'string' },
+            },
+          },
+        },
+      };
+    }
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
   }
   return {

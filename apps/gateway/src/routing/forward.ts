@@ -183,7 +183,7 @@ function forward(route: RouteSpec, deps: ForwardingDeps): RequestHandler {
         body,
       };
       const reply = await callRoute(deps.bus, route.subject, request, {
-        timeoutMs: deps.requestTimeoutMs,
+        timeoutMs: route.timeoutMs ?? deps.requestTimeoutMs,
       }).catch(unavailableWhenUnanswered(route));
       writeReply(res, reply);
     } catch (error) {
