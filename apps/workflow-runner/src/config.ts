@@ -27,6 +27,11 @@ export const WorkflowRunnerSettings = z.object({
   RUN_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
   /** How often the run table is read for due runs (delays ending, queued runs), in ms. */
   RUN_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+  /**
+   * How often the scheduler decides the schedules' owed fires, in ms; 0 runs no scheduler loop
+   * (tests that drive the scheduler by hand with an injected clock).
+   */
+  SCHEDULER_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   /** Lease of a run being executed; a dead replica's runs resume after it lapses, in ms. */
   RUN_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
   /** Longest wait for an http_request step's response, in ms. */

@@ -19,6 +19,9 @@ import { createRunRepository } from './runs/repository';
 import { createStepExecutor } from './runs/steps';
 import { createTestEventRepository } from './test-events/repository';
 import { consumeWebhookEvents } from './webhook-events/consumer';
+import { scheduleHandlers } from './schedules/handlers';
+import { createScheduleRepository } from './schedules/repository';
+import { startScheduler } from './schedules/scheduler';
 import { serveRunOfEvent } from './webhook-events/run-of-event';
 import { workflowHandlers } from './workflows/handlers';
 import { createWorkflowRepository } from './workflows/repository';
@@ -100,6 +103,15 @@ export async function startWorkflowRunnerService(deps: {
         })
       : null;
   const onRunCreated = () => executor.nudge();
+  const schedules = createScheduleRepository({ db, clock, runs });
+  const scheduler = startScheduler({
+    schedules,
+    clock,
+    logger,
+    intervalMs: settings.SCHEDULER_INTERVAL_MS,
+    loop: settings.SCHEDULER_INTERVAL_MS > 0,
+    onRunsCreated: onRunCreated,
+  });
   const consumers = [
     await consumeWebhookEvents({
       streams: platform.streams,
@@ -129,6 +141,7 @@ export async function startWorkflowRunnerService(deps: {
       'workflow-runner',
       {
         ...creditHandlers({ ledger, directory, snapshots }),
+        ...scheduleHandlers({ schedules, workflows, publisher, directory }),
         ...workflowHandlers({
           workflows,
           runs,
@@ -162,6 +175,7 @@ export async function startWorkflowRunnerService(deps: {
     stop: async () => {
       await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));
       await Promise.all(consumers.map((consumer) => consumer.stop()));
+      await scheduler.stop();
       await executor.stop();
       await claimRefresh.stop();
       await historyPruner?.stop();

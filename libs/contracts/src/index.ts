@@ -248,3 +248,19 @@ export {
   TaskFileParams,
   taskRoutes,
 } from './workspace-data';
+export { checkRunningHours, type WindowCheck } from './running-hours';
+export {
+  INTERVAL_MINUTES,
+  MAX_RUNS_PER_DAY_LIMIT,
+  TimezoneName,
+  CronExpression,
+  WorkflowSchedule,
+  PutScheduleBody,
+  ScheduleResponse,
+  WorkflowIdOfScheduleParams,
+  FIRE_OUTCOMES,
+  FireOutcome,
+  ScheduleFire,
+  ScheduleFiresResponse,
+  scheduleRoutes,
+} from './schedules';

@@ -4,6 +4,7 @@ import { mcpRoutes } from './mcp';
 import type { RouteSpec } from './route-spec';
 import { webhookRoutes } from './webhooks';
 import { workflowRoutes } from './workflows';
+import { scheduleRoutes } from './schedules';
 import { taskRoutes, workspaceDataRoutes } from './workspace-data';
 
 /** Every REST route the gateway serves from the bus, in one table. */
@@ -15,5 +16,6 @@ export const ROUTES = [
   ...mcpRoutes,
   ...workspaceDataRoutes,
   ...taskRoutes,
+  ...scheduleRoutes,
 ] as const satisfies readonly RouteSpec[];
 export type Routes = typeof ROUTES;

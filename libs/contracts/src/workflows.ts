@@ -202,7 +202,7 @@ export const StepRunStatus = z.enum([
 ]);
 export type StepRunStatus = z.infer<typeof StepRunStatus>;
 export const RunTrigger = z.object({
-  type: z.enum(['custom_webhook', 'mcp', 'manual']),
+  type: z.enum(['custom_webhook', 'mcp', 'manual', 'schedule']),
   event_id: z.uuid().nullable(),
   test_event_id: z.uuid().nullable(),
   key_id: z.uuid().nullable(),

@@ -29,7 +29,7 @@ import { ClaimPendingError, type DuplicateClaims } from './duplicate-claims';
 import { parseJsonBody } from './json-body';
 import type { RateLimiter } from './rate-limiter';
 import { fingerprintKey, idempotencyKey, idempotencyValueOf } from './request-identity';
-import { checkRunningHours } from './running-hours';
+import { checkRunningHours } from '@wap/contracts';
 
 export const INACTIVE_MESSAGE = 'Webhook is inactive. Test payload saved.';
 

@@ -182,3 +182,51 @@ export const approvals = workflowRunnerSchema.table(
   },
   (table) => [uniqueIndex('approvals_run_step_idx').on(table.runId, table.stepIndex)],
 );
+
+/**
+ * A workflow's schedule (spec endpoint 9; decisions 70 and 71). `next_fire_at` is the next fire
+ * the scheduler owes, null while disabled; `queue_outside_window` and `stop_on_node_failure`
+ * live on the workflow, one value with its settings.
+ */
+export const workflowSchedules = workflowRunnerSchema.table(
+  'workflow_schedules',
+  {
+    workflowId: uuid('workflow_id').primaryKey(),
+    workspaceId: uuid('workspace_id').notNull(),
+    isEnabled: boolean('is_enabled').notNull(),
+    timezone: text('timezone').notNull(),
+    scheduleType: text('schedule_type').notNull(),
+    cronExpression: text('cron_expression'),
+    intervalMinutes: integer('interval_minutes'),
+    maxRunsPerDay: integer('max_runs_per_day'),
+    /** Interval schedules fire at `anchor_at` plus whole intervals: when it was saved. */
+    anchorAt: timestamptz('anchor_at').notNull(),
+    nextFireAt: timestamptz('next_fire_at'),
+    /** The local day (YYYY-MM-DD in `timezone`) that `runs_on_day` counts. */
+    runsDay: text('runs_day'),
+    runsOnDay: integer('runs_on_day').notNull().default(0),
+    lastRunId: uuid('last_run_id'),
+    updatedAt: timestamptz('updated_at').notNull(),
+  },
+  (table) => [
+    index('workflow_schedules_due_idx')
+      .on(table.nextFireAt)
+      .where(sql`${table.isEnabled} and ${table.nextFireAt} is not null`),
+    check('workflow_schedules_type_check', sql`${table.scheduleType} in ('cron', 'interval')`),
+  ],
+);
+
+/** What became of each fire: one row per schedule and fire time, so a fire is decided once. */
+export const scheduleFires = workflowRunnerSchema.table(
+  'schedule_fires',
+  {
+    workflowId: uuid('workflow_id').notNull(),
+    fireAt: timestamptz('fire_at').notNull(),
+    outcome: text('outcome').notNull(),
+    runId: uuid('run_id'),
+    detail: text('detail'),
+    missedBefore: integer('missed_before').notNull().default(0),
+    recordedAt: timestamptz('recorded_at').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.workflowId, table.fireAt] })],
+);

@@ -54,7 +54,8 @@ export interface NewRun {
   trigger:
     | { type: 'custom_webhook'; eventId: string }
     | { type: 'mcp'; keyId: string }
-    | { type: 'manual'; testEventId: string | null };
+    | { type: 'manual'; testEventId: string | null }
+    | { type: 'schedule' };
   input: unknown;
   inflightKey: string | null;
   notBefore: Date | null;

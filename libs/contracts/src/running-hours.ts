@@ -1,4 +1,4 @@
-import type { RunningHours } from '@wap/contracts';
+import type { RunningHours } from './automation';
 
 /**
  * Running hours of a workflow, evaluated in its own time zone. A window opens at `start` on each

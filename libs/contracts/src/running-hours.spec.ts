@@ -1,4 +1,4 @@
-import type { RunningHours } from '@wap/contracts';
+import type { RunningHours } from './automation';
 import { checkRunningHours } from './running-hours';
 
 const weekdaysNineToFive: RunningHours = {

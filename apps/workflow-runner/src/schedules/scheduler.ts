@@ -1,0 +1,73 @@
+import type { Logger } from 'pino';
+import type { Clock } from '@wap/platform';
+import type { DecidedFire, ScheduleRepository } from './repository';
+
+/** Schedules decided per pass; a pass that fills it runs again at once. */
+const SCHEDULES_PER_PASS = 200;
+
+export interface Scheduler {
+  /** Decides every fire owed now; what the loop runs each interval, and tests call directly. */
+  runOnce(): Promise<DecidedFire[]>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Every `intervalMs`, decides the fires owed by the injected clock's now (decision 71). Passes
+ * run one at a time; a failed pass is logged and the next one tries again.
+ */
+export function startScheduler(deps: {
+  schedules: ScheduleRepository;
+  clock: Clock;
+  logger: Logger;
+  intervalMs: number;
+  /** Called when a pass created runs, so the executor claims them without waiting for its poll. */
+  onRunsCreated: () => void;
+  /** false: no loop; only `runOnce` decides (tests with an injected clock). */
+  loop?: boolean;
+}): Scheduler {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+
+  async function runOnce(): Promise<DecidedFire[]> {
+    const decided: DecidedFire[] = [];
+    for (;;) {
+      const batch = await deps.schedules.fireDue(deps.clock.now(), SCHEDULES_PER_PASS);
+      decided.push(...batch);
+      if (batch.length < SCHEDULES_PER_PASS || stopped) break;
+    }
+    for (const fire of decided) {
+      deps.logger.info(
+        {
+          workflowId: fire.workflowId,
+          fireAt: fire.fireAt,
+          outcome: fire.outcome,
+          runId: fire.runId,
+          missed: fire.missed,
+        },
+        'schedule fired',
+      );
+    }
+    if (decided.some((fire) => fire.runId !== null)) deps.onRunsCreated();
+    return decided;
+  }
+
+  function schedule(): void {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = runOnce()
+        .catch((error: unknown) => deps.logger.error({ err: error }, 'scheduler pass failed'))
+        .finally(schedule);
+    }, deps.intervalMs);
+  }
+  if (deps.loop !== false) schedule();
+
+  return {
+    runOnce,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
