@@ -19,6 +19,8 @@ import { createRunRepository } from './runs/repository';
 import { createStepExecutor } from './runs/steps';
 import { createTestEventRepository } from './test-events/repository';
 import { consumeWebhookEvents } from './webhook-events/consumer';
+import { approvalHandlers } from './approvals/handlers';
+import { createApprovalRepository } from './approvals/repository';
 import { scheduleHandlers } from './schedules/handlers';
 import { createScheduleRepository } from './schedules/repository';
 import { startScheduler } from './schedules/scheduler';
@@ -142,6 +144,12 @@ export async function startWorkflowRunnerService(deps: {
       {
         ...creditHandlers({ ledger, directory, snapshots }),
         ...scheduleHandlers({ schedules, workflows, publisher, directory }),
+        ...approvalHandlers({
+          approvals: createApprovalRepository({ db, clock }),
+          directory,
+          inflight,
+          onRunDue: onRunCreated,
+        }),
         ...workflowHandlers({
           workflows,
           runs,

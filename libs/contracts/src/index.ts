@@ -264,3 +264,13 @@ export {
   ScheduleFiresResponse,
   scheduleRoutes,
 } from './schedules';
+export {
+  APPROVAL_STATUSES,
+  Approval,
+  ApprovalsQuery,
+  ApprovalsResponse,
+  ApprovalResponse,
+  ApprovalIdParams,
+  DecideApprovalBody,
+  approvalRoutes,
+} from './approvals';

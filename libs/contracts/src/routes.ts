@@ -4,6 +4,7 @@ import { mcpRoutes } from './mcp';
 import type { RouteSpec } from './route-spec';
 import { webhookRoutes } from './webhooks';
 import { workflowRoutes } from './workflows';
+import { approvalRoutes } from './approvals';
 import { scheduleRoutes } from './schedules';
 import { taskRoutes, workspaceDataRoutes } from './workspace-data';
 
@@ -17,5 +18,6 @@ export const ROUTES = [
   ...workspaceDataRoutes,
   ...taskRoutes,
   ...scheduleRoutes,
+  ...approvalRoutes,
 ] as const satisfies readonly RouteSpec[];
 export type Routes = typeof ROUTES;

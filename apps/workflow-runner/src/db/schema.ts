@@ -167,7 +167,10 @@ export const runSteps = workflowRunnerSchema.table(
   (table) => [primaryKey({ columns: [table.runId, table.stepIndex] })],
 );
 
-/** Approvals a run waits for; the approvals issue decides them. */
+/**
+ * The approval a run's approval step waits for: one per step, shared by its reviewers; the first
+ * decision wins (decision 72).
+ */
 export const approvals = workflowRunnerSchema.table(
   'approvals',
   {
@@ -179,8 +182,16 @@ export const approvals = workflowRunnerSchema.table(
     message: text('message'),
     status: text('status').notNull(),
     createdAt: timestamptz('created_at').notNull(),
+    decidedBy: uuid('decided_by'),
+    decidedAt: timestamptz('decided_at'),
+    comment: text('comment'),
   },
-  (table) => [uniqueIndex('approvals_run_step_idx').on(table.runId, table.stepIndex)],
+  (table) => [
+    uniqueIndex('approvals_run_step_idx').on(table.runId, table.stepIndex),
+    index('approvals_pending_workspace_idx')
+      .on(table.workspaceId, table.createdAt)
+      .where(sql`${table.status} = 'pending'`),
+  ],
 );
 
 /**

@@ -1,0 +1,1 @@
+CREATE INDEX "approvals_pending_workspace_idx" ON "workflow_runner"."approvals" USING btree ("workspace_id","created_at") WHERE "workflow_runner"."approvals"."status" = 'pending';
