@@ -17,6 +17,10 @@ export const EmbeddedEnv = GatewayHttpEnv.extend(McpRegistryEnv.shape)
     CREDENTIALS_ENCRYPTION_KEYS: z.string().min(1).optional(),
     /** Where the embedded runtime keeps everything: database, streams, KV, blobs, generated secrets. */
     DATA_DIR: z.string().default('./data'),
+    /** SMTP server of approval emails; unset: they are written as .eml files under DATA_DIR/mail. */
+    SMTP_URL: z.url().optional(),
+    /** Sender of approval emails (workflow-runner's default when unset). */
+    MAIL_FROM: z.string().min(3).optional(),
   });
 export type EmbeddedEnv = z.infer<typeof EmbeddedEnv>;
 

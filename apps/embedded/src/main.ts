@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ROUTES } from '@wap/contracts';
 import { onShutdown, redactConfig } from '@wap/http';
 import { createLogger, startTelemetry } from '@wap/observability';
@@ -23,6 +23,7 @@ async function main(): Promise<void> {
       config: redactConfig(env, [
         'SESSION_JWT_SECRET',
         'CREDENTIALS_ENCRYPTION_KEYS',
+        'SMTP_URL',
         ...WEBHOOK_SECRET_KEYS,
       ]),
     },
@@ -42,7 +43,12 @@ async function main(): Promise<void> {
       // The env_var auth type reads allow-listed variables of this process at connect time.
       environment: process.env,
     },
-    workflowRunner: { PUBLIC_BASE_URL: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}` },
+    workflowRunner: {
+      PUBLIC_BASE_URL: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
+      MAIL_DROP_DIR: join(dataDir, 'mail'),
+      SMTP_URL: env.SMTP_URL,
+      ...(env.MAIL_FROM ? { MAIL_FROM: env.MAIL_FROM } : {}),
+    },
     webhookIngest: webhookIngestConfigFromEnv(env),
   });
 

@@ -8,6 +8,8 @@ import {
   EnsureUserRequest,
   FirstWorkspaceRequest,
   VerifyApiKeyRequest,
+  APPROVAL_SUBJECTS,
+  ApprovalRecipientsRequest,
   PrepareUploadRequest,
   TASK_FILE_SUBJECTS,
   TASK_FILES_BUCKET,
@@ -27,6 +29,7 @@ import { createDirectoryPublisher } from './directory/publisher';
 import { createDirectoryRepository } from './directory/repository';
 import { createContactsHandlers } from './contacts/handlers';
 import { createContactsRepository } from './contacts/repository';
+import { createApprovalRecipients } from './notifications/approval-recipients';
 import { createTablesHandlers } from './tables/handlers';
 import { createTasksHandlers } from './tasks/handlers';
 import { createTasksRepository } from './tasks/repository';
@@ -142,6 +145,13 @@ export async function startStorageService(deps: StorageServiceDeps): Promise<Sto
       taskRoutes,
       'storage',
       loggedHandlers(taskRoutes, taskHandlers.routes),
+      serveOptions,
+    ),
+    serveApi(
+      platform.bus,
+      APPROVAL_SUBJECTS.recipients,
+      ApprovalRecipientsRequest,
+      createApprovalRecipients({ db: platform.sql.db }),
       serveOptions,
     ),
     serveApi(

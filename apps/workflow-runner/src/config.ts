@@ -19,6 +19,21 @@ export const WorkflowRunnerSettings = z.object({
     .min(1_000)
     .max(24 * 60 * 60 * 1000)
     .default(60 * 60 * 1000),
+  /**
+   * SMTP server of approval emails (`smtp://user:pass@host:587`, `smtps://...`); unset: each
+   * email is written as an .eml file under MAIL_DROP_DIR instead (decision 73).
+   */
+  SMTP_URL: z.url().optional(),
+  /** Sender of approval emails. */
+  MAIL_FROM: z.string().min(3).default('Workspace Assistant <no-reply@localhost>'),
+  /** Folder of the .eml files written while SMTP_URL is unset. */
+  MAIL_DROP_DIR: z.string().min(1).default('./data/mail'),
+  /** How often approvals are checked for emails to queue and queued emails are sent, in ms. */
+  MAIL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
+  /** Wait before the first retry of an email that failed; doubles each time, up to an hour, in ms. */
+  MAIL_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
+  /** Attempts before an email is recorded as failed. */
+  MAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
   /** Consumers of the RUNS stream per replica; their requests in flight share commits. */
   RUNS_CONSUMER_MEMBERS: z.coerce.number().int().min(1).max(64).default(4),
   /** Consumers of the WEBHOOK_EVENTS stream per replica; their events in flight share commits. */

@@ -5,6 +5,7 @@ import { startWorkflowRunnerService } from './service';
 void runServiceProcess({
   name: 'workflow-runner',
   env: loadConfig(process.env),
+  secretKeys: ['SMTP_URL'],
   start: ({ platform, logger, env }) =>
     startWorkflowRunnerService({ platform, logger, settings: env }),
 }).catch((error: unknown) => {

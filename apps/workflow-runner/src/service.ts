@@ -24,6 +24,8 @@ import { createApprovalRepository } from './approvals/repository';
 import { scheduleHandlers } from './schedules/handlers';
 import { createScheduleRepository } from './schedules/repository';
 import { startScheduler } from './schedules/scheduler';
+import { startApprovalEmails } from './notifications/approval-emails';
+import { createMailer } from './notifications/mailer';
 import { serveRunOfEvent } from './webhook-events/run-of-event';
 import { workflowHandlers } from './workflows/handlers';
 import { createWorkflowRepository } from './workflows/repository';
@@ -105,6 +107,25 @@ export async function startWorkflowRunnerService(deps: {
         })
       : null;
   const onRunCreated = () => executor.nudge();
+  const mailer = createMailer({
+    smtpUrl: settings.SMTP_URL,
+    from: settings.MAIL_FROM,
+    dropDir: settings.MAIL_DROP_DIR,
+    logger,
+  });
+  const approvalEmails = startApprovalEmails({
+    db,
+    bus: platform.bus,
+    clock,
+    ids,
+    mailer,
+    logger,
+    intervalMs: settings.MAIL_INTERVAL_MS,
+    retryBaseMs: settings.MAIL_RETRY_BASE_MS,
+    maxAttempts: settings.MAIL_MAX_ATTEMPTS,
+    busTimeoutMs: settings.STEP_BUS_TIMEOUT_MS,
+    appBaseUrl: settings.PUBLIC_BASE_URL,
+  });
   const schedules = createScheduleRepository({ db, clock, runs });
   const scheduler = startScheduler({
     schedules,
@@ -184,6 +205,8 @@ export async function startWorkflowRunnerService(deps: {
       await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));
       await Promise.all(consumers.map((consumer) => consumer.stop()));
       await scheduler.stop();
+      await approvalEmails.stop();
+      mailer.close();
       await executor.stop();
       await claimRefresh.stop();
       await historyPruner?.stop();

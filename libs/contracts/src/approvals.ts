@@ -75,3 +75,28 @@ export const approvalRoutes = defineRoutes([
     },
   },
 ] as const);
+
+/** storage's bus API for approval emails (decision 73). */
+export const APPROVAL_SUBJECTS = {
+  recipients: 'storage.api.approval_recipients.v1',
+} as const;
+/** Who of `userIds` (members of the workspace) is to be emailed about an approval. */
+export const ApprovalRecipientsRequest = z.object({
+  workspaceId: z.uuid(),
+  userIds: z.array(z.uuid()).max(100),
+});
+export type ApprovalRecipientsRequest = z.infer<typeof ApprovalRecipientsRequest>;
+export const ApprovalRecipientsReply = z.object({
+  /** The workspace's option (spec endpoint 7); false for a deleted workspace. */
+  emailOnApproval: z.boolean(),
+  /** The members among `userIds`, with their own Approval tasks email preference. */
+  reviewers: z.array(
+    z.object({
+      userId: z.uuid(),
+      email: z.string(),
+      name: z.string(),
+      approvalTasksEmail: z.boolean(),
+    }),
+  ),
+});
+export type ApprovalRecipientsReply = z.infer<typeof ApprovalRecipientsReply>;

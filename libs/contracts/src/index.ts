@@ -273,4 +273,7 @@ export {
   ApprovalIdParams,
   DecideApprovalBody,
   approvalRoutes,
+  APPROVAL_SUBJECTS,
+  ApprovalRecipientsRequest,
+  ApprovalRecipientsReply,
 } from './approvals';

@@ -185,12 +185,17 @@ export const approvals = workflowRunnerSchema.table(
     decidedBy: uuid('decided_by'),
     decidedAt: timestamptz('decided_at'),
     comment: text('comment'),
+    /** When its reviewers' emails were queued (or found not wanted); null until then. */
+    notifiedAt: timestamptz('notified_at'),
   },
   (table) => [
     uniqueIndex('approvals_run_step_idx').on(table.runId, table.stepIndex),
     index('approvals_pending_workspace_idx')
       .on(table.workspaceId, table.createdAt)
       .where(sql`${table.status} = 'pending'`),
+    index('approvals_unnotified_idx')
+      .on(table.createdAt)
+      .where(sql`${table.notifiedAt} is null`),
   ],
 );
 
@@ -240,4 +245,34 @@ export const scheduleFires = workflowRunnerSchema.table(
     recordedAt: timestamptz('recorded_at').notNull(),
   },
   (table) => [primaryKey({ columns: [table.workflowId, table.fireAt] })],
+);
+
+/**
+ * The outbox of approval emails (decision 73): one row per approval and reviewer, written when
+ * the approval's recipients are resolved, sent with retries until `sent` or `failed`.
+ */
+export const approvalEmails = workflowRunnerSchema.table(
+  'approval_emails',
+  {
+    id: uuid('id').primaryKey(),
+    approvalId: uuid('approval_id').notNull(),
+    userId: uuid('user_id').notNull(),
+    toAddress: text('to_address').notNull(),
+    subject: text('subject').notNull(),
+    body: text('body').notNull(),
+    status: text('status').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    /** When the sender may next try; a sender holding it moves it on first (its lease). */
+    nextAttemptAt: timestamptz('next_attempt_at').notNull(),
+    lastError: text('last_error'),
+    createdAt: timestamptz('created_at').notNull(),
+    sentAt: timestamptz('sent_at'),
+  },
+  (table) => [
+    uniqueIndex('approval_emails_approval_user_idx').on(table.approvalId, table.userId),
+    index('approval_emails_due_idx')
+      .on(table.nextAttemptAt)
+      .where(sql`${table.status} = 'pending'`),
+    check('approval_emails_status_check', sql`${table.status} in ('pending', 'sent', 'failed')`),
+  ],
 );

@@ -390,6 +390,10 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
           limit ${limit}
         ), deleted_steps as (
           delete from workflow_runner.run_steps where run_id = any(array(select id from doomed))
+        ), deleted_emails as (
+          delete from workflow_runner.approval_emails where approval_id = any(array(
+            select id from workflow_runner.approvals where run_id = any(array(select id from doomed))
+          ))
         ), deleted_approvals as (
           delete from workflow_runner.approvals where run_id = any(array(select id from doomed))
         )

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '@wap/platform';
+import { startPeriodicPasses } from '../runs/periodic-passes';
 import type { DecidedFire, ScheduleRepository } from './repository';
 
 /** Schedules decided per pass; a pass that fills it runs again at once. */
@@ -12,8 +13,8 @@ export interface Scheduler {
 }
 
 /**
- * Every `intervalMs`, decides the fires owed by the injected clock's now (decision 71). Passes
- * run one at a time; a failed pass is logged and the next one tries again.
+ * Every `intervalMs`, decides the fires owed by the injected clock's now (decision 71), one pass
+ * at a time; a failed pass is logged and the next one tries again.
  */
 export function startScheduler(deps: {
   schedules: ScheduleRepository;
@@ -26,8 +27,6 @@ export function startScheduler(deps: {
   loop?: boolean;
 }): Scheduler {
   let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
 
   async function runOnce(): Promise<DecidedFire[]> {
     const decided: DecidedFire[] = [];
@@ -52,22 +51,23 @@ export function startScheduler(deps: {
     return decided;
   }
 
-  function schedule(): void {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = runOnce()
-        .catch((error: unknown) => deps.logger.error({ err: error }, 'scheduler pass failed'))
-        .finally(schedule);
-    }, deps.intervalMs);
-  }
-  if (deps.loop !== false) schedule();
+  const passes =
+    deps.loop === false
+      ? null
+      : startPeriodicPasses({
+          intervalMs: deps.intervalMs,
+          logger: deps.logger,
+          failureMessage: 'scheduler pass failed; the next one tries again',
+          pass: async () => {
+            await runOnce();
+          },
+        });
 
   return {
     runOnce,
     async stop() {
       stopped = true;
-      clearTimeout(timer);
-      await running;
+      await passes?.stop();
     },
   };
 }

@@ -1,0 +1,1 @@
+CREATE INDEX "approvals_unnotified_idx" ON "workflow_runner"."approvals" USING btree ("created_at") WHERE "workflow_runner"."approvals"."notified_at" is null;

@@ -1,0 +1,180 @@
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import { APPROVAL_SUBJECTS, ApprovalRecipientsReply } from '@wap/contracts';
+import { callApi, type Bus, type Clock, type IdSource, type SqlDatabase } from '@wap/platform';
+import { approvalEmails, approvals, runs, runSteps, workflows } from '../db/schema';
+import { startPeriodicPasses } from '../runs/periodic-passes';
+import type { Mailer } from './mailer';
+
+/** Approvals whose recipients are resolved per pass, and emails sent per pass. */
+const BATCH = 50;
+/** How long a sender holds an email it is sending before another may try it, in ms. */
+const SEND_LEASE_MS = 60_000;
+const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
+
+/**
+ * The approval emails (decision 73): one pass queues an email for each reviewer who wants one
+ * (the workspace's `email_on_approval` and the reviewer's `approval_tasks_email` both on), the
+ * next sends what is due, retrying with a doubling delay and recording a failure after
+ * `maxAttempts`. A mail server that is down never touches the run or the approval.
+ */
+export function startApprovalEmails(deps: {
+  db: SqlDatabase;
+  bus: Bus;
+  clock: Clock;
+  ids: IdSource;
+  mailer: Mailer;
+  logger: Logger;
+  intervalMs: number;
+  retryBaseMs: number;
+  maxAttempts: number;
+  busTimeoutMs: number;
+  /** Origin of the web app, where the approve and reject links point. */
+  appBaseUrl: string;
+}): { stop(): Promise<void> } {
+  const { db, clock, logger } = deps;
+  const baseUrl = deps.appBaseUrl.replace(/\/+$/u, '');
+
+  async function queueEmails(): Promise<void> {
+    const pending = await db
+      .select({
+        id: approvals.id,
+        workspaceId: approvals.workspaceId,
+        reviewerIds: approvals.reviewerIds,
+        message: approvals.message,
+        workflowName: workflows.name,
+        stepName: runSteps.name,
+      })
+      .from(approvals)
+      .innerJoin(runs, eq(runs.id, approvals.runId))
+      .innerJoin(workflows, eq(workflows.id, runs.workflowId))
+      .innerJoin(
+        runSteps,
+        and(eq(runSteps.runId, approvals.runId), eq(runSteps.stepIndex, approvals.stepIndex)),
+      )
+      .where(isNull(approvals.notifiedAt))
+      .orderBy(asc(approvals.createdAt))
+      .limit(BATCH);
+    for (const approval of pending) {
+      const reviewerIds = Array.isArray(approval.reviewerIds)
+        ? approval.reviewerIds.map(String)
+        : [];
+      const recipients = await callApi(
+        deps.bus,
+        APPROVAL_SUBJECTS.recipients,
+        { workspaceId: approval.workspaceId, userIds: reviewerIds },
+        ApprovalRecipientsReply,
+        { timeoutMs: deps.busTimeoutMs },
+      );
+      const wanted = recipients.emailOnApproval
+        ? recipients.reviewers.filter((reviewer) => reviewer.approvalTasksEmail)
+        : [];
+      const now = clock.now();
+      const subject = `Approval needed: ${approval.workflowName} — ${approval.stepName}`;
+      const link = (decision: string) => `${baseUrl}/approvals/${approval.id}?decision=${decision}`;
+      await db.transaction(async (tx) => {
+        if (wanted.length > 0) {
+          await tx
+            .insert(approvalEmails)
+            .values(
+              wanted.map((reviewer) => ({
+                id: deps.ids.uuid(),
+                approvalId: approval.id,
+                userId: reviewer.userId,
+                toAddress: reviewer.email,
+                subject,
+                body: [
+                  `Hello ${reviewer.name},`,
+                  '',
+                  `The workflow "${approval.workflowName}" is waiting for your approval at the step "${approval.stepName}".`,
+                  ...(approval.message ? ['', approval.message] : []),
+                  '',
+                  `Approve: ${link('approve')}`,
+                  `Reject: ${link('reject')}`,
+                  '',
+                ].join('\n'),
+                status: 'pending',
+                nextAttemptAt: now,
+                createdAt: now,
+              })),
+            )
+            .onConflictDoNothing();
+        }
+        await tx.update(approvals).set({ notifiedAt: now }).where(eq(approvals.id, approval.id));
+      });
+      logger.info(
+        { approvalId: approval.id, emails: wanted.length, reviewers: reviewerIds.length },
+        'approval emails queued',
+      );
+    }
+  }
+
+  async function sendDue(): Promise<void> {
+    const now = clock.now();
+    // Taking a batch moves its next attempt on by the lease: a replica that dies mid-send
+    // leaves it to be tried again after that, and two replicas never send one email at once.
+    const taken = await db
+      .update(approvalEmails)
+      .set({ nextAttemptAt: new Date(now.getTime() + SEND_LEASE_MS) })
+      .where(
+        inArray(
+          approvalEmails.id,
+          db
+            .select({ id: approvalEmails.id })
+            .from(approvalEmails)
+            .where(
+              and(
+                eq(approvalEmails.status, 'pending'),
+                sql`${approvalEmails.nextAttemptAt} <= ${now.toISOString()}::timestamptz`,
+              ),
+            )
+            .orderBy(asc(approvalEmails.nextAttemptAt))
+            .limit(BATCH)
+            .for('update', { skipLocked: true }),
+        ),
+      )
+      .returning();
+    for (const email of taken) {
+      const attempts = email.attempts + 1;
+      try {
+        await deps.mailer.send({
+          id: email.id,
+          to: email.toAddress,
+          subject: email.subject,
+          text: email.body,
+        });
+        await db
+          .update(approvalEmails)
+          .set({ status: 'sent', attempts, sentAt: clock.now(), lastError: null })
+          .where(eq(approvalEmails.id, email.id));
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        const failed = attempts >= deps.maxAttempts;
+        const delay = Math.min(MAX_RETRY_DELAY_MS, deps.retryBaseMs * 2 ** (attempts - 1));
+        await db
+          .update(approvalEmails)
+          .set({
+            status: failed ? 'failed' : 'pending',
+            attempts,
+            lastError: reason,
+            nextAttemptAt: new Date(clock.now().getTime() + delay),
+          })
+          .where(eq(approvalEmails.id, email.id));
+        logger.warn(
+          { emailId: email.id, approvalId: email.approvalId, attempts, failed, reason },
+          failed ? 'approval email failed for good' : 'approval email failed; retrying',
+        );
+      }
+    }
+  }
+
+  return startPeriodicPasses({
+    intervalMs: deps.intervalMs,
+    logger,
+    failureMessage: 'approval emails pass failed; the next one tries again',
+    pass: async () => {
+      await queueEmails();
+      await sendDue();
+    },
+  });
+}
