@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { mintSessionToken } from '@wap/auth';
+import {
+  createTestDatabase,
+  removeNamespaceFromNats,
+  testNatsUrl,
+  type TestDatabase,
+} from '@wap/testing';
+import { runApp, type RunningProcess } from './processes';
+import { http } from './stack';
+
+/**
+ * Two workflow-runner processes on the distributed runtime share a schedule that fires every
+ * three seconds for a minute; one of them is killed with `kill -9` halfway. Every fire of that
+ * minute is decided once and has exactly one run: none lost, none doubled.
+ */
+const SESSION_SECRET = 'schedules-crash-secret-0123456789abcdef0123';
+const FIRE_EVERY_S = 3;
+const DURATION_MS = 60_000;
+
+describe('a schedule across two runner processes, one killed', () => {
+  let database: TestDatabase;
+  let env: Record<string, string>;
+  const namespace = `s${randomBytes(6).toString('hex')}`;
+  const running: RunningProcess[] = [];
+
+  function start(app: string): RunningProcess {
+    const child = runApp(app, env);
+    running.push(child);
+    return child;
+  }
+  const ready = (child: RunningProcess, name: string) =>
+    child.waitForLine(new RegExp(`"msg":"${name} ready"`), 60_000);
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    env = {
+      NATS_URL: testNatsUrl(),
+      NATS_NAMESPACE: namespace,
+      DATABASE_URL: database.url,
+      SESSION_JWT_SECRET: SESSION_SECRET,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      // A killed runner's leased runs are taken over quickly.
+      RUN_LEASE_MS: '2000',
+    };
+  });
+
+  afterAll(async () => {
+    await Promise.all(running.map((child) => child.stop('SIGKILL')));
+    await database?.drop();
+    await removeNamespaceFromNats(testNatsUrl(), namespace);
+  });
+
+  test('every fire has exactly one run; kill -9 of one runner loses none', async () => {
+    const storage = start('storage');
+    const runners = [start('workflow-runner'), start('workflow-runner')];
+    const gateway = start('gateway');
+    await Promise.all([
+      ready(storage, 'storage'),
+      ...runners.map((runner) => ready(runner, 'workflow-runner')),
+    ]);
+    const [, gatewayUrl = ''] = await gateway.waitForLine(/"url":"(http:\/\/[^"]+)"/, 60_000);
+    const cookie = `session=${await mintSessionToken({
+      secret: SESSION_SECRET,
+      sub: 'test|schedules@example.com',
+      email: 'schedules@example.com',
+      name: 'Schedules',
+      platformAdmin: true,
+    })}`;
+    const call = async <Reply = unknown>(method: string, path: string, body?: unknown) => {
+      const response = await http(`${gatewayUrl}${path}`, { method, cookie, body });
+      expect(response.status).toBeLessThan(300);
+      return response.body as Reply;
+    };
+    const { workspace } = await call<{ workspace: { id: string } }>('POST', '/workspaces', {
+      name: 'Schedules',
+    });
+    await call('POST', `/workspaces/${workspace.id}/credits/grants`, { amount: 1, reason: 'e2e' });
+    const { workflow } = await call<{ workflow: { id: string } }>('POST', '/workflows', {
+      workspaceId: workspace.id,
+      name: 'Every three seconds',
+      trigger: { type: 'custom_webhook' },
+      steps: [],
+    });
+    const { runId } = await call<{ runId: string }>('POST', `/workflows/${workflow.id}/run`);
+    for (;;) {
+      const { run } = await call<{ run: { status: string } }>('GET', `/runs/${runId}`);
+      if (run.status === 'succeeded') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await call('POST', `/workflows/${workflow.id}/live`);
+    const startedAt = Date.now();
+    await call('PUT', `/workflows/${workflow.id}/schedule`, {
+      schedule_type: 'cron',
+      cron_expression: `*/${FIRE_EVERY_S} * * * * *`,
+    });
+
+    await new Promise((resolve) => setTimeout(resolve, DURATION_MS / 2));
+    runners[0]?.child.kill('SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, DURATION_MS / 2));
+    const endedAt = Date.now();
+    // The schedule stops, so what is counted is exactly the minute under test.
+    await call('PUT', `/workflows/${workflow.id}/schedule`, {
+      schedule_type: 'cron',
+      cron_expression: `*/${FIRE_EVERY_S} * * * * *`,
+      is_enabled: false,
+    });
+
+    const client = new Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const fires = await client.query<{ fire_at: Date; outcome: string; run_id: string | null }>(
+        `select fire_at, outcome, run_id from workflow_runner.schedule_fires
+         where workflow_id = $1 order by fire_at`,
+        [workflow.id],
+      );
+      const runs = await client.query<{ fire_at: string; count: string }>(
+        `select input->>'scheduledFor' as fire_at, count(*) as count from workflow_runner.runs
+         where workflow_id = $1 and trigger_type = 'schedule' group by 1`,
+        [workflow.id],
+      );
+      // Every fire time of the minute, three seconds apart, is on record.
+      const expected: number[] = [];
+      const step = FIRE_EVERY_S * 1000;
+      for (let at = Math.ceil((startedAt + 1) / step) * step; at <= endedAt - step; at += step) {
+        expected.push(at);
+      }
+      const recorded = fires.rows.map((row) => row.fire_at.getTime());
+      for (const at of expected) expect(recorded).toContain(at);
+      expect(new Set(recorded).size).toBe(recorded.length);
+      // Each fire started one run (the steps are instant: none overlaps the next fire).
+      expect(fires.rows.filter((row) => row.outcome !== 'started')).toEqual([]);
+      expect(runs.rows.length).toBe(fires.rows.length);
+      expect(runs.rows.every((row) => Number(row.count) === 1)).toBe(true);
+    } finally {
+      await client.end();
+    }
+  }, 150_000);
+});
