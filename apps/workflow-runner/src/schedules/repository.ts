@@ -8,7 +8,8 @@ import {
 } from '@wap/contracts';
 import type { Clock, SqlDatabase } from '@wap/platform';
 import { creditLedger, runs, scheduleFires, workflows, workflowSchedules } from '../db/schema';
-import type { RunRepository } from '../runs/repository';
+import { anyOfUuids } from '../db/sql-executor';
+import type { NewRun, RunRepository } from '../runs/repository';
 import { catchUp, decideFire, localDay, nextFireAfter, type ScheduleTiming } from './time-rules';
 
 export type ScheduleRow = typeof workflowSchedules.$inferSelect;
@@ -109,64 +110,104 @@ export function createScheduleRepository(deps: {
     },
 
     /**
-     * Decides every fire owed at `now` (up to `limit` schedules), each schedule in a
-     * transaction of its own that holds its row: replicas take different schedules, a fire is
-     * recorded once (its row's key is the schedule and the fire time), and its run is created
-     * in the same transaction, so a crash at any point leaves either both or neither.
+     * Decides the fires owed at `now` of up to `limit` schedules in one transaction that holds
+     * their rows (`for update skip locked`: replicas take different schedules and never wait on
+     * each other). Each fire is recorded once (its key is the schedule and the fire time) and
+     * its run is created in the same transaction with an id derived from both, so a crash at
+     * any point leaves either all of a batch or none of it, and a fire decided again creates
+     * no second run. Reads and writes are one statement per table for the whole batch.
      */
     async fireDue(now: Date, limit: number): Promise<DecidedFire[]> {
-      const decided: DecidedFire[] = [];
-      for (let index = 0; index < limit; index += 1) {
-        const fire = await db.transaction(async (tx) => {
-          const [schedule] = await tx
-            .select()
-            .from(workflowSchedules)
-            .where(
-              and(
-                eq(workflowSchedules.isEnabled, true),
-                sql`${workflowSchedules.nextFireAt} <= ${now.toISOString()}::timestamptz`,
-              ),
-            )
-            .orderBy(workflowSchedules.nextFireAt)
-            .limit(1)
-            .for('update', { skipLocked: true });
-          if (!schedule?.nextFireAt) return null;
-          const timing = timingOf(schedule);
-          const { fireAt, missed, next } = catchUp(timing, schedule.nextFireAt, now);
-          const [workflow] = await tx
-            .select()
-            .from(workflows)
-            .where(and(eq(workflows.id, schedule.workflowId), isNull(workflows.deletedAt)));
+      return db.transaction(async (tx) => {
+        const due = await tx
+          .select()
+          .from(workflowSchedules)
+          .where(
+            and(
+              eq(workflowSchedules.isEnabled, true),
+              sql`${workflowSchedules.nextFireAt} <= ${now.toISOString()}::timestamptz`,
+            ),
+          )
+          .orderBy(workflowSchedules.nextFireAt)
+          .limit(limit)
+          .for('update', { skipLocked: true });
+        if (due.length === 0) return [];
+        const workflowRows = await tx
+          .select()
+          .from(workflows)
+          .where(
+            and(
+              sql`${workflows.id} = ${anyOfUuids(due.map((schedule) => schedule.workflowId))}`,
+              isNull(workflows.deletedAt),
+            ),
+          );
+        const workflowOf = new Map(workflowRows.map((row) => [row.id, row]));
+        const lastRunIds = due.flatMap((schedule) =>
+          schedule.lastRunId ? [schedule.lastRunId] : [],
+        );
+        const lastRuns =
+          lastRunIds.length === 0
+            ? []
+            : await tx
+                .select({ id: runs.id, status: runs.status })
+                .from(runs)
+                .where(sql`${runs.id} = ${anyOfUuids(lastRunIds)}`);
+        const statusOf = new Map(lastRuns.map((run) => [run.id, run.status]));
+        const balances = await tx
+          .select({
+            workspaceId: creditLedger.workspaceId,
+            amount: sql<string>`coalesce(sum(${creditLedger.amount}), 0)`,
+          })
+          .from(creditLedger)
+          .where(
+            sql`${creditLedger.workspaceId} = ${anyOfUuids([
+              ...new Set(due.map((schedule) => schedule.workspaceId)),
+            ])}`,
+          )
+          .groupBy(creditLedger.workspaceId);
+        const balanceOf = new Map(balances.map((row) => [row.workspaceId, Number(row.amount)]));
+
+        const decided: DecidedFire[] = [];
+        const newRuns: NewRun[] = [];
+        const fireRows: (typeof scheduleFires.$inferInsert)[] = [];
+        const updates: {
+          workflow_id: string;
+          enabled: boolean;
+          next_fire_at: string | null;
+          runs_day: string | null;
+          runs_on_day: number;
+          last_run_id: string | null;
+        }[] = [];
+        for (const schedule of due) {
+          const workflow = workflowOf.get(schedule.workflowId);
           if (!workflow) {
             // A deleted workflow's schedule stops; its past fires stay on record.
-            await tx
-              .update(workflowSchedules)
-              .set({ isEnabled: false, nextFireAt: null })
-              .where(eq(workflowSchedules.workflowId, schedule.workflowId));
-            return { skip: true as const };
+            updates.push({
+              workflow_id: schedule.workflowId,
+              enabled: false,
+              next_fire_at: null,
+              runs_day: schedule.runsDay,
+              runs_on_day: schedule.runsOnDay,
+              last_run_id: schedule.lastRunId,
+            });
+            continue;
           }
+          const { fireAt, missed, next } = catchUp(
+            timingOf(schedule),
+            schedule.nextFireAt ?? now,
+            now,
+          );
           const fireDay = localDay(fireAt, schedule.timezone);
           const runsOnFireDay = schedule.runsDay === fireDay ? schedule.runsOnDay : 0;
-          const previous = schedule.lastRunId
-            ? (
-                await tx
-                  .select({ status: runs.status })
-                  .from(runs)
-                  .where(eq(runs.id, schedule.lastRunId))
-              )[0]
-            : undefined;
-          const [balance] = await tx
-            .select({ amount: sql<string>`coalesce(sum(${creditLedger.amount}), 0)` })
-            .from(creditLedger)
-            .where(eq(creditLedger.workspaceId, schedule.workspaceId));
+          const previousStatus = schedule.lastRunId ? statusOf.get(schedule.lastRunId) : undefined;
           const decision = decideFire({
             workflowLive: workflow.status === 'live',
             runsOnFireDay,
             maxRunsPerDay: schedule.maxRunsPerDay,
             previousRunActive:
-              previous !== undefined && !FINAL_RUN_STATUSES.includes(previous.status),
+              previousStatus !== undefined && !FINAL_RUN_STATUSES.includes(previousStatus),
             creditShortfall: creditShortfallMessage(
-              Number(balance?.amount ?? 0),
+              balanceOf.get(schedule.workspaceId) ?? 0,
               workflow.creditCost,
             ),
             window: checkRunningHours(workflow.runningHours as RunningHours | null, fireAt),
@@ -176,56 +217,53 @@ export function createScheduleRepository(deps: {
             decision.outcome === 'started' || decision.outcome === 'queued_for_window';
           const runId = startsRun ? runIdOfFire(schedule.workflowId, fireAt) : null;
           if (runId) {
-            await deps.runs.createMany(
-              [
-                {
-                  runId,
-                  workflow,
-                  trigger: { type: 'schedule' },
-                  input: { scheduledFor: fireAt.toISOString() },
-                  inflightKey: null,
-                  notBefore: decision.notBefore,
-                },
-              ],
-              tx,
-            );
+            newRuns.push({
+              runId,
+              workflow,
+              trigger: { type: 'schedule' },
+              input: { scheduledFor: fireAt.toISOString() },
+              inflightKey: null,
+              notBefore: decision.notBefore,
+            });
           }
-          await tx
-            .insert(scheduleFires)
-            .values({
-              workflowId: schedule.workflowId,
-              fireAt,
-              outcome: decision.outcome,
-              runId,
-              detail: decision.detail,
-              missedBefore: missed,
-              recordedAt: now,
-            })
-            .onConflictDoNothing();
-          await tx
-            .update(workflowSchedules)
-            .set({
-              nextFireAt: next,
-              runsDay: fireDay,
-              runsOnDay: runsOnFireDay + (startsRun ? 1 : 0),
-              lastRunId: runId ?? schedule.lastRunId,
-            })
-            .where(eq(workflowSchedules.workflowId, schedule.workflowId));
-          return {
-            skip: false as const,
-            fire: {
-              workflowId: schedule.workflowId,
-              fireAt,
-              outcome: decision.outcome,
-              runId,
-              missed,
-            },
-          };
-        });
-        if (fire === null) break;
-        if (!fire.skip) decided.push(fire.fire);
-      }
-      return decided;
+          fireRows.push({
+            workflowId: schedule.workflowId,
+            fireAt,
+            outcome: decision.outcome,
+            runId,
+            detail: decision.detail,
+            missedBefore: missed,
+            recordedAt: now,
+          });
+          updates.push({
+            workflow_id: schedule.workflowId,
+            enabled: true,
+            next_fire_at: next?.toISOString() ?? null,
+            runs_day: fireDay,
+            runs_on_day: runsOnFireDay + (startsRun ? 1 : 0),
+            last_run_id: runId ?? schedule.lastRunId,
+          });
+          decided.push({
+            workflowId: schedule.workflowId,
+            fireAt,
+            outcome: decision.outcome,
+            runId,
+            missed,
+          });
+        }
+        await deps.runs.createMany(newRuns, tx);
+        if (fireRows.length > 0)
+          await tx.insert(scheduleFires).values(fireRows).onConflictDoNothing();
+        await tx.execute(sql`
+          update ${workflowSchedules} as s
+          set is_enabled = u.enabled, next_fire_at = u.next_fire_at, runs_day = u.runs_day,
+            runs_on_day = u.runs_on_day, last_run_id = u.last_run_id
+          from jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) as u(workflow_id uuid,
+            enabled boolean, next_fire_at timestamptz, runs_day text, runs_on_day int,
+            last_run_id uuid)
+          where s.workflow_id = u.workflow_id`);
+        return decided;
+      });
     },
   };
 }

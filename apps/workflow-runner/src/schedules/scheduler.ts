@@ -3,8 +3,8 @@ import type { Clock } from '@wap/platform';
 import { startPeriodicPasses } from '../runs/periodic-passes';
 import type { DecidedFire, ScheduleRepository } from './repository';
 
-/** Schedules decided per pass; a pass that fills it runs again at once. */
-const SCHEDULES_PER_PASS = 200;
+/** Schedules decided per transaction; a pass takes batches until one comes back short. */
+const SCHEDULES_PER_BATCH = 500;
 
 export interface Scheduler {
   /** Decides every fire owed now; what the loop runs each interval, and tests call directly. */
@@ -31,9 +31,11 @@ export function startScheduler(deps: {
   async function runOnce(): Promise<DecidedFire[]> {
     const decided: DecidedFire[] = [];
     for (;;) {
-      const batch = await deps.schedules.fireDue(deps.clock.now(), SCHEDULES_PER_PASS);
+      const batch = await deps.schedules.fireDue(deps.clock.now(), SCHEDULES_PER_BATCH);
       decided.push(...batch);
-      if (batch.length < SCHEDULES_PER_PASS || stopped) break;
+      if (batch.length < SCHEDULES_PER_BATCH || stopped) break;
+      // Runs of a full batch can start while the next one is decided.
+      if (batch.some((fire) => fire.runId !== null)) deps.onRunsCreated();
     }
     for (const fire of decided) {
       deps.logger.info(
