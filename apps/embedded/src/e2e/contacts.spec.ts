@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { http, RUNTIMES, startStack, uniqueEmail, type TestStack } from './stack';
+import {
+  http,
+  newWorkspaceOwner,
+  RUNTIMES,
+  startStack,
+  type TestStack,
+  type WorkspaceOwner,
+} from './stack';
 
-interface Member {
-  cookie: string;
-  workspaceId: string;
-}
+type Member = WorkspaceOwner;
 
 interface Note {
   id: string;
@@ -27,16 +31,7 @@ describe.each(RUNTIMES)('contacts and notes through the gateway on the %s runtim
     await stack.stop();
   });
 
-  async function newMember(label: string): Promise<Member> {
-    const cookie = await stack.cookieFor(uniqueEmail(label));
-    const created = await http(`${stack.url}/workspaces`, {
-      method: 'POST',
-      cookie,
-      body: { name: `${label} workspace` },
-    });
-    expect(created.status).toBe(201);
-    return { cookie, workspaceId: (created.body as { workspace: { id: string } }).workspace.id };
-  }
+  const newMember = (label: string) => newWorkspaceOwner(stack, label);
 
   async function newContact(member: Member, body: Record<string, unknown> = {}): Promise<string> {
     const created = await http(`${stack.url}/contacts`, {

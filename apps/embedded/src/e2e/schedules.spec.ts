@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { http, RUNTIMES, startStack, uniqueEmail, type TestStack } from './stack';
+import {
+  http,
+  newWorkspaceOwner,
+  RUNTIMES,
+  startStack,
+  type TestStack,
+  type WorkspaceOwner,
+} from './stack';
 
-interface Member {
-  cookie: string;
-  workspaceId: string;
-}
+type Member = WorkspaceOwner;
 
 describe.each(RUNTIMES)('workflow schedules (endpoint 9) on the %s runtime', (runtime) => {
   let stack: TestStack;
@@ -16,16 +20,7 @@ describe.each(RUNTIMES)('workflow schedules (endpoint 9) on the %s runtime', (ru
     await stack.stop();
   });
 
-  async function newMember(label: string): Promise<Member> {
-    const cookie = await stack.cookieFor(uniqueEmail(label));
-    const created = await http(`${stack.url}/workspaces`, {
-      method: 'POST',
-      cookie,
-      body: { name: `${label} workspace` },
-    });
-    expect(created.status).toBe(201);
-    return { cookie, workspaceId: (created.body as { workspace: { id: string } }).workspace.id };
-  }
+  const newMember = (label: string) => newWorkspaceOwner(stack, label);
 
   async function newWorkflow(member: Member): Promise<string> {
     const created = await http(`${stack.url}/workflows`, {

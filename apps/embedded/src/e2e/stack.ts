@@ -79,6 +79,24 @@ export function uniqueEmail(label: string): string {
   return `${label}-${randomBytes(4).toString('hex')}@example.com`;
 }
 
+/** A signed-in user with a session cookie and a new workspace they own. */
+export interface WorkspaceOwner {
+  cookie: string;
+  workspaceId: string;
+}
+
+/** Signs a new user in and has them create a workspace, through the gateway. */
+export async function newWorkspaceOwner(stack: TestStack, label: string): Promise<WorkspaceOwner> {
+  const cookie = await stack.cookieFor(uniqueEmail(label));
+  const created = await http(`${stack.url}/workspaces`, {
+    method: 'POST',
+    cookie,
+    body: { name: `${label} workspace` },
+  });
+  if (created.status !== 201) throw new Error(`creating a workspace answered ${created.status}`);
+  return { cookie, workspaceId: (created.body as { workspace: { id: string } }).workspace.id };
+}
+
 export interface JsonResponse {
   status: number;
   headers: Headers;

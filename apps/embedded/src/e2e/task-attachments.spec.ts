@@ -3,12 +3,16 @@ import { randomUUID } from 'node:crypto';
 import { ATTACHMENT_MAX_BYTES, TASK_FILES_BUCKET } from '@wap/contracts';
 import { eventually } from '@wap/testing';
 import { ALLOWED_FILES, executableNamedPng, SVG_WITH_SCRIPT } from './attachment-files';
-import { http, RUNTIMES, startStack, uniqueEmail, type TestStack } from './stack';
+import {
+  http,
+  newWorkspaceOwner,
+  RUNTIMES,
+  startStack,
+  type TestStack,
+  type WorkspaceOwner,
+} from './stack';
 
-interface Member {
-  cookie: string;
-  workspaceId: string;
-}
+type Member = WorkspaceOwner;
 
 interface Attachment {
   url: string;
@@ -35,16 +39,7 @@ describe.each(RUNTIMES)('tasks and comment attachments on the %s runtime', (runt
     await stack.stop();
   });
 
-  async function newMember(label: string): Promise<Member> {
-    const cookie = await stack.cookieFor(uniqueEmail(label));
-    const created = await http(`${stack.url}/workspaces`, {
-      method: 'POST',
-      cookie,
-      body: { name: `${label} workspace` },
-    });
-    expect(created.status).toBe(201);
-    return { cookie, workspaceId: (created.body as { workspace: { id: string } }).workspace.id };
-  }
+  const newMember = (label: string) => newWorkspaceOwner(stack, label);
 
   async function newTask(member: Member): Promise<string> {
     const created = await http(`${stack.url}/tasks`, {
