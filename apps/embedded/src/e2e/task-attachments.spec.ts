@@ -193,6 +193,24 @@ describe.each(RUNTIMES)('tasks and comment attachments on the %s runtime', (runt
     expect(await objectsLeftBy(refusedNames)).toEqual([]);
   });
 
+  test('a form with two files is refused and leaves neither behind', async () => {
+    const member = await newMember('two-files');
+    const taskId = await newTask(member);
+    const before = written.length;
+    const form = new FormData();
+    form.append('workspaceId', member.workspaceId);
+    form.append('file', new Blob([Buffer.alloc(200 * 1024, 'a')]), 'one.txt');
+    form.append('file', new Blob([Buffer.from('two')]), 'two.txt');
+    const response = await fetch(`${stack.url}/tasks/${taskId}/comments/attachments`, {
+      method: 'POST',
+      headers: { cookie: member.cookie },
+      body: form,
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: 'Send one file', code: 'VALIDATION_ERROR' });
+    expect(await objectsLeftBy(written.slice(before))).toEqual([]);
+  });
+
   test('an SVG with a script is only ever served as an inert download', async () => {
     const member = await newMember('svg');
     const taskId = await newTask(member);

@@ -123,6 +123,7 @@ function receive(
     }
     const fields: Record<string, string> = {};
     let stored: Promise<{ type: AttachmentType; size: number }> | undefined;
+    let file: Readable | undefined;
     let fileName = '';
     let failed = false;
     const fail = (error: unknown) => {
@@ -131,7 +132,11 @@ function receive(
       req.unpipe(busboy);
       // The rest of the body is read and dropped, so the answer can still be sent.
       req.resume();
-      reject(error);
+      // The store's write ends (with an error) before the caller deletes what it wrote.
+      file?.destroy(error instanceof Error ? error : undefined);
+      void Promise.resolve(stored)
+        .catch(() => undefined)
+        .finally(() => reject(error));
     };
 
     busboy.on('field', (name, value, info) => {
@@ -151,6 +156,7 @@ function receive(
         return;
       }
       fileName = displayName(info.filename);
+      file = stream;
       stored = storeFile(stream, upload, target, objects);
       stored.catch((error: unknown) => {
         stream.resume();
