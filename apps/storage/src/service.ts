@@ -11,6 +11,8 @@ import {
   APPROVAL_SUBJECTS,
   ApprovalRecipientsRequest,
   PrepareUploadRequest,
+  STEP_SUBJECTS,
+  TableRowRequest,
   TASK_FILE_SUBJECTS,
   TASK_FILES_BUCKET,
   taskRoutes,
@@ -34,6 +36,7 @@ import { createTablesHandlers } from './tables/handlers';
 import { createTasksHandlers } from './tasks/handlers';
 import { createTasksRepository } from './tasks/repository';
 import { createTablesRepository } from './tables/repository';
+import { createWorkflowRowWriter } from './tables/workflow-rows';
 
 /** Replicas of storage share every request subject. */
 const QUEUE_GROUP = 'storage';
@@ -110,9 +113,10 @@ export async function startStorageService(deps: StorageServiceDeps): Promise<Sto
   }
   const storeDeps = { db: platform.sql.db, clock: platform.clock, ids: platform.ids };
   const standingOf = repository.standingOf;
+  const tables = createTablesRepository(storeDeps);
   const workspaceDataHandlers = {
     ...createTablesHandlers({
-      repository: createTablesRepository(storeDeps),
+      repository: tables,
       standingOf,
       splitBatchSize: deps.splitBatchSize ?? 1000,
     }),
@@ -145,6 +149,13 @@ export async function startStorageService(deps: StorageServiceDeps): Promise<Sto
       taskRoutes,
       'storage',
       loggedHandlers(taskRoutes, taskHandlers.routes),
+      serveOptions,
+    ),
+    serveApi(
+      platform.bus,
+      STEP_SUBJECTS.tableRow,
+      TableRowRequest,
+      createWorkflowRowWriter({ repository: tables, standingOf }),
       serveOptions,
     ),
     serveApi(

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { eventually } from '@wap/testing';
 import {
   http,
   newWorkspaceOwner,
   RUNTIMES,
   startStack,
   type TestStack,
+  uniqueEmail,
   type WorkspaceOwner,
 } from './stack';
 
@@ -370,6 +372,64 @@ describe.each(RUNTIMES)(
       });
       expect(unknownTable.status).toBe(404);
       expect(unknownTable.body).toEqual({ error: 'Table not found', code: 'NOT_FOUND' });
+    });
+
+    test('a workflow’s table_row step adds a row, by property name, to a table of its workspace', async () => {
+      const member = await newMember('table-row');
+      const other = await newMember('table-row-other');
+      const tableId = await newTable(member);
+      const foreignTableId = await newTable(other);
+      const name = await addProperty(member, tableId, { name: 'Name', type: 'text' });
+      const score = await addProperty(member, tableId, { name: 'Score', type: 'number' });
+      const admin = await stack.cookieFor(uniqueEmail('table-row-admin'), { platformAdmin: true });
+      const granted = await http(`${stack.url}/workspaces/${member.workspaceId}/credits/grants`, {
+        method: 'POST',
+        cookie: admin,
+        body: { amount: 10, reason: 'table_row step' },
+      });
+      expect(granted.status).toBe(201);
+      const runOf = async (targetTableId: string) => {
+        const created = await http(`${stack.url}/workflows`, {
+          method: 'POST',
+          cookie: member.cookie,
+          body: {
+            workspaceId: member.workspaceId,
+            name: 'Add a row',
+            trigger: { type: 'custom_webhook' },
+            steps: [
+              {
+                type: 'table_row',
+                name: 'add',
+                settings: { tableId: targetTableId, values: { Name: 'Ada Lovelace', Score: 7 } },
+              },
+            ],
+          },
+        });
+        const workflowId = (created.body as { workflow: { id: string } }).workflow.id;
+        const run = await http(`${stack.url}/workflows/${workflowId}/run`, {
+          method: 'POST',
+          cookie: member.cookie,
+        });
+        const { runId } = run.body as { runId: string };
+        return eventually(async () => {
+          const current = await http(`${stack.url}/runs/${runId}`, { cookie: member.cookie });
+          const body = current.body as {
+            run: { status: string; steps: { status: string; error?: string | null }[] };
+          };
+          expect(['succeeded', 'failed']).toContain(body.run.status);
+          return body.run;
+        });
+      };
+
+      const added = await runOf(tableId);
+      expect(added.status).toBe('succeeded');
+      const rows = await allRows(member, tableId, 10);
+      expect(rows.map((row) => row.cells)).toEqual([{ [name.id]: 'Ada Lovelace', [score.id]: 7 }]);
+
+      const refused = await runOf(foreignTableId);
+      expect(refused.status).toBe('failed');
+      expect(refused.steps[0]?.error).toContain('Table not found');
+      expect(await allRows(other, foreignTableId, 10)).toEqual([]);
     });
 
     test('a member of workspace A gets 404, never data, on every table route with ids of B', async () => {

@@ -63,7 +63,7 @@ function propertyBody(property: PropertyRecord): TableProperty {
   };
 }
 
-function rowBody(row: RowRecord): TableRow {
+export function rowBody(row: RowRecord): TableRow {
   return {
     id: row.id,
     table_id: row.tableId,
