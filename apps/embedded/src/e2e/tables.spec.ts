@@ -428,7 +428,7 @@ describe.each(RUNTIMES)(
 
       const refused = await runOf(foreignTableId);
       expect(refused.status).toBe('failed');
-      expect(refused.steps[0]?.error).toContain('Table not found');
+      expect(refused.steps[0]?.error).toBe('The table service failed: Table not found');
       expect(await allRows(other, foreignTableId, 10)).toEqual([]);
     });
 

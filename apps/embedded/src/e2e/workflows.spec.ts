@@ -747,9 +747,7 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
       ['tool', 'failed'],
       ['review', 'waiting'],
     ]);
-    expect(paused.steps[1]?.error).toBe(
-      'The table service is not available: no service answers storage.api.table_row.v1',
-    );
+    expect(paused.steps[1]?.error).toBe('The table service failed: Table not found');
     expect(paused.steps[2]?.error).toBe(
       'The assistant is not available: no service answers chat.api.assistant_prompt.v1',
     );

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { AppError, type TableRowReply, type TableRowRequest } from '@wap/contracts';
 import type { WorkspaceStanding } from '../directory/access';
 import { checkCells } from './cells';
@@ -16,7 +16,9 @@ export function createWorkflowRowWriter(deps: {
   return async function addRowForWorkflow(
     request: z.infer<typeof TableRowRequest>,
   ): Promise<z.infer<typeof TableRowReply>> {
-    const table = await deps.repository.findTable(request.tableId);
+    // A step's tableId is whatever its settings hold: not a uuid is no table of ours.
+    const isUuid = z.uuid().safeParse(request.tableId).success;
+    const table = isUuid ? await deps.repository.findTable(request.tableId) : null;
     const standing = table ? await deps.standingOf(table.workspaceId, request.userId) : null;
     if (!table || table.workspaceId !== request.workspaceId || standing?.role == null) {
       throw new AppError('NOT_FOUND', 'Table not found');
