@@ -1,16 +1,116 @@
+import path from 'node:path';
 import type { Logger } from 'pino';
-import type { Platform } from '@wap/platform';
+import { AssistantPromptRequest, STEP_SUBJECTS, chatRoutes } from '@wap/contracts';
+import { serveApi, serveRoutes, type Platform, type Subscription } from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
+import { createDirectoryClient } from '@wap/workspace-directory';
+import { createAssistantPrompt } from './brain/assistant-prompt';
+import { createModelClient } from './brain/model-client';
+import { chatSettings, type ChatSettings } from './config';
+import { createConversationGuard } from './conversations/guard';
+import { createConversationHandlers } from './conversations/handlers';
+import { createConversationRepository } from './conversations/repository';
+import { answerAccessDenied } from './http/access-denied';
+import { createToolGateway } from './tools/tool-gateway';
+import { createTurnHandlers } from './turns/handlers';
+import { createTurnRepository } from './turns/repository';
+import { createTurnRunner } from './turns/runner';
+import { createTurnWaiters } from './turns/waiters';
 
-/**
- * Composes the chat service on a platform. Its capabilities — chats, turns and the assistant (spec endpoints 1 and 6) — are
- * built in their own issues; until then the process runs, reports health and drains like every
- * other service, so deployments and the embedded runtime already carry it.
- */
-export async function startChatService(deps: {
+const QUEUE_GROUP = 'chat';
+const SQL_SCHEMA = 'chat';
+
+export interface ChatServiceDeps {
   platform: Platform;
   logger: Logger;
-}): Promise<ServiceHandle> {
-  deps.logger.info({ runtime: deps.platform.runtime }, 'chat service started');
-  return { stop: async () => undefined };
+  /** The chat settings (LLM_*, CHAT_*, TURN_*); defaults for any left out. */
+  settings?: Partial<ChatSettings>;
+  /** Folder of the drizzle-kit migrations; default `../migrations` from this file. */
+  migrationsFolder?: string;
 }
+
+/**
+ * Composes the chat service: conversations with sharing and access requests (spec endpoint 1),
+ * and turns of the assistant that stream from an OpenAI-compatible provider, call the caller's
+ * MCP tools through mcp-registry, store their events for any replica to serve, and stop on
+ * `POST /brain/cancel` (spec endpoint 6) whichever replica receives it.
+ */
+export async function startChatService(deps: ChatServiceDeps): Promise<ServiceHandle> {
+  const { platform, logger } = deps;
+  const settings = chatSettings(deps.settings);
+  await platform.sql.migrate({
+    schema: SQL_SCHEMA,
+    migrationsFolder: deps.migrationsFolder ?? path.join(__dirname, '../migrations'),
+  });
+  const store = { db: platform.sql.db, clock: platform.clock, ids: platform.ids };
+  const directory = await createDirectoryClient({ kv: platform.kv, logger });
+  const conversations = createConversationRepository(store);
+  const guard = createConversationGuard({ repository: conversations, directory });
+
+  const model = createModelClient(settings, logger);
+  const tools = createToolGateway({
+    bus: platform.bus,
+    callTimeoutMs: settings.CHAT_TOOL_CALL_TIMEOUT_MS,
+  });
+  const turnRepository = createTurnRepository(store);
+  const waiters = await createTurnWaiters({
+    bus: platform.bus,
+    repository: turnRepository,
+    logger,
+  });
+  const runner = createTurnRunner({
+    bus: platform.bus,
+    repository: turnRepository,
+    conversations,
+    model,
+    tools,
+    settings,
+    clock: platform.clock,
+    ids: platform.ids,
+    logger,
+  });
+  const turnHandlers = createTurnHandlers({
+    guard,
+    conversations,
+    repository: turnRepository,
+    runner,
+    waiters,
+    clock: platform.clock,
+  });
+  const handlers = answerAccessDenied({
+    ...createConversationHandlers({
+      repository: conversations,
+      guard,
+      directory,
+    }),
+    ...turnHandlers,
+  });
+
+  const serveOptions = { queue: QUEUE_GROUP, logger };
+  const subscriptions: Subscription[] = [
+    ...serveRoutes(platform.bus, chatRoutes, 'chat', handlers, serveOptions),
+    serveApi(
+      platform.bus,
+      STEP_SUBJECTS.assistantPrompt,
+      AssistantPromptRequest,
+      createAssistantPrompt({ model, directory }),
+      serveOptions,
+    ),
+  ];
+  runner.start();
+  logger.info(
+    { subjects: subscriptions.length, model: model.describe(), runtime: platform.runtime },
+    'chat service serving',
+  );
+
+  return {
+    async stop() {
+      await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));
+      await runner.stop();
+      await waiters.stop();
+      await directory.stop();
+    },
+  };
+}
+
+export { ChatEnv, ChatSettings, ChatServiceEnv, chatSettings } from './config';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Platform } from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
-import { startChatService } from '@wap/chat-service';
+import { startChatService, type ChatSettings } from '@wap/chat-service';
 import { generateCredentialKey, parseCredentialKeys } from '@wap/auth';
 import { parseAllowlist } from '@wap/egress';
 import { startMcpRegistryService, type McpRegistryConfig } from '@wap/mcp-registry-service';
@@ -36,6 +36,8 @@ export interface ServiceOptions {
   workflowRunner?: Partial<WorkflowRunnerSettings>;
   /** webhook-ingest's settings; its `publicBaseUrl` and the runner's PUBLIC_BASE_URL are one. */
   webhookIngest?: WebhookIngestConfig;
+  /** The chat service's settings (the model provider, limits, turn leases); defaults for the rest. */
+  chat?: Partial<ChatSettings>;
   /** storage's settings; tests shrink the split-name batch to cross batch boundaries. */
   storage?: { splitBatchSize?: number };
 }
@@ -99,7 +101,12 @@ export async function startAllServices(
       migrationsFolder: migrationsOf('workflow-runner'),
       settings: workflowRunner,
     }),
-    await startChatService({ platform, logger: serviceLogger('chat') }),
+    await startChatService({
+      platform,
+      logger: serviceLogger('chat'),
+      migrationsFolder: migrationsOf('chat'),
+      settings: options.chat,
+    }),
     await startMcpRegistryService({
       platform,
       logger: serviceLogger('mcp-registry'),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseConfig } from '@wap/http';
+import { ChatEnv } from '@wap/chat-service';
 import { GatewayHttpEnv } from '@wap/gateway-service';
 import { McpRegistryEnv } from '@wap/mcp-registry-service';
 import { WebhookIngestEnv } from '@wap/webhook-ingest-service';
@@ -8,10 +9,11 @@ import { WebhookIngestEnv } from '@wap/webhook-ingest-service';
  * The embedded runtime's environment: the gateway's HTTP settings (a session secret is
  * generated into DATA_DIR when neither it nor a JWKS URL is set), mcp-registry's settings (its
  * credential key is generated into DATA_DIR too when unset), webhook-ingest's settings (limits,
- * provider signing secrets) and where state is kept.
+ * provider signing secrets), the chat service's (the model provider) and where state is kept.
  */
 export const EmbeddedEnv = GatewayHttpEnv.extend(McpRegistryEnv.shape)
   .extend(WebhookIngestEnv.shape)
+  .extend(ChatEnv.shape)
   .extend({
     /** Credential encryption keys; when unset, one is generated into DATA_DIR on first start. */
     CREDENTIALS_ENCRYPTION_KEYS: z.string().min(1).optional(),

@@ -4,6 +4,7 @@ import { ROUTES } from '@wap/contracts';
 import { onShutdown, redactConfig } from '@wap/http';
 import { createLogger, startTelemetry } from '@wap/observability';
 import { createEmbeddedPlatform } from '@wap/platform';
+import { chatSettings } from '@wap/chat-service';
 import { gatewayConfigFromEnv, startGateway } from '@wap/gateway-service';
 import { toMcpRegistryConfig } from '@wap/mcp-registry-service';
 import { WEBHOOK_SECRET_KEYS, webhookIngestConfigFromEnv } from '@wap/webhook-ingest-service';
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
         'SESSION_JWT_SECRET',
         'CREDENTIALS_ENCRYPTION_KEYS',
         'SMTP_URL',
+        'LLM_API_KEY',
         ...WEBHOOK_SECRET_KEYS,
       ]),
     },
@@ -50,6 +52,7 @@ async function main(): Promise<void> {
       ...(env.MAIL_FROM ? { MAIL_FROM: env.MAIL_FROM } : {}),
     },
     webhookIngest: webhookIngestConfigFromEnv(env),
+    chat: chatSettings(env),
   });
 
   const sessionSecret =

@@ -46,7 +46,9 @@ export async function startGateway(deps: {
       timeoutMs: config.requestTimeoutMs,
     }),
   });
+  const closing = new AbortController();
   const app = createGatewayApp({
+    closing: closing.signal,
     config,
     platform: deps.platform,
     logger,
@@ -86,6 +88,7 @@ export async function startGateway(deps: {
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
+        closing.abort();
         server.closeIdleConnections();
       }),
   };

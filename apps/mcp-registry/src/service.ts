@@ -1,21 +1,14 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import {
-  AppError,
   CallToolRequest,
+  CancelToolCall,
   ListToolsRequest,
   MCP_SUBJECTS,
   mcpRoutes,
 } from '@wap/contracts';
 import { createGuardedFetch } from '@wap/egress';
-import {
-  serveApi,
-  serveRoutes,
-  type Platform,
-  type RawRouteHandler,
-  type RouteHandler,
-  type Subscription,
-} from '@wap/platform';
+import { decodeJson, serveApi, serveRoutes, type Platform, type Subscription } from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { createDirectoryClient } from '@wap/workspace-directory';
 import type { McpRegistryConfig } from './config';
@@ -46,25 +39,6 @@ export interface McpRegistryServiceDeps {
   accountTokens?: AccountTokenSource;
   /** Folder of the drizzle-kit migrations; default `../migrations` from this file. */
   migrationsFolder?: string;
-}
-
-/** User errors are normal traffic: logged at info with their code, never with a body. */
-function logUserErrors<Handler extends RouteHandler | RawRouteHandler>(
-  operation: string,
-  handler: Handler,
-  logger: Logger,
-): Handler {
-  const wrapped = async (request: Parameters<Handler>[0]) => {
-    try {
-      return await handler(request as never);
-    } catch (error) {
-      if (error instanceof AppError && error.status < 500) {
-        logger.info({ operation, code: error.code, status: error.status }, error.message);
-      }
-      throw error;
-    }
-  };
-  return wrapped as Handler;
 }
 
 /**
@@ -140,12 +114,6 @@ export async function startMcpRegistryService(
   });
   const endpoint = createPlatformMcpEndpoint({ bus: platform.bus, logger });
 
-  const restHandlers = Object.fromEntries(
-    Object.entries(rest).map(([operation, handler]) => [
-      operation,
-      logUserErrors(operation, handler, logger),
-    ]),
-  ) as typeof rest;
   const serveOptions = { queue: QUEUE_GROUP, logger };
   const subscriptions: Subscription[] = [
     ...serveRoutes(
@@ -153,8 +121,8 @@ export async function startMcpRegistryService(
       mcpRoutes,
       'mcp-registry',
       {
-        ...restHandlers,
-        mcp_endpoint: logUserErrors('mcp_endpoint', endpoint.post, logger),
+        ...rest,
+        mcp_endpoint: endpoint.post,
         mcp_endpoint_stream: endpoint.stream,
         mcp_endpoint_session: endpoint.session,
       },
@@ -168,6 +136,12 @@ export async function startMcpRegistryService(
       serveOptions,
     ),
     serveApi(platform.bus, MCP_SUBJECTS.callTool, CallToolRequest, busApi.callTool, serveOptions),
+    // Every replica hears a cancel: only the one running the call has it to abort.
+    platform.bus.subscribe(MCP_SUBJECTS.cancelToolCall, (message) => {
+      const parsed = CancelToolCall.safeParse(decodeJson(message.data));
+      if (parsed.success) busApi.cancelToolCall(parsed.data);
+      else logger.warn({ issues: parsed.error.issues }, 'ignoring a malformed tool call cancel');
+    }),
   ];
   logger.info({ subjects: subscriptions.length }, 'mcp-registry service serving');
 

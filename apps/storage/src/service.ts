@@ -1,7 +1,6 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import {
-  AppError,
   DIRECTORY_BUCKET,
   DIRECTORY_SUBJECTS,
   directoryRoutes,
@@ -17,16 +16,9 @@ import {
   TASK_FILES_BUCKET,
   taskRoutes,
   workspaceDataRoutes,
-  type RouteSpec,
 } from '@wap/contracts';
-import {
-  serveApi,
-  serveRoutes,
-  type Platform,
-  type RouteHandler,
-  type Subscription,
-} from '@wap/platform';
-import { createDirectoryHandlers, type DirectoryOperation } from './directory/handlers';
+import { serveApi, serveRoutes, type Platform, type Subscription } from '@wap/platform';
+import { createDirectoryHandlers } from './directory/handlers';
 import { createDirectoryPublisher } from './directory/publisher';
 import { createDirectoryRepository } from './directory/repository';
 import { createContactsHandlers } from './contacts/handlers';
@@ -61,24 +53,6 @@ export interface StorageService {
   stop(): Promise<void>;
 }
 
-/** User errors are part of normal traffic: logged at info, with their code, never with a body. */
-function logUserErrors<Request, Reply>(
-  subject: string,
-  handler: (request: Request) => Promise<Reply>,
-  logger: Logger,
-): (request: Request) => Promise<Reply> {
-  return async (request) => {
-    try {
-      return await handler(request);
-    } catch (error) {
-      if (error instanceof AppError && error.status < 500) {
-        logger.info({ subject, code: error.code, status: error.status }, error.message);
-      }
-      throw error;
-    }
-  };
-}
-
 export async function startStorageService(deps: StorageServiceDeps): Promise<StorageService> {
   const { platform, logger } = deps;
   await platform.sql.migrate({
@@ -96,21 +70,6 @@ export async function startStorageService(deps: StorageServiceDeps): Promise<Sto
 
   const directory = createDirectoryHandlers({ repository, publisher, logger });
   const serveOptions = { queue: QUEUE_GROUP, logger };
-  /** Every route handler, wrapped so that user errors are logged as they are answered. */
-  function loggedHandlers<Operation extends string>(
-    routes: readonly RouteSpec[],
-    handlers: Record<Operation, RouteHandler>,
-  ): Record<Operation, RouteHandler> {
-    const subjects = new Map<string, string>(
-      routes.map((route) => [route.operationId, route.subject]),
-    );
-    return Object.fromEntries(
-      Object.entries<RouteHandler>(handlers).map(([operation, handler]) => [
-        operation,
-        logUserErrors(subjects.get(operation) ?? operation, handler, logger),
-      ]),
-    ) as Record<Operation, RouteHandler>;
-  }
   const storeDeps = { db: platform.sql.db, clock: platform.clock, ids: platform.ids };
   const standingOf = repository.standingOf;
   const tables = createTablesRepository(storeDeps);
@@ -130,27 +89,15 @@ export async function startStorageService(deps: StorageServiceDeps): Promise<Sto
   });
 
   const subscriptions: Subscription[] = [
-    ...serveRoutes(
-      platform.bus,
-      directoryRoutes,
-      'storage',
-      loggedHandlers<DirectoryOperation>(directoryRoutes, directory.routes),
-      serveOptions,
-    ),
+    ...serveRoutes(platform.bus, directoryRoutes, 'storage', directory.routes, serveOptions),
     ...serveRoutes(
       platform.bus,
       workspaceDataRoutes,
       'storage',
-      loggedHandlers(workspaceDataRoutes, workspaceDataHandlers),
+      workspaceDataHandlers,
       serveOptions,
     ),
-    ...serveRoutes(
-      platform.bus,
-      taskRoutes,
-      'storage',
-      loggedHandlers(taskRoutes, taskHandlers.routes),
-      serveOptions,
-    ),
+    ...serveRoutes(platform.bus, taskRoutes, 'storage', taskHandlers.routes, serveOptions),
     serveApi(
       platform.bus,
       STEP_SUBJECTS.tableRow,

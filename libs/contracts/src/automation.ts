@@ -243,6 +243,11 @@ export const GetRunReply = z.object({ run: RunSummary });
 export const MCP_SUBJECTS = {
   listTools: 'mcp.api.list_tools.v1',
   callTool: 'mcp.api.call_tool.v1',
+  /**
+   * Published without a stream to every mcp-registry replica: the one running the call named
+   * by `callId` aborts it, which sends `notifications/cancelled` to the MCP server.
+   */
+  cancelToolCall: 'mcp.evt.tool_call_cancel_requested.v1',
 } as const;
 /** The enabled tools of enabled servers that `userId` may use in the workspace (access modes applied). */
 export const ListToolsRequest = z.object({ workspaceId: z.uuid(), userId: z.uuid() });
@@ -264,7 +269,11 @@ export const CallToolRequest = z.object({
   toolName: z.string().optional(),
   arguments: z.record(z.string(), z.unknown()).default({}),
   timeoutMs: z.number().int().positive().max(300_000).optional(),
+  /** Names the call so that a CancelToolCall can stop it while it runs. */
+  callId: z.string().min(1).max(200).optional(),
 });
+export const CancelToolCall = z.object({ callId: z.string().min(1).max(200) });
+export type CancelToolCall = z.infer<typeof CancelToolCall>;
 export const CallToolReply = z.object({
   isError: z.boolean(),
   content: z.array(z.unknown()),

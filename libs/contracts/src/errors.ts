@@ -63,6 +63,14 @@ export const ERROR_CODES = {
     summary: 'split-name takes a text property as its source and as its target.',
   },
   INVALID_CURSOR: { status: 400, summary: 'The cursor was not issued for this list.' },
+  MODEL_NOT_CONFIGURED: {
+    status: 503,
+    summary: 'No language model is configured for the assistant (LLM_BASE_URL, LLM_MODEL).',
+  },
+  MODEL_FAILED: {
+    status: 502,
+    summary: 'The language model provider failed, timed out or sent what could not be read.',
+  },
   SERVICE_UNAVAILABLE: {
     status: 503,
     summary: 'The service that owns the route did not answer in time.',

@@ -63,8 +63,11 @@ export interface RouteSpec {
   /**
    * `file`: the service answers 200 with a StoredFile and the gateway streams that object to
    * the caller as a download, instead of sending the JSON.
+   * `event_stream`: Server-Sent Events. The service answers long polls with a TurnEventsBatch
+   * (the `last-event-id` header says where to go on from); the gateway writes each batch's
+   * events and asks again from the last id until the batch says `done`.
    */
-  responseKind?: 'json' | 'file';
+  responseKind?: 'json' | 'file' | 'event_stream';
 }
 
 /** How the gateway takes in the file of a multipart route. */

@@ -1,3 +1,4 @@
+import { chatRoutes } from './chat';
 import { creditRoutes } from './credits';
 import { directoryRoutes } from './directory';
 import { mcpRoutes } from './mcp';
@@ -19,5 +20,6 @@ export const ROUTES = [
   ...taskRoutes,
   ...scheduleRoutes,
   ...approvalRoutes,
+  ...chatRoutes,
 ] as const satisfies readonly RouteSpec[];
 export type Routes = typeof ROUTES;

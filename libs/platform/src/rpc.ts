@@ -84,7 +84,9 @@ export function decodeJson(data: Uint8Array): unknown {
 function errorReply(error: unknown, subject: string, logger: Logger): BusReply {
   let body: BusErrorReply;
   if (error instanceof AppError) {
+    // User errors are normal traffic: logged at info with their code, never with a body.
     if (error.status >= 500) logger.warn({ subject, code: error.code }, error.message);
+    else logger.info({ subject, code: error.code, status: error.status }, error.message);
     body = {
       error: {
         code: error.code,

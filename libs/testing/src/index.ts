@@ -10,3 +10,15 @@ export {
 } from './runtimes';
 export { eventually } from './eventually';
 export { removeNamespaceFromNats } from './nats-namespace';
+export {
+  startChatCompletionsProvider,
+  textReply,
+  toolCallReply,
+  type ChatCompletionsProvider,
+  type ScriptedReply,
+  type ScriptedToolCall,
+  type ScriptedHttpError,
+  type StreamInterruption,
+  type RecordedRequest,
+  type ClientClose,
+} from './chat-completions-provider';

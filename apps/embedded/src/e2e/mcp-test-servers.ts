@@ -27,6 +27,8 @@ export interface McpTestServers {
   downUrl: string;
   /** Requests the proxy saw, by path (method and path), for transport assertions. */
   seen: Array<{ method: string; path: string; status: number }>;
+  /** JSON-RPC messages the proxy passed on to the servers (requests and notifications). */
+  rpcMessages: Array<{ method: string; params?: unknown }>;
   /** The next request with a session id under /expiring/ gets 404, as after a server restart. */
   expireSessionOnce(): void;
   stop(): Promise<void>;
@@ -134,6 +136,23 @@ interface Route {
   delayMs?: number;
 }
 
+/** Notes the JSON-RPC message(s) of a request body as it streams by. */
+function recordRpc(req: IncomingMessage, into: McpTestServers['rpcMessages']): void {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    try {
+      const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      for (const message of [parsed].flat()) {
+        const { method, params } = message as { method?: unknown; params?: unknown };
+        if (typeof method === 'string') into.push({ method, params });
+      }
+    } catch {
+      // Not JSON (a GET, an empty body): nothing to record.
+    }
+  });
+}
+
 function forward(req: IncomingMessage, res: ServerResponse, port: number, path: string): void {
   const headers = { ...req.headers, host: `127.0.0.1:${port}` };
   const upstream = httpRequest(
@@ -176,6 +195,7 @@ export async function startMcpTestServers(): Promise<McpTestServers> {
     { prefix: '/message', upstreamPort: sse.port, upstreamPrefix: '/message' },
   ];
   const seen: McpTestServers['seen'] = [];
+  const rpcMessages: McpTestServers['rpcMessages'] = [];
   let expireSession = false;
   const proxy: HttpsServer = createHttpsServer({ key: keyPem, cert: certPem }, (req, res) => {
     const url = req.url ?? '/';
@@ -199,7 +219,11 @@ export async function startMcpTestServers(): Promise<McpTestServers> {
     }
     record(200);
     const path = route.upstreamPrefix + url.slice(route.prefix.length);
-    const go = () => forward(req, res, route.upstreamPort, path);
+    // Listening to the body starts its flow: only once the upstream is there to take it.
+    const go = () => {
+      recordRpc(req, rpcMessages);
+      forward(req, res, route.upstreamPort, path);
+    };
     if (route.delayMs) setTimeout(go, route.delayMs);
     else go();
   });
@@ -211,6 +235,7 @@ export async function startMcpTestServers(): Promise<McpTestServers> {
     origin: `https://127.0.0.1:${port}`,
     downUrl: `https://127.0.0.1:${downPort}/mcp`,
     seen,
+    rpcMessages,
     expireSessionOnce() {
       expireSession = true;
     },

@@ -749,7 +749,7 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
     ]);
     expect(paused.steps[1]?.error).toBe('The table service failed: Table not found');
     expect(paused.steps[2]?.error).toBe(
-      'The assistant is not available: no service answers chat.api.assistant_prompt.v1',
+      'The assistant failed: No language model is configured (set LLM_BASE_URL and LLM_MODEL on the chat service)',
     );
     expect(paused.steps[3]?.error).toMatch(/^The MCP tool service failed: /);
     expect(paused.credits_charged).toBe(8);

@@ -20,6 +20,8 @@ export interface GatewayAppDeps {
   authenticateApiKey: ForwardingDeps['authenticateApiKey'];
   routes: readonly RouteSpec[];
   isReady: () => boolean;
+  /** Aborted when the gateway stops. */
+  closing: AbortSignal;
 }
 
 export function createGatewayApp(deps: GatewayAppDeps): Express {
@@ -88,6 +90,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
     authenticateApiKey: deps.authenticateApiKey,
     requestTimeoutMs: config.requestTimeoutMs,
     bodyLimitBytes: config.bodyLimitBytes,
+    logger,
+    closing: deps.closing,
   });
 
   app.use(notFoundHandler());

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Logger } from 'pino';
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import {
   AppError,
@@ -19,6 +20,7 @@ import {
   type ObjectStore,
 } from '@wap/platform';
 import type { SessionAuthenticator } from '../sessions/authenticate';
+import { eventStreamHandler } from '../event-streams/event-stream-route';
 import { downloadHandler } from '../uploads/download-route';
 import { uploadHandler } from '../uploads/upload-route';
 
@@ -31,6 +33,9 @@ export interface ForwardingDeps {
   authenticateApiKey: (req: Request) => Promise<ApiKeyPrincipal>;
   requestTimeoutMs: number;
   bodyLimitBytes: number;
+  logger: Logger;
+  /** Aborted when the gateway stops: open event streams end so that clients resume elsewhere. */
+  closing: AbortSignal;
 }
 
 /** Registers every route of the table: authenticate, validate at the edge, forward over the bus. */
@@ -60,6 +65,8 @@ export function mountRoutes(
       handlers.push(uploadHandler(route, route.upload, deps));
     } else if (route.responseKind === 'file') {
       handlers.push(downloadHandler(route, deps));
+    } else if (route.responseKind === 'event_stream') {
+      handlers.push(eventStreamHandler(route, deps));
     } else if (route.bodyKind === 'raw') {
       // Raw routes are for callers without a session (webhooks, MCP clients with API keys).
       if (route.auth === 'session')

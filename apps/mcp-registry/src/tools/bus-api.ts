@@ -3,6 +3,7 @@ import {
   AppError,
   type CallToolReply,
   type CallToolRequest,
+  type CancelToolCall,
   type ListToolsReply,
   type ListToolsRequest,
 } from '@wap/contracts';
@@ -37,6 +38,8 @@ export function createToolBusApi(deps: {
   const { repository, directory } = deps;
   type Target = { tool: ToolRecord; server: ServerRecord } | null;
   const targets = new Map<string, { found: Target; expiresAt: number }>();
+  /** Calls running on this replica that a CancelToolCall may stop, by their callId. */
+  const running = new Map<string, AbortController>();
 
   /** The tool and its server, from a short-lived cache: the database stays off the hot path. */
   async function findTarget(
@@ -105,23 +108,37 @@ export function createToolBusApi(deps: {
       };
     },
 
+    /**
+     * Stops a call running on this replica (other replicas ignore the callId): the SDK aborts
+     * the request and tells the MCP server with `notifications/cancelled`.
+     */
+    cancelToolCall(request: CancelToolCall): void {
+      running.get(request.callId)?.abort();
+    },
+
     async callTool(request: CallTool): Promise<z.infer<typeof CallToolReply>> {
       const { server, tool } = await resolveTool(request);
       const timeout = request.timeoutMs ?? deps.callTimeoutMs;
+      const cancellation = new AbortController();
+      if (request.callId) running.set(request.callId, cancellation);
       const call = () =>
-        deps.pool.with(server, (connection) =>
-          connection.client.callTool(
-            { name: tool.name, arguments: request.arguments },
-            {
-              timeout,
-              // The stored definition spares the SDK a tools/list to find the tool's schema.
-              toolDefinition: {
-                name: tool.name,
-                description: tool.description,
-                inputSchema: { type: 'object', ...tool.inputSchema },
+        deps.pool.with(
+          server,
+          (connection) =>
+            connection.client.callTool(
+              { name: tool.name, arguments: request.arguments },
+              {
+                timeout,
+                signal: cancellation.signal,
+                // The stored definition spares the SDK a tools/list to find the tool's schema.
+                toolDefinition: {
+                  name: tool.name,
+                  description: tool.description,
+                  inputSchema: { type: 'object', ...tool.inputSchema },
+                },
               },
-            },
-          ),
+            ),
+          cancellation.signal,
         );
       try {
         const result = await call().catch((error: unknown) => {
@@ -139,7 +156,12 @@ export function createToolBusApi(deps: {
             : {}),
         };
       } catch (error) {
+        if (cancellation.signal.aborted) {
+          throw new AppError('MCP_CALL_FAILED', 'The tool call was cancelled');
+        }
         throw new AppError('MCP_CALL_FAILED', describeFailure(error, timeout));
+      } finally {
+        if (request.callId) running.delete(request.callId);
       }
     },
   };

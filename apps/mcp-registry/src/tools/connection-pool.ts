@@ -38,10 +38,14 @@ export function createConnectionPool(deps: {
   }
 
   return {
-    /** Runs `use` on a pooled session; a failure drops the session so the next call reconnects. */
+    /**
+     * Runs `use` on a pooled session; a failure drops the session so the next call reconnects,
+     * unless `cancelled` says the caller aborted the call.
+     */
     async with<T>(
       server: ServerRecord,
       use: (connection: McpConnection) => Promise<T>,
+      cancelled?: AbortSignal,
     ): Promise<T> {
       const version = server.updatedAt.getTime();
       let entry = pool.get(server.id);
@@ -63,7 +67,10 @@ export function createConnectionPool(deps: {
         touch(server.id, current);
         return result;
       } catch (error) {
-        closeEntry(server.id, current);
+        // A call its caller cancelled says nothing of the session, which is still sending the
+        // server `notifications/cancelled`: closing it now could cut that notification off.
+        if (cancelled?.aborted) touch(server.id, current);
+        else closeEntry(server.id, current);
         throw error;
       }
     },

@@ -1,0 +1,219 @@
+import {
+  AppError,
+  CancelTurnBody,
+  ChatIdParams,
+  FINAL_TURN_STATUSES,
+  ListMessagesQuery,
+  MESSAGES_PAGE,
+  MESSAGE_CONTENT_MAX_CHARS,
+  PostMessageBody,
+  TurnIdParams,
+  type Actor,
+  type Message,
+  type Turn,
+  type TurnEvent,
+  type TurnEventsBatch,
+} from '@wap/contracts';
+import type { Clock, RouteHandler } from '@wap/platform';
+import type { ConversationGuard } from '../conversations/guard';
+import type { ConversationRepository } from '../conversations/repository';
+import { ChatAccessDenied } from '../http/access-denied';
+import { decodeSeqCursor, encodeSeqCursor } from '../http/seq-cursors';
+import { actorOf, parse } from '../http/requests';
+import { messagePreview } from './history';
+import type { MessageRecord, StoredEvent, TurnRecord, TurnRepository } from './repository';
+import type { TurnRunner } from './runner';
+import type { TurnWaiters } from './waiters';
+
+export type TurnOperation =
+  'list_messages' | 'post_message' | 'get_turn' | 'turn_events' | 'cancel_turn';
+
+/** How long one long poll of a turn's events waits for news (the route allows it 30 s). */
+export const EVENTS_POLL_WAIT_MS = 10_000;
+const TURN_NOT_FOUND = 'Turn not found';
+const MESSAGES_CURSOR = 'messages';
+
+export function messageBody(message: MessageRecord): Message {
+  return {
+    id: message.id,
+    conversation_id: message.conversationId,
+    role: message.role,
+    user_id: message.userId,
+    content: message.content,
+    request_id: message.requestId,
+    status: message.status,
+    tool_calls: message.toolCalls,
+    created_at: message.createdAt.toISOString(),
+    updated_at: message.updatedAt.toISOString(),
+  };
+}
+
+function eventBody(event: StoredEvent): TurnEvent {
+  return { id: String(event.seq), event: event.type, data: event.data };
+}
+
+function isFinal(event: StoredEvent): boolean {
+  return (
+    event.type === 'status' &&
+    FINAL_TURN_STATUSES.includes(event.data['status'] as (typeof FINAL_TURN_STATUSES)[number])
+  );
+}
+
+/** `Last-Event-ID` as the gateway forwards it: a stored event's seq, else the start. */
+function lastEventIdOf(headers: Record<string, string>): number {
+  const value = headers['last-event-id'];
+  return value !== undefined && /^[0-9]{1,9}$/.test(value) ? Number(value) : 0;
+}
+
+export function createTurnHandlers(deps: {
+  guard: ConversationGuard;
+  conversations: ConversationRepository;
+  repository: TurnRepository;
+  runner: TurnRunner;
+  waiters: TurnWaiters;
+  clock: Clock;
+}): Record<TurnOperation, RouteHandler> {
+  const { guard, repository, runner } = deps;
+
+  /**
+   * A turn of a chat the caller can open. A caller who cannot open the chat learns nothing of
+   * the turn: the same 404 as for an unknown id.
+   */
+  async function visibleTurn(requestId: string, actor: Actor): Promise<TurnRecord> {
+    const notFound = new AppError('NOT_FOUND', TURN_NOT_FOUND);
+    if (!/^[0-9a-f-]{36}$/i.test(requestId)) throw notFound;
+    const turn = await repository.findTurn(requestId);
+    if (!turn) throw notFound;
+    try {
+      await guard.open(turn.conversationId, actor);
+    } catch (error) {
+      if (error instanceof ChatAccessDenied || error instanceof AppError) throw notFound;
+      throw error;
+    }
+    return turn;
+  }
+
+  return {
+    async list_messages(request) {
+      const actor = actorOf(request);
+      const { id } = parse(ChatIdParams, request.params);
+      const query = parse(ListMessagesQuery, request.query);
+      const { record } = await guard.open(id, actor);
+      const limit = query.limit === undefined ? MESSAGES_PAGE.default : Number(query.limit);
+      const afterSeq = decodeSeqCursor(MESSAGES_CURSOR, query.cursor) ?? 0;
+      const found = await repository.messagesAfter(record.id, afterSeq, limit + 1);
+      const page = found.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        status: 200,
+        body: {
+          messages: page.map(messageBody),
+          nextCursor:
+            found.length > limit && last ? encodeSeqCursor(MESSAGES_CURSOR, last.seq) : null,
+        },
+      };
+    },
+
+    async post_message(request) {
+      const actor = actorOf(request);
+      const { id } = parse(ChatIdParams, request.params);
+      const { content } = parse(PostMessageBody, request.body);
+      const opened = await guard.open(id, actor);
+      if (!opened.viewerCanEdit) {
+        throw new AppError('FORBIDDEN', 'You can read this chat but not send messages in it');
+      }
+      if (content.length > MESSAGE_CONTENT_MAX_CHARS) {
+        throw new AppError(
+          'PAYLOAD_TOO_LARGE',
+          `A message may have at most ${MESSAGE_CONTENT_MAX_CHARS} characters`,
+        );
+      }
+      await deps.conversations.rememberPerson(actor);
+      const { userMessage, turn } = await runner.begin({
+        conversationId: opened.record.id,
+        workspaceId: opened.record.workspaceId,
+        actor,
+        content,
+      });
+      await deps.conversations.recordActivity(
+        opened.record.id,
+        messagePreview(userMessage),
+        deps.clock.now(),
+      );
+      return {
+        status: 202,
+        body: { message: messageBody(userMessage), requestId: turn.requestId },
+      };
+    },
+
+    async get_turn(request) {
+      const actor = actorOf(request);
+      const { requestId } = parse(TurnIdParams, request.params);
+      const turn = await visibleTurn(requestId, actor);
+      const progress = await repository.progressOf(turn.requestId);
+      const body: Turn = {
+        requestId: turn.requestId,
+        conversationId: turn.conversationId,
+        messageId: turn.messageId,
+        status: turn.status,
+        error: turn.error,
+        runningToolCall: turn.status === 'running' ? progress.runningTool : null,
+        startedAt: turn.startedAt.toISOString(),
+        endedAt: turn.endedAt?.toISOString() ?? null,
+        lastEventId: String(progress.lastSeq),
+      };
+      return { status: 200, body };
+    },
+
+    async turn_events(request) {
+      const actor = actorOf(request);
+      const { requestId } = parse(TurnIdParams, request.params);
+      const turn = await visibleTurn(requestId, actor);
+      const afterSeq = lastEventIdOf(request.headers);
+      // An ended turn stored its final event with its status: there is nothing to wait for.
+      const waitMs = turn.status === 'running' ? EVENTS_POLL_WAIT_MS : 0;
+      const events = await deps.waiters.next(turn.requestId, afterSeq, waitMs);
+      let done = events.some(isFinal);
+      if (events.length === 0) {
+        // Past the final event already (a resume after the end): nothing more will come.
+        const current = await repository.findTurn(turn.requestId);
+        done = current !== null && current.status !== 'running';
+      }
+      const body: TurnEventsBatch = { events: events.map(eventBody), done };
+      return { status: 200, body };
+    },
+
+    async cancel_turn(request) {
+      const actor = actorOf(request);
+      const body = parse(CancelTurnBody, request.body);
+      const turn = await visibleTurn(body.requestId, actor);
+      if (turn.userId !== actor.userId) {
+        throw new AppError('FORBIDDEN', 'Only the user who started this turn can stop it');
+      }
+      if (turn.status !== 'running') {
+        return {
+          status: 200,
+          body: {
+            success: true,
+            status: turn.status,
+            requestId: turn.requestId,
+            cancelledRequestIds: [],
+          },
+        };
+      }
+      const reply = await runner.cancel(turn, {
+        cancelToolOnly: body.cancelToolOnly,
+        toolName: body.toolName,
+      });
+      return {
+        status: 200,
+        body: {
+          success: true,
+          status: reply.status,
+          requestId: turn.requestId,
+          cancelledRequestIds: reply.cancelledRequestIds,
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,344 @@
+import { and, asc, desc, eq, gt, inArray, lt, lte, sql } from 'drizzle-orm';
+import type { ToolCallRecord, TurnEventType, TurnStatus } from '@wap/contracts';
+import type { Clock, IdSource, SqlDatabase } from '@wap/platform';
+import type { z } from 'zod';
+import { messages, turnEvents, turns } from '../db/schema';
+
+export type ToolCallEntry = z.infer<typeof ToolCallRecord>;
+
+export interface MessageRecord {
+  id: string;
+  seq: number;
+  conversationId: string;
+  role: 'user' | 'assistant';
+  userId: string | null;
+  content: string;
+  requestId: string | null;
+  status: TurnStatus | null;
+  toolCalls: ToolCallEntry[];
+  /** Chat Completions messages an assistant turn added to the history; null on user messages. */
+  transcript: unknown[] | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface TurnRecord {
+  requestId: string;
+  conversationId: string;
+  workspaceId: string;
+  userId: string;
+  messageId: string;
+  status: TurnStatus;
+  error: string | null;
+  /** The replica running the turn. */
+  owner: string;
+  heartbeatAt: Date;
+  startedAt: Date;
+  endedAt: Date | null;
+}
+
+export interface StoredEvent {
+  seq: number;
+  type: TurnEventType;
+  data: Record<string, unknown>;
+}
+
+/** What a turn leaves on its assistant message when it ends. */
+export interface TurnOutcome {
+  status: Exclude<TurnStatus, 'running'>;
+  error: string | null;
+  content: string;
+  toolCalls: ToolCallEntry[];
+  transcript: unknown[];
+}
+
+export type TurnRepository = ReturnType<typeof createTurnRepository>;
+
+export function createTurnRepository(deps: { db: SqlDatabase; clock: Clock; ids: IdSource }) {
+  const { db, clock, ids } = deps;
+
+  function asMessage(row: typeof messages.$inferSelect): MessageRecord {
+    return {
+      ...row,
+      role: row.role as MessageRecord['role'],
+      status: row.status as TurnStatus | null,
+      toolCalls: row.toolCalls as ToolCallEntry[],
+      transcript: row.transcript ?? null,
+    };
+  }
+
+  function asTurn(row: typeof turns.$inferSelect): TurnRecord {
+    return { ...row, status: row.status as TurnStatus };
+  }
+
+  return {
+    /**
+     * Writes the user's message, the assistant's empty reply, the running turn and its first
+     * event at once: a turn that exists always has a message to write into.
+     */
+    async startTurn(input: {
+      requestId: string;
+      conversationId: string;
+      workspaceId: string;
+      userId: string;
+      content: string;
+      owner: string;
+    }): Promise<{ userMessage: MessageRecord; reply: MessageRecord; turn: TurnRecord }> {
+      const now = clock.now();
+      const { requestId } = input;
+      return db.transaction(async (tx) => {
+        const [userMessage] = await tx
+          .insert(messages)
+          .values({
+            id: ids.uuid(),
+            conversationId: input.conversationId,
+            role: 'user',
+            userId: input.userId,
+            content: input.content,
+            requestId,
+            status: null,
+            toolCalls: [],
+            transcript: null,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning();
+        const [reply] = await tx
+          .insert(messages)
+          .values({
+            id: ids.uuid(),
+            conversationId: input.conversationId,
+            role: 'assistant',
+            userId: null,
+            content: '',
+            requestId,
+            status: 'running',
+            toolCalls: [],
+            transcript: null,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning();
+        if (!userMessage || !reply) throw new Error('insert returned no message');
+        const turn: TurnRecord = {
+          requestId,
+          conversationId: input.conversationId,
+          workspaceId: input.workspaceId,
+          userId: input.userId,
+          messageId: reply.id,
+          status: 'running',
+          error: null,
+          owner: input.owner,
+          heartbeatAt: now,
+          startedAt: now,
+          endedAt: null,
+        };
+        await tx.insert(turns).values(turn);
+        await tx.insert(turnEvents).values({
+          requestId,
+          seq: 1,
+          type: 'status',
+          data: { status: 'running' },
+          createdAt: now,
+        });
+        return { userMessage: asMessage(userMessage), reply: asMessage(reply), turn };
+      });
+    },
+
+    async findTurn(requestId: string): Promise<TurnRecord | null> {
+      const [row] = await db.select().from(turns).where(eq(turns.requestId, requestId));
+      return row ? asTurn(row) : null;
+    },
+
+    async findMessage(messageId: string): Promise<MessageRecord | null> {
+      const [row] = await db.select().from(messages).where(eq(messages.id, messageId));
+      return row ? asMessage(row) : null;
+    },
+
+    /** Stores events of a running turn in one statement; the seqs follow on from the last. */
+    async appendEvents(requestId: string, events: StoredEvent[]): Promise<void> {
+      if (events.length === 0) return;
+      const now = clock.now();
+      await db
+        .insert(turnEvents)
+        .values(events.map((event) => ({ requestId, ...event, createdAt: now })));
+    },
+
+    /** Events after `afterSeq`, oldest first. */
+    async eventsAfter(requestId: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
+      const rows = await db
+        .select({ seq: turnEvents.seq, type: turnEvents.type, data: turnEvents.data })
+        .from(turnEvents)
+        .where(and(eq(turnEvents.requestId, requestId), gt(turnEvents.seq, afterSeq)))
+        .orderBy(asc(turnEvents.seq))
+        .limit(limit);
+      return rows.map((row) => ({ ...row, type: row.type as TurnEventType }));
+    },
+
+    /** The newest event and the newest tool event: enough to say where a turn stands. */
+    async progressOf(
+      requestId: string,
+    ): Promise<{ lastSeq: number; runningTool: { id: string; name: string } | null }> {
+      const [last] = await db
+        .select({ seq: turnEvents.seq })
+        .from(turnEvents)
+        .where(eq(turnEvents.requestId, requestId))
+        .orderBy(desc(turnEvents.seq))
+        .limit(1);
+      const [tool] = await db
+        .select({ type: turnEvents.type, data: turnEvents.data })
+        .from(turnEvents)
+        .where(
+          and(
+            eq(turnEvents.requestId, requestId),
+            inArray(turnEvents.type, ['tool_call', 'tool_result']),
+          ),
+        )
+        .orderBy(desc(turnEvents.seq))
+        .limit(1);
+      const runningTool =
+        tool?.type === 'tool_call'
+          ? { id: String(tool.data['toolCallId']), name: String(tool.data['name']) }
+          : null;
+      return { lastSeq: last?.seq ?? 0, runningTool };
+    },
+
+    /**
+     * Ends a running turn: its final status event, the turn's status and its reply message, in
+     * one transaction. False when the turn had ended already (stopped twice, or expired).
+     */
+    async finishTurn(turn: TurnRecord, finalSeq: number, outcome: TurnOutcome): Promise<boolean> {
+      const now = clock.now();
+      return db.transaction(async (tx) => {
+        const ended = await tx
+          .update(turns)
+          .set({ status: outcome.status, error: outcome.error, endedAt: now })
+          .where(and(eq(turns.requestId, turn.requestId), eq(turns.status, 'running')))
+          .returning({ requestId: turns.requestId });
+        if (ended.length === 0) return false;
+        await tx.insert(turnEvents).values({
+          requestId: turn.requestId,
+          seq: finalSeq,
+          type: 'status',
+          data: { status: outcome.status, ...(outcome.error ? { error: outcome.error } : {}) },
+          createdAt: now,
+        });
+        await tx
+          .update(messages)
+          .set({
+            content: outcome.content,
+            status: outcome.status,
+            toolCalls: outcome.toolCalls,
+            transcript: outcome.transcript,
+            updatedAt: now,
+          })
+          .where(eq(messages.id, turn.messageId));
+        return true;
+      });
+    },
+
+    /** Renews this replica's running turns; answers the ids still running and still its own. */
+    async renew(owner: string): Promise<Set<string>> {
+      const rows = await db
+        .update(turns)
+        .set({ heartbeatAt: clock.now() })
+        .where(and(eq(turns.owner, owner), eq(turns.status, 'running')))
+        .returning({ requestId: turns.requestId });
+      return new Set(rows.map((row) => row.requestId));
+    },
+
+    /** Running turns whose replica has not renewed them within `leaseMs`. */
+    async staleTurns(leaseMs: number): Promise<TurnRecord[]> {
+      const deadline = new Date(clock.now().getTime() - leaseMs);
+      const rows = await db
+        .select()
+        .from(turns)
+        .where(and(eq(turns.status, 'running'), lte(turns.heartbeatAt, deadline)))
+        .limit(100);
+      return rows.map(asTurn);
+    },
+
+    /**
+     * Ends a running turn that its replica no longer runs (it died, or lost the database),
+     * keeping the partial reply it had stored; null when the turn had moved on meanwhile
+     * (ended, or renewed by its replica).
+     */
+    async endAbandoned(
+      turn: TurnRecord,
+      status: 'stopped' | 'failed',
+      error: string | null,
+    ): Promise<{ lastSeq: number } | null> {
+      const now = clock.now();
+      return db.transaction(async (tx) => {
+        const rows = await tx
+          .update(turns)
+          .set({ status, error, endedAt: now })
+          .where(
+            and(
+              eq(turns.requestId, turn.requestId),
+              eq(turns.status, 'running'),
+              eq(turns.heartbeatAt, turn.heartbeatAt),
+            ),
+          )
+          .returning({ requestId: turns.requestId });
+        if (rows.length === 0) return null;
+        const [last] = await tx
+          .select({ seq: turnEvents.seq })
+          .from(turnEvents)
+          .where(eq(turnEvents.requestId, turn.requestId))
+          .orderBy(desc(turnEvents.seq))
+          .limit(1);
+        const lastSeq = (last?.seq ?? 0) + 1;
+        await tx.insert(turnEvents).values({
+          requestId: turn.requestId,
+          seq: lastSeq,
+          type: 'status',
+          data: { status, ...(error ? { error } : {}) },
+          createdAt: now,
+        });
+        // The reply keeps the text its turn had stored as deltas before it was abandoned.
+        await tx
+          .update(messages)
+          .set({
+            status,
+            content: sql`(select coalesce(string_agg(${turnEvents.data} ->> 'text', '' order by ${turnEvents.seq}), '')
+              from ${turnEvents}
+              where ${turnEvents.requestId} = ${turn.requestId} and ${turnEvents.type} = 'delta')`,
+            updatedAt: now,
+          })
+          .where(eq(messages.id, turn.messageId));
+        return { lastSeq };
+      });
+    },
+
+    /** Messages after `afterSeq`, oldest first. */
+    async messagesAfter(
+      conversationId: string,
+      afterSeq: number,
+      limit: number,
+    ): Promise<MessageRecord[]> {
+      const rows = await db
+        .select()
+        .from(messages)
+        .where(and(eq(messages.conversationId, conversationId), gt(messages.seq, afterSeq)))
+        .orderBy(asc(messages.seq))
+        .limit(limit);
+      return rows.map(asMessage);
+    },
+
+    /** The newest `limit` messages written before `beforeSeq`, oldest first: a turn's history. */
+    async historyBefore(
+      conversationId: string,
+      beforeSeq: number,
+      limit: number,
+    ): Promise<MessageRecord[]> {
+      const rows = await db
+        .select()
+        .from(messages)
+        .where(and(eq(messages.conversationId, conversationId), lt(messages.seq, beforeSeq)))
+        .orderBy(desc(messages.seq))
+        .limit(limit);
+      return rows.reverse().map(asMessage);
+    },
+  };
+}
