@@ -95,6 +95,8 @@ export {
   Run,
   RunResponse,
   RunListResponse,
+  RUNS_PAGE,
+  ListRunsQuery,
   RunStartedResponse,
   StepTypeInfo,
   StepTypesResponse,

@@ -240,7 +240,21 @@ export const Run = z.object({
 export type Run = z.infer<typeof Run>;
 export const RunResponse = z.object({ run: Run });
 /** Runs in a list leave out `input` and each step's `input` and `output` (see GET /runs/{runId}). */
-export const RunListResponse = z.object({ runs: z.array(Run) });
+/** Runs pages: newest first; `limit` 1 to 100 (default 50); `status` keeps one status. */
+export const RUNS_PAGE = { default: 50, max: 100 } as const;
+export const ListRunsQuery = z.object({
+  cursor: z.string().max(300).optional(),
+  limit: z
+    .string()
+    .regex(/^[0-9]{1,3}$/, 'limit must be a whole number')
+    .refine(
+      (value) => Number(value) >= 1 && Number(value) <= RUNS_PAGE.max,
+      `limit must be 1 to ${RUNS_PAGE.max}`,
+    )
+    .optional(),
+  status: RunStatus.optional(),
+});
+export const RunListResponse = z.object({ runs: z.array(Run), nextCursor: z.string().nullable() });
 export const RunStartedResponse = z.object({ runId: z.uuid() });
 
 export const StepTypeInfo = z.object({
@@ -473,16 +487,20 @@ export const workflowRoutes = defineRoutes([
   },
   {
     operationId: 'list_runs',
-    summary: "The workflow's runs, newest first",
+    summary: "The workflow's runs, newest first, cursor-paged, by status",
     method: 'GET',
     path: '/workflows/:id/runs',
     owner: 'workflow-runner',
     subject: 'workflow.api.list_runs.v1',
     auth: 'session',
     bodyKind: 'none',
-    request: { params: WorkflowIdParams },
+    request: { params: WorkflowIdParams, query: ListRunsQuery },
     responses: {
-      200: { description: 'The runs', schema: RunListResponse },
+      200: { description: 'A page of runs', schema: RunListResponse },
+      400: {
+        description: 'VALIDATION_ERROR (also a cursor not issued here)',
+        schema: ErrorBodySchema,
+      },
       ...sessionErrorResponses,
       404: workflowNotFound,
     },

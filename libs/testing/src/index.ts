@@ -22,3 +22,9 @@ export {
   type RecordedRequest,
   type ClientClose,
 } from './chat-completions-provider';
+export {
+  openEventStream,
+  readAllEvents,
+  type EventStreamReader,
+  type ServerSentEvent,
+} from './event-streams';

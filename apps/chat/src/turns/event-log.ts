@@ -28,6 +28,8 @@ export function openEventWriter(deps: {
   repository: TurnRepository;
   bus: Bus;
   logger: Logger;
+  /** Called once when a write fails; later events are not written. */
+  onFailure: () => void;
 }): TurnEventWriter {
   const { requestId, repository, bus } = deps;
   let pending: Array<Omit<StoredEvent, 'seq'>> = [];
@@ -47,6 +49,7 @@ export function openEventWriter(deps: {
       } catch (error) {
         failure = error;
         deps.logger.warn({ err: error, requestId }, 'storing turn events failed');
+        deps.onFailure();
         return;
       }
       stored += batch.length;

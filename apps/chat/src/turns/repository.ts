@@ -237,12 +237,22 @@ export function createTurnRepository(deps: { db: SqlDatabase; clock: Clock; ids:
       });
     },
 
-    /** Renews this replica's running turns; answers the ids still running and still its own. */
-    async renew(owner: string): Promise<Set<string>> {
+    /**
+     * Renews the turns this replica is running; answers those still running and still its own.
+     * A turn it no longer runs (its end could not be stored) is left to expire.
+     */
+    async renew(owner: string, requestIds: string[]): Promise<Set<string>> {
+      if (requestIds.length === 0) return new Set();
       const rows = await db
         .update(turns)
         .set({ heartbeatAt: clock.now() })
-        .where(and(eq(turns.owner, owner), eq(turns.status, 'running')))
+        .where(
+          and(
+            eq(turns.owner, owner),
+            eq(turns.status, 'running'),
+            inArray(turns.requestId, requestIds),
+          ),
+        )
         .returning({ requestId: turns.requestId });
       return new Set(rows.map((row) => row.requestId));
     },

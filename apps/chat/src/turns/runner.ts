@@ -31,11 +31,15 @@ import { historyMessages, messagePreview } from './history';
 import type { MessageRecord, ToolCallEntry, TurnRecord, TurnRepository } from './repository';
 
 /** Why a turn was aborted from outside its own loop. */
-type AbortReason = 'cancelled' | 'lost' | 'shutdown';
+type AbortReason = 'cancelled' | 'lost' | 'shutdown' | 'unstorable';
 
 const CANCELLED_TOOL_TEXT = 'The tool call was cancelled by the user.';
-const LOST_ERROR = 'The chat replica running this turn lost it to another (its lease ran out)';
-const SHUTDOWN_ERROR = 'The chat replica running this turn shut down';
+/** The error of a turn aborted from outside for a reason other than its user's stop. */
+const FAILED_BECAUSE = {
+  lost: 'The chat replica running this turn lost it to another (its lease ran out)',
+  shutdown: 'The chat replica running this turn shut down',
+  unstorable: 'The turn could not be stored',
+} as const;
 const ORPHANED_ERROR = 'The chat replica running this turn stopped answering';
 /** Queue group of a turn's control subject: only its replica serves it. */
 const CONTROL_QUEUE = 'chat-turn-control';
@@ -86,7 +90,7 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
 
   async function keepTurns(): Promise<void> {
     try {
-      const owned = await repository.renew(replicaId);
+      const owned = await repository.renew(replicaId, [...active.keys()]);
       for (const [requestId, entry] of active) {
         if (!owned.has(requestId) && !entry.stop.signal.aborted) {
           logger.warn({ requestId }, 'a turn of this replica was ended elsewhere; stopping it');
@@ -140,6 +144,8 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
       repository,
       bus,
       logger,
+      // A turn whose events cannot be stored must not go on talking to nobody.
+      onFailure: () => entry.stop.abort('unstorable' satisfies AbortReason),
     });
     const work = new TurnWork(entry, events, deps);
     let status: Exclude<TurnStatus, 'running'> = 'completed';
@@ -153,7 +159,7 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
         status = 'stopped';
       } else if (entry.stop.signal.aborted) {
         status = 'failed';
-        error = reason === 'shutdown' ? SHUTDOWN_ERROR : LOST_ERROR;
+        error = FAILED_BECAUSE[reason === 'shutdown' || reason === 'unstorable' ? reason : 'lost'];
       } else if (failure instanceof ModelError || failure instanceof TurnLimitError) {
         status = 'failed';
         error = failure.message;

@@ -8,8 +8,10 @@ import {
   type ChatCompletionsProvider,
   type ScriptedReply,
   type TestDatabase,
+  openEventStream,
+  readAllEvents,
+  type ServerSentEvent,
 } from '@wap/testing';
-import { openEventStream, readAllEvents, type ServerSentEvent } from './event-streams';
 import { runApp, type RunningProcess } from './processes';
 import { http, uniqueEmail } from './stack';
 

@@ -8,8 +8,10 @@ import {
   textReply,
   toolCallReply,
   type ChatCompletionsProvider,
+  openEventStream,
+  readAllEvents,
+  type ServerSentEvent,
 } from '@wap/testing';
-import { openEventStream, readAllEvents, type ServerSentEvent } from './event-streams';
 import { startMcpTestServers, type McpTestServers } from './mcp-test-servers';
 import { http, RUNTIMES, startStack, uniqueEmail, type TestStack } from './stack';
 

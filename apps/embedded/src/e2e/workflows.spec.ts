@@ -755,6 +755,61 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
     expect(paused.credits_charged).toBe(8);
   });
 
+  test('GET /workflows/{id}/runs pages newest first with a cursor and keeps one status on request', async () => {
+    const owner = await newOwner('paging', 20);
+    const created = await createWorkflow(owner);
+    const workflowId = created.workflow.id;
+    const runOnce = async () => {
+      const started = await http(`${stack.url}/workflows/${workflowId}/run`, {
+        method: 'POST',
+        cookie: owner.cookie,
+      });
+      expect(started.status).toBe(202);
+      return finishedRun(owner.cookie, (started.body as { runId: string }).runId);
+    };
+    const succeeded = [await runOnce(), await runOnce(), await runOnce()];
+    const updated = await http(`${stack.url}/workflows/${workflowId}`, {
+      method: 'PATCH',
+      cookie: owner.cookie,
+      body: { steps: [httpStep('http://127.0.0.1:9/refused')] },
+    });
+    expect(updated.status).toBe(200);
+    const failed = [await runOnce(), await runOnce()];
+    expect(failed.map((run) => run.status)).toEqual(['failed', 'failed']);
+
+    const pages: string[][] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor ? `limit=2&cursor=${cursor}` : 'limit=2';
+      const page = await http(`${stack.url}/workflows/${workflowId}/runs?${query}`, {
+        cookie: owner.cookie,
+      });
+      expect(page.status).toBe(200);
+      const body = page.body as { runs: { id: string }[]; nextCursor: string | null };
+      pages.push(body.runs.map((run) => run.id));
+      cursor = body.nextCursor;
+    } while (cursor);
+    const newestFirst = [...succeeded, ...failed].map((run) => run.id).reverse();
+    expect(pages).toEqual([newestFirst.slice(0, 2), newestFirst.slice(2, 4), newestFirst.slice(4)]);
+
+    const onlyFailed = await http(`${stack.url}/workflows/${workflowId}/runs?status=failed`, {
+      cookie: owner.cookie,
+    });
+    expect((onlyFailed.body as { runs: { id: string }[] }).runs.map((run) => run.id)).toEqual(
+      failed.map((run) => run.id).reverse(),
+    );
+    expect((onlyFailed.body as { nextCursor: string | null }).nextCursor).toBeNull();
+    for (const query of ['status=finished', 'limit=0', 'limit=101', 'cursor=bm90LWEtY3Vyc29y']) {
+      const refused = await http(`${stack.url}/workflows/${workflowId}/runs?${query}`, {
+        cookie: owner.cookie,
+      });
+      expect(refused.status).toBe(400);
+      expect((refused.body as { code: string }).code).toMatch(
+        /^(VALIDATION_ERROR|INVALID_CURSOR)$/,
+      );
+    }
+  });
+
   test('two runs racing for the last credit: exactly one succeeds and the balance ends at zero', async () => {
     const owner = await newOwner('race', 1);
     const created = await createWorkflow(owner, {

@@ -123,6 +123,13 @@ export const runs = workflowRunnerSchema.table(
   },
   (table) => [
     index('runs_workflow_idx').on(table.workflowId, table.createdAt),
+    // A page of one status (the runs list's filter) without reading the other statuses' runs.
+    index('runs_workflow_status_idx').on(
+      table.workflowId,
+      table.status,
+      table.createdAt.desc(),
+      table.id.desc(),
+    ),
     // Only runs the scheduler may wake: ended runs leave it, so it holds the runs in flight,
     // not the whole history.
     index('runs_due_idx')

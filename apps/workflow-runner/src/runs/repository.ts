@@ -300,13 +300,32 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
       return row;
     },
 
-    async listByWorkflow(workflowId: string, limit: number): Promise<Run[]> {
+    /**
+     * Up to `limit` runs of the workflow older than `before` (a page's last run), newest first,
+     * of one status when given: keyset paging, so a page costs the same however deep it is.
+     */
+    async listByWorkflow(
+      workflowId: string,
+      options: { limit: number; status?: RunStatus; before?: { createdAt: Date; id: string } },
+    ): Promise<Run[]> {
+      const { before, status } = options;
       const rows = await db
         .select()
         .from(runs)
-        .where(eq(runs.workflowId, workflowId))
+        .where(
+          and(
+            eq(runs.workflowId, workflowId),
+            status ? eq(runs.status, status) : undefined,
+            before
+              ? or(
+                  lt(runs.createdAt, before.createdAt),
+                  and(eq(runs.createdAt, before.createdAt), lt(runs.id, before.id)),
+                )
+              : undefined,
+          ),
+        )
         .orderBy(desc(runs.createdAt), desc(runs.id))
-        .limit(limit);
+        .limit(options.limit);
       const steps = await stepsOf(rows.map((row) => row.id));
       return rows.map((row) => toRun(row, steps.get(row.id) ?? [], { summary: true }));
     },

@@ -2,6 +2,8 @@ import {
   AppError,
   CreateWorkflowBody,
   creditShortfallMessage,
+  ListRunsQuery,
+  RUNS_PAGE,
   RunIdParams,
   RunWorkflowBody,
   UpdateWorkflowBody,
@@ -16,13 +18,11 @@ import type { DirectoryClient } from '@wap/workspace-directory';
 import type { CreditLedger } from '../credits/ledger';
 import type { RunRepository } from '../runs/repository';
 import { toRun } from '../runs/repository';
+import { decodeRunCursor, encodeRunCursor } from '../runs/run-cursor';
 import { toTestEvent, type TestEventRepository } from '../test-events/repository';
 import { namedSteps, toWorkflow, type WorkflowRepository, type WorkflowRow } from './repository';
 import { stepTypeCatalog } from './step-catalog';
 import type { WebhookPublisher } from './webhook-publisher';
-
-/** Runs listed per workflow (newest first). */
-const RUNS_PER_PAGE = 50;
 
 export type WorkflowOperation =
   | 'list_step_types'
@@ -230,7 +230,25 @@ export function workflowHandlers(deps: {
 
     async list_runs(request) {
       const workflow = await accessible(request);
-      return { status: 200, body: { runs: await runs.listByWorkflow(workflow.id, RUNS_PER_PAGE) } };
+      const query = ListRunsQuery.parse(request.query);
+      const limit = query.limit === undefined ? RUNS_PAGE.default : Number(query.limit);
+      const found = await runs.listByWorkflow(workflow.id, {
+        limit: limit + 1,
+        status: query.status,
+        before: decodeRunCursor(query.cursor),
+      });
+      const page = found.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        status: 200,
+        body: {
+          runs: page,
+          nextCursor:
+            found.length > limit && last
+              ? encodeRunCursor({ createdAt: new Date(last.created_at), id: last.id })
+              : null,
+        },
+      };
     },
 
     async get_run(request) {

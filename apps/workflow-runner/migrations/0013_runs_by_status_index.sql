@@ -1,0 +1,1 @@
+CREATE INDEX "runs_workflow_status_idx" ON "workflow_runner"."runs" USING btree ("workflow_id","status","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);

@@ -1,0 +1,237 @@
+// `npm run bench:chat`: the assistant's latency through the distributed platform (gateway, chat,
+// storage and mcp-registry as processes on NATS and PostgreSQL) against the scripted provider
+// called straight with the same official client, in one run:
+// 1. time to the first token and to the last, one turn at a time, then 100 turns at once:
+//    through the platform from `POST .../messages` to the delta on the turn's event stream;
+//    directly from `chat.completions.create` to the client's chunk;
+// 2. the time from `POST /brain/cancel` to the provider seeing its stream closed.
+// Targets: the first token adds at most 20 ms at p50 one at a time and at most 100 ms at p99
+// with 100 at once; a stop closes the provider stream within 100 ms at p99.
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import OpenAI from 'openai';
+import { z } from 'zod';
+import { generateCredentialKey, mintSessionToken } from '@wap/auth';
+import {
+  openEventStream,
+  removeNamespaceFromNats,
+  startChatCompletionsProvider,
+  type ScriptedReply,
+} from '@wap/testing';
+import {
+  buildBundles,
+  createDatabase,
+  percentile,
+  repoRoot,
+  runBench,
+  type OnCleanup,
+} from '../shared/harness';
+import { createProcessGroup, serviceLauncher } from '../shared/processes';
+
+const BenchEnv = z.object({
+  /** Turns measured one at a time (each way). */
+  BENCH_SEQUENTIAL_TURNS: z.coerce.number().int().positive().default(50),
+  /** Rounds of 100 concurrent turns (each way). */
+  BENCH_CONCURRENT_ROUNDS: z.coerce.number().int().positive().default(3),
+  /** Stops measured, one at a time. */
+  BENCH_CANCELS: z.coerce.number().int().positive().default(30),
+  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/postgres'),
+});
+
+const CONCURRENCY = 100;
+const SESSION_SECRET = 'bench-chat-session-secret-0123456789abcdef';
+const MODEL = 'bench-model';
+const MAX_ADDED_FIRST_P50_MS = 20;
+const MAX_ADDED_FIRST_P99_CONCURRENT_MS = 100;
+const MAX_CANCEL_P99_MS = 100;
+
+/** A reply of 20 pieces sent back to back: a short answer. */
+const ANSWER: ScriptedReply = {
+  text: Array.from({ length: 20 }, (_, index) => `token${index} `),
+};
+/** A reply that streams for 30 s unless stopped. */
+const ENDLESS: ScriptedReply = {
+  text: Array.from({ length: 3000 }, (_, index) => `w${index} `),
+  chunkDelayMs: 10,
+};
+
+interface Timing {
+  firstMs: number;
+  lastMs: number;
+}
+
+function summary(samples: number[]): { p50: number; p99: number } {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
+}
+
+async function main(onCleanup: OnCleanup): Promise<void> {
+  const env = BenchEnv.parse(process.env);
+  buildBundles(['gateway', 'storage', 'mcp-registry', 'chat']);
+  const provider = await startChatCompletionsProvider({ fallback: ANSWER });
+  onCleanup(() => provider.stop());
+  provider.respondWith((request) =>
+    JSON.stringify(request.body.messages).includes('endless') ? ENDLESS : ANSWER,
+  );
+  const databaseUrl = await createDatabase(
+    env.DATABASE_URL,
+    `bench_chat_${randomBytes(4).toString('hex')}`,
+    onCleanup,
+  );
+  const namespace = `bc${randomBytes(5).toString('hex')}`;
+  onCleanup(() => removeNamespaceFromNats(env.NATS_URL, namespace));
+  const group = createProcessGroup();
+  onCleanup(() => group.stopAll());
+  const launch = serviceLauncher(group, { repoRoot, natsUrl: env.NATS_URL, namespace });
+  const common = { DATABASE_URL: databaseUrl };
+  await launch.service('storage', 'storage', common);
+  await launch.service('mcp-registry', 'mcp-registry', {
+    ...common,
+    CREDENTIALS_ENCRYPTION_KEYS: generateCredentialKey('bench'),
+  });
+  await launch.service('chat', 'chat', {
+    ...common,
+    LLM_BASE_URL: provider.baseUrl,
+    LLM_MODEL: MODEL,
+  });
+  const gateway = await launch.gateway(SESSION_SECRET);
+
+  const cookie = `session=${await mintSessionToken({
+    secret: SESSION_SECRET,
+    sub: 'bench|chat',
+    email: 'bench-chat@example.com',
+    name: 'Bench',
+  })}`;
+  const call = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
+    const response = await fetch(`${gateway.url}${path}`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok)
+      throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
+    return (await response.json()) as Record<string, unknown>;
+  };
+  const workspace = (await call('/workspaces', { name: 'bench' }))['workspace'] as { id: string };
+  const newChat = async () =>
+    (
+      (await call('/ai-chat/conversations', { workspaceId: workspace.id }))['conversation'] as {
+        id: string;
+      }
+    ).id;
+
+  /** One turn through the platform, timed from the POST to its first and last delta. */
+  async function platformTurn(chatId: string, content = 'hello'): Promise<Timing> {
+    const started = performance.now();
+    const { requestId } = (await call(`/ai-chat/conversations/${chatId}/messages`, {
+      content,
+    })) as { requestId: string };
+    const stream = await openEventStream(`${gateway.url}/brain/turns/${requestId}/events`, {
+      cookie,
+    });
+    let firstMs = Number.NaN;
+    let lastMs = Number.NaN;
+    await stream.waitFor((event) => {
+      if (event.event === 'delta') {
+        lastMs = performance.now() - started;
+        if (Number.isNaN(firstMs)) firstMs = lastMs;
+      }
+      return event.event === 'status' && event.data['status'] !== 'running';
+    }, 60_000);
+    stream.close();
+    return { firstMs, lastMs };
+  }
+
+  const direct = new OpenAI({ baseURL: provider.baseUrl, apiKey: 'bench', maxRetries: 0 });
+  /** The same request made straight to the provider with the same client. */
+  async function directTurn(): Promise<Timing> {
+    const started = performance.now();
+    const stream = await direct.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'hello' }],
+      stream: true,
+    });
+    let firstMs = Number.NaN;
+    let lastMs = Number.NaN;
+    for await (const chunk of stream) {
+      if (!chunk.choices[0]?.delta.content) continue;
+      lastMs = performance.now() - started;
+      if (Number.isNaN(firstMs)) firstMs = lastMs;
+    }
+    return { firstMs, lastMs };
+  }
+
+  // Warm-up: connections, pools, JIT, on both paths.
+  const warmChats = await Promise.all(Array.from({ length: 10 }, () => newChat()));
+  await Promise.all(warmChats.map((chatId) => platformTurn(chatId)));
+  await Promise.all(warmChats.map(() => directTurn()));
+
+  const sequential = { platform: [] as Timing[], direct: [] as Timing[] };
+  for (let turn = 0; turn < env.BENCH_SEQUENTIAL_TURNS; turn += 1) {
+    sequential.direct.push(await directTurn());
+    sequential.platform.push(await platformTurn(await newChat()));
+  }
+  const concurrent = { platform: [] as Timing[], direct: [] as Timing[] };
+  for (let round = 0; round < env.BENCH_CONCURRENT_ROUNDS; round += 1) {
+    const chats = await Promise.all(Array.from({ length: CONCURRENCY }, () => newChat()));
+    concurrent.direct.push(...(await Promise.all(chats.map(() => directTurn()))));
+    concurrent.platform.push(...(await Promise.all(chats.map((chatId) => platformTurn(chatId)))));
+  }
+
+  const cancelMs: number[] = [];
+  for (let stop = 0; stop < env.BENCH_CANCELS; stop += 1) {
+    const chatId = await newChat();
+    const requestsBefore = provider.requests.length;
+    const { requestId } = (await call(`/ai-chat/conversations/${chatId}/messages`, {
+      content: 'endless',
+    })) as { requestId: string };
+    const providerRequest = await provider.waitForRequest(requestsBefore + 1);
+    const stream = await openEventStream(`${gateway.url}/brain/turns/${requestId}/events`, {
+      cookie,
+    });
+    await stream.waitFor((event) => event.event === 'delta', 30_000);
+    const started = performance.now();
+    await call('/brain/cancel', { requestId });
+    const closedAt = await provider.waitForClientClose(providerRequest.index);
+    cancelMs.push(closedAt - started);
+    stream.close();
+  }
+
+  const firstSequentialDirect = summary(sequential.direct.map((t) => t.firstMs));
+  const firstSequentialPlatform = summary(sequential.platform.map((t) => t.firstMs));
+  const firstConcurrentDirect = summary(concurrent.direct.map((t) => t.firstMs));
+  const firstConcurrentPlatform = summary(concurrent.platform.map((t) => t.firstMs));
+  const cancels = summary(cancelMs);
+  const rows: Array<[string, { p50: number; p99: number }]> = [
+    ['first token, one at a time, direct', firstSequentialDirect],
+    ['first token, one at a time, platform', firstSequentialPlatform],
+    ['last token, one at a time, direct', summary(sequential.direct.map((t) => t.lastMs))],
+    ['last token, one at a time, platform', summary(sequential.platform.map((t) => t.lastMs))],
+    ['first token, 100 at once, direct', firstConcurrentDirect],
+    ['first token, 100 at once, platform', firstConcurrentPlatform],
+    ['last token, 100 at once, direct', summary(concurrent.direct.map((t) => t.lastMs))],
+    ['last token, 100 at once, platform', summary(concurrent.platform.map((t) => t.lastMs))],
+    ['POST /brain/cancel to provider stream closed', cancels],
+  ];
+  console.log('\nbench:chat (ms)');
+  console.log(`${'measure'.padEnd(48)} ${'p50'.padStart(9)} ${'p99'.padStart(9)}`);
+  for (const [name, { p50, p99 }] of rows) {
+    console.log(`${name.padEnd(48)} ${p50.toFixed(1).padStart(9)} ${p99.toFixed(1).padStart(9)}`);
+  }
+  const addedFirstP50 = firstSequentialPlatform.p50 - firstSequentialDirect.p50;
+  const addedFirstP99Concurrent = firstConcurrentPlatform.p99 - firstConcurrentDirect.p99;
+  const cancelP99 = cancels.p99;
+  const verdict = (ok: boolean) => (ok ? 'holds' : 'MISSES');
+  console.log(
+    `\nfirst token added at p50, one at a time: ${addedFirstP50.toFixed(1)} ms (target <= ${MAX_ADDED_FIRST_P50_MS}): ${verdict(addedFirstP50 <= MAX_ADDED_FIRST_P50_MS)}`,
+  );
+  console.log(
+    `first token added at p99, 100 at once: ${addedFirstP99Concurrent.toFixed(1)} ms (target <= ${MAX_ADDED_FIRST_P99_CONCURRENT_MS}): ${verdict(addedFirstP99Concurrent <= MAX_ADDED_FIRST_P99_CONCURRENT_MS)}`,
+  );
+  console.log(
+    `stop to provider stream closed at p99: ${cancelP99.toFixed(1)} ms (target <= ${MAX_CANCEL_P99_MS}): ${verdict(cancelP99 <= MAX_CANCEL_P99_MS)}`,
+  );
+}
+
+runBench(main);
