@@ -53,3 +53,4 @@ export { createDistributedPlatform, type DistributedPlatformOptions } from './di
 export { createEmbeddedPlatform, type EmbeddedPlatformOptions } from './embedded';
 export { withNamespace } from './namespace';
 export { isJsonbStorable, toJsonbStorable } from './jsonb';
+export { actorOf, parseRequestPart } from './route-requests';

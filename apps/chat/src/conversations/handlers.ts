@@ -12,10 +12,9 @@ import {
   UpdateConversationBody,
   type Actor,
 } from '@wap/contracts';
-import type { RouteHandler } from '@wap/platform';
+import { actorOf, parseRequestPart, type RouteHandler } from '@wap/platform';
 import type { DirectoryClient } from '@wap/workspace-directory';
 import { decodeActivityCursor, encodeActivityCursor } from '../http/cursors';
-import { actorOf, parse } from '../http/requests';
 import {
   chatAccess,
   mergeSharedMetadata,
@@ -107,7 +106,7 @@ export function createConversationHandlers(
   return {
     async create_conversation(request) {
       const actor = actorOf(request);
-      const body = parse(CreateConversationBody, request.body);
+      const body = parseRequestPart(CreateConversationBody, request.body);
       await requireMember(body.workspaceId, actor.userId);
       const metadata = splitMetadataPatch(body.metadata);
       const record = await repository.create({
@@ -130,7 +129,7 @@ export function createConversationHandlers(
 
     async list_conversations(request) {
       const actor = actorOf(request);
-      const query = parse(ListConversationsQuery, request.query);
+      const query = parseRequestPart(ListConversationsQuery, request.query);
       await requireMember(query.workspaceId, actor.userId);
       const limit = pageLimit(query.limit, CONVERSATIONS_PAGE);
       const archived = query.archived ?? 'false';
@@ -166,14 +165,14 @@ export function createConversationHandlers(
 
     async get_conversation(request) {
       const actor = actorOf(request);
-      const { id } = parse(ChatIdParams, request.params);
+      const { id } = parseRequestPart(ChatIdParams, request.params);
       return { status: 200, body: { conversation: openedView(await guard.open(id, actor)) } };
     },
 
     async update_conversation(request) {
       const actor = actorOf(request);
-      const { id } = parse(ChatIdParams, request.params);
-      const body = parse(UpdateConversationBody, request.body);
+      const { id } = parseRequestPart(ChatIdParams, request.params);
+      const body = parseRequestPart(UpdateConversationBody, request.body);
       const opened = await guard.open(id, actor);
       const metadata = splitMetadataPatch(body.metadata);
       const requirement = updateRequirement({
@@ -216,7 +215,7 @@ export function createConversationHandlers(
 
     async delete_conversation(request) {
       const actor = actorOf(request);
-      const { id } = parse(ChatIdParams, request.params);
+      const { id } = parseRequestPart(ChatIdParams, request.params);
       await ownedChat(id, actor, OWNER_ONLY.delete);
       await repository.softDelete(id);
       return { status: 204 };
@@ -224,8 +223,8 @@ export function createConversationHandlers(
 
     async invite_to_conversation(request) {
       const actor = actorOf(request);
-      const { id } = parse(ChatIdParams, request.params);
-      const body = parse(InviteBody, request.body);
+      const { id } = parseRequestPart(ChatIdParams, request.params);
+      const body = parseRequestPart(InviteBody, request.body);
       const { record } = await ownedChat(id, actor, OWNER_ONLY.invite);
       // The owner reads and sends always: inviting them changes nothing.
       const invitees = [...new Set(body.userIds)].filter((userId) => userId !== record.userId);
@@ -250,7 +249,7 @@ export function createConversationHandlers(
 
     async request_conversation_access(request) {
       const actor = actorOf(request);
-      const { id } = parse(ChatIdParams, request.params);
+      const { id } = parseRequestPart(ChatIdParams, request.params);
       const located = await guard.locate(id, actor);
       if (located.access.canRead) {
         throw new AppError('CONFLICT', 'You can already open this chat');
@@ -268,7 +267,7 @@ export function createConversationHandlers(
 
     async list_conversation_access_requests(request) {
       const actor = actorOf(request);
-      const { id } = parse(ChatIdParams, request.params);
+      const { id } = parseRequestPart(ChatIdParams, request.params);
       const { record } = await ownedChat(id, actor, OWNER_ONLY.requests);
       const pending = await repository.pendingRequests(record.id);
       return { status: 200, body: { accessRequests: pending.map(accessRequestView) } };
@@ -276,8 +275,8 @@ export function createConversationHandlers(
 
     async grant_conversation_access(request) {
       const actor = actorOf(request);
-      const params = parse(AccessRequestParams, request.params);
-      const body = parse(GrantAccessBody, request.body ?? {});
+      const params = parseRequestPart(AccessRequestParams, request.params);
+      const body = parseRequestPart(GrantAccessBody, request.body ?? {});
       const { record } = await ownedChat(params.id, actor, OWNER_ONLY.requests);
       const accessRequest = await requestOf(record.id, params.accessRequestId);
       if (accessRequest.status !== 'pending') throw alreadyDecided(accessRequest.status);
@@ -292,7 +291,7 @@ export function createConversationHandlers(
 
     async decline_conversation_access(request) {
       const actor = actorOf(request);
-      const params = parse(AccessRequestParams, request.params);
+      const params = parseRequestPart(AccessRequestParams, request.params);
       const { record } = await ownedChat(params.id, actor, OWNER_ONLY.requests);
       const accessRequest = await requestOf(record.id, params.accessRequestId);
       if (accessRequest.status !== 'pending') throw alreadyDecided(accessRequest.status);

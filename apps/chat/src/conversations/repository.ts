@@ -119,6 +119,37 @@ export function createConversationRepository(deps: {
     return toRequest(row, person?.name ?? null);
   }
 
+  /** Conversations joined with one viewer's participant row and pin. */
+  function selectForViewer(userId: string) {
+    return db
+      .select({
+        conversation: conversations,
+        participantCanEdit: participants.canEdit,
+        starred: viewerStates.starred,
+      })
+      .from(conversations)
+      .leftJoin(
+        participants,
+        and(eq(participants.conversationId, conversations.id), eq(participants.userId, userId)),
+      )
+      .leftJoin(
+        viewerStates,
+        and(eq(viewerStates.conversationId, conversations.id), eq(viewerStates.userId, userId)),
+      );
+  }
+
+  function toViewerConversation(row: {
+    conversation: typeof conversations.$inferSelect;
+    participantCanEdit: boolean | null;
+    starred: boolean | null;
+  }): ViewerConversation {
+    return {
+      record: toRecord(row.conversation),
+      participant: row.participantCanEdit === null ? null : { canEdit: row.participantCanEdit },
+      starred: row.starred === true,
+    };
+  }
+
   return {
     /** A new chat; its activity starts at its creation and it has no message yet. */
     async create(input: NewConversation): Promise<ConversationRecord> {
@@ -148,28 +179,8 @@ export function createConversationRepository(deps: {
 
     /** The conversation with the viewer's participant row and pin, in one query. */
     async findForViewer(id: string, userId: string): Promise<ViewerConversation | null> {
-      const [row] = await db
-        .select({
-          conversation: conversations,
-          participantCanEdit: participants.canEdit,
-          starred: viewerStates.starred,
-        })
-        .from(conversations)
-        .leftJoin(
-          participants,
-          and(eq(participants.conversationId, conversations.id), eq(participants.userId, userId)),
-        )
-        .leftJoin(
-          viewerStates,
-          and(eq(viewerStates.conversationId, conversations.id), eq(viewerStates.userId, userId)),
-        )
-        .where(eq(conversations.id, id));
-      if (!row) return null;
-      return {
-        record: toRecord(row.conversation),
-        participant: row.participantCanEdit === null ? null : { canEdit: row.participantCanEdit },
-        starred: row.starred === true,
-      };
+      const [row] = await selectForViewer(userId).where(eq(conversations.id, id));
+      return row ? toViewerConversation(row) : null;
     },
 
     /**
@@ -186,21 +197,7 @@ export function createConversationRepository(deps: {
       limit: number;
     }): Promise<ViewerConversation[]> {
       const { workspaceId, userId, archived, after, limit } = input;
-      const rows = await db
-        .select({
-          conversation: conversations,
-          participantCanEdit: participants.canEdit,
-          starred: viewerStates.starred,
-        })
-        .from(conversations)
-        .leftJoin(
-          participants,
-          and(eq(participants.conversationId, conversations.id), eq(participants.userId, userId)),
-        )
-        .leftJoin(
-          viewerStates,
-          and(eq(viewerStates.conversationId, conversations.id), eq(viewerStates.userId, userId)),
-        )
+      const rows = await selectForViewer(userId)
         .where(
           and(
             eq(conversations.workspaceId, workspaceId),
@@ -218,11 +215,7 @@ export function createConversationRepository(deps: {
         )
         .orderBy(desc(conversations.lastActivityAt), desc(conversations.id))
         .limit(limit);
-      return rows.map((row) => ({
-        record: toRecord(row.conversation),
-        participant: row.participantCanEdit === null ? null : { canEdit: row.participantCanEdit },
-        starred: row.starred === true,
-      }));
+      return rows.map(toViewerConversation);
     },
 
     /**

@@ -14,12 +14,11 @@ import {
   type TurnEvent,
   type TurnEventsBatch,
 } from '@wap/contracts';
-import type { Clock, RouteHandler } from '@wap/platform';
+import { actorOf, parseRequestPart, type Clock, type RouteHandler } from '@wap/platform';
 import type { ConversationGuard } from '../conversations/guard';
 import type { ConversationRepository } from '../conversations/repository';
 import { ChatAccessDenied } from '../http/access-denied';
 import { decodeSeqCursor, encodeSeqCursor } from '../http/seq-cursors';
-import { actorOf, parse } from '../http/requests';
 import { messagePreview } from './history';
 import type { MessageRecord, StoredEvent, TurnRecord, TurnRepository } from './repository';
 import type { TurnRunner } from './runner';
@@ -96,8 +95,8 @@ export function createTurnHandlers(deps: {
   return {
     async list_messages(request) {
       const actor = actorOf(request);
-      const { id } = parse(ChatIdParams, request.params);
-      const query = parse(ListMessagesQuery, request.query);
+      const { id } = parseRequestPart(ChatIdParams, request.params);
+      const query = parseRequestPart(ListMessagesQuery, request.query);
       const { record } = await guard.open(id, actor);
       const limit = query.limit === undefined ? MESSAGES_PAGE.default : Number(query.limit);
       const afterSeq = decodeSeqCursor(MESSAGES_CURSOR, query.cursor) ?? 0;
@@ -116,8 +115,8 @@ export function createTurnHandlers(deps: {
 
     async post_message(request) {
       const actor = actorOf(request);
-      const { id } = parse(ChatIdParams, request.params);
-      const { content } = parse(PostMessageBody, request.body);
+      const { id } = parseRequestPart(ChatIdParams, request.params);
+      const { content } = parseRequestPart(PostMessageBody, request.body);
       const opened = await guard.open(id, actor);
       if (!opened.viewerCanEdit) {
         throw new AppError('FORBIDDEN', 'You can read this chat but not send messages in it');
@@ -148,7 +147,7 @@ export function createTurnHandlers(deps: {
 
     async get_turn(request) {
       const actor = actorOf(request);
-      const { requestId } = parse(TurnIdParams, request.params);
+      const { requestId } = parseRequestPart(TurnIdParams, request.params);
       const turn = await visibleTurn(requestId, actor);
       const progress = await repository.progressOf(turn.requestId);
       const body: Turn = {
@@ -167,7 +166,7 @@ export function createTurnHandlers(deps: {
 
     async turn_events(request) {
       const actor = actorOf(request);
-      const { requestId } = parse(TurnIdParams, request.params);
+      const { requestId } = parseRequestPart(TurnIdParams, request.params);
       const turn = await visibleTurn(requestId, actor);
       const afterSeq = lastEventIdOf(request.headers);
       // An ended turn stored its final event with its status: there is nothing to wait for.
@@ -185,7 +184,7 @@ export function createTurnHandlers(deps: {
 
     async cancel_turn(request) {
       const actor = actorOf(request);
-      const body = parse(CancelTurnBody, request.body);
+      const body = parseRequestPart(CancelTurnBody, request.body);
       const turn = await visibleTurn(body.requestId, actor);
       if (turn.userId !== actor.userId) {
         throw new AppError('FORBIDDEN', 'Only the user who started this turn can stop it');

@@ -1,6 +1,4 @@
-import { generateCredentialKey, parseCredentialKeys } from '@wap/auth';
 import { AssistantPromptReply, STEP_SUBJECTS } from '@wap/contracts';
-import { parseAllowlist } from '@wap/egress';
 import { callApi } from '@wap/platform';
 import {
   eventually,
@@ -12,7 +10,7 @@ import {
   readAllEvents,
   type ServerSentEvent,
 } from '@wap/testing';
-import { startMcpTestServers, type McpTestServers } from './mcp-test-servers';
+import { registrySettingsFor, startMcpTestServers, type McpTestServers } from './mcp-test-servers';
 import { http, RUNTIMES, startStack, uniqueEmail, type TestStack } from './stack';
 
 const API_KEY = 'sk-provider-secret-4f1c9e';
@@ -37,18 +35,7 @@ describe.each(RUNTIMES)('chat turns and the assistant on the %s runtime', (runti
       config: { requestTimeoutMs: 5000 },
       services: {
         chat: { LLM_BASE_URL: provider.baseUrl, LLM_API_KEY: API_KEY, LLM_MODEL: MODEL },
-        mcpRegistry: {
-          config: {
-            keyring: parseCredentialKeys(generateCredentialKey('e2e')),
-            egressAllowlist: parseAllowlist('127.0.0.1'),
-            envAllowlist: new Set(),
-            extraCaCerts: [servers.caPem],
-            connectTimeoutMs: 5000,
-            syncTimeoutMs: 20_000,
-            callTimeoutMs: 60_000,
-          },
-          environment: {},
-        },
+        mcpRegistry: registrySettingsFor(servers),
       },
     });
     owner = await person('owner');
@@ -526,18 +513,7 @@ describe.each(RUNTIMES)('the assistant without a model on the %s runtime', (runt
     servers = await startMcpTestServers();
     stack = await startStack(runtime, {
       services: {
-        mcpRegistry: {
-          config: {
-            keyring: parseCredentialKeys(generateCredentialKey('e2e')),
-            egressAllowlist: parseAllowlist('127.0.0.1'),
-            envAllowlist: new Set(),
-            extraCaCerts: [servers.caPem],
-            connectTimeoutMs: 5000,
-            syncTimeoutMs: 20_000,
-            callTimeoutMs: 60_000,
-          },
-          environment: {},
-        },
+        mcpRegistry: registrySettingsFor(servers),
       },
     });
   }, 60_000);

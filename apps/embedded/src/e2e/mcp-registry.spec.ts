@@ -1,5 +1,4 @@
 import { sql } from 'drizzle-orm';
-import { generateCredentialKey, parseCredentialKeys } from '@wap/auth';
 import {
   CallToolReply,
   ListToolsReply,
@@ -7,7 +6,6 @@ import {
   type McpServerView,
   type McpToolRecord,
 } from '@wap/contracts';
-import { parseAllowlist } from '@wap/egress';
 import { AppError } from '@wap/contracts';
 import { callApi } from '@wap/platform';
 import {
@@ -15,6 +13,7 @@ import {
   BASIC_USER,
   BEARER_TOKEN,
   HEADER_SECRET,
+  registrySettingsFor,
   startMcpTestServers,
   type McpTestServers,
 } from './mcp-test-servers';
@@ -38,18 +37,11 @@ describe.each(RUNTIMES)('the MCP registry on the %s runtime', (runtime) => {
     servers = await startMcpTestServers();
     stack = await startStack(runtime, {
       services: {
-        mcpRegistry: {
-          config: {
-            keyring: parseCredentialKeys(generateCredentialKey('e2e')),
-            egressAllowlist: parseAllowlist('127.0.0.1'),
-            envAllowlist: new Set([TOKEN_VARIABLE]),
-            extraCaCerts: [servers.caPem],
-            connectTimeoutMs: 5000,
-            syncTimeoutMs: 20_000,
-            callTimeoutMs: 10_000,
-          },
-          environment: { [TOKEN_VARIABLE]: BEARER_TOKEN, HOME: '/should-not-be-readable' },
-        },
+        mcpRegistry: registrySettingsFor(
+          servers,
+          { envAllowlist: new Set([TOKEN_VARIABLE]), callTimeoutMs: 10_000 },
+          { [TOKEN_VARIABLE]: BEARER_TOKEN, HOME: '/should-not-be-readable' },
+        ),
       },
     });
     owner = await person('owner');

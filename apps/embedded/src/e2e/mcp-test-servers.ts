@@ -5,6 +5,9 @@ import { request as httpRequest, type IncomingMessage, type ServerResponse } fro
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { generateCredentialKey, parseCredentialKeys } from '@wap/auth';
+import { parseAllowlist } from '@wap/egress';
+import type { McpRegistryConfig } from '@wap/mcp-registry-service';
 
 /**
  * Real MCP servers for the registry's end-to-end tests: `@modelcontextprotocol/server-everything`
@@ -32,6 +35,30 @@ export interface McpTestServers {
   /** The next request with a session id under /expiring/ gets 404, as after a server restart. */
   expireSessionOnce(): void;
   stop(): Promise<void>;
+}
+
+/**
+ * mcp-registry's settings for tests against these servers: a fresh key, 127.0.0.1 allowed past
+ * the SSRF guard, the test CA trusted; `overrides` for the rest.
+ */
+export function registrySettingsFor(
+  servers: McpTestServers,
+  overrides: Partial<McpRegistryConfig> = {},
+  environment: Readonly<Record<string, string | undefined>> = {},
+): { config: McpRegistryConfig; environment: Readonly<Record<string, string | undefined>> } {
+  return {
+    config: {
+      keyring: parseCredentialKeys(generateCredentialKey('e2e')),
+      egressAllowlist: parseAllowlist('127.0.0.1'),
+      envAllowlist: new Set(),
+      extraCaCerts: [servers.caPem],
+      connectTimeoutMs: 5000,
+      syncTimeoutMs: 20_000,
+      callTimeoutMs: 60_000,
+      ...overrides,
+    },
+    environment,
+  };
 }
 
 export async function freePort(): Promise<number> {

@@ -9,10 +9,9 @@ import {
   type Contact,
   type ContactNote,
 } from '@wap/contracts';
-import type { RouteHandler } from '@wap/platform';
+import { actorOf, parseRequestPart, type RouteHandler } from '@wap/platform';
 import { requireMember, requireVisible, type WorkspaceStanding } from '../directory/access';
 import { decodeCursor, encodeCursor } from '../http/cursors';
-import { actorOf, parse } from '../http/requests';
 import type { ContactRecord, ContactsRepository, NoteRecord } from './repository';
 
 export type ContactOperation =
@@ -68,7 +67,7 @@ export function createContactsHandlers(
   return {
     async create_contact(request) {
       const actor = actorOf(request);
-      const body = parse(CreateContactBody, request.body);
+      const body = parseRequestPart(CreateContactBody, request.body);
       requireMember(await standingOf(body.workspaceId, actor.userId));
       const contact = await repository.createContact({
         workspaceId: body.workspaceId,
@@ -82,14 +81,14 @@ export function createContactsHandlers(
 
     async get_contact(request) {
       const actor = actorOf(request);
-      const { id } = parse(IdParams, request.params);
+      const { id } = parseRequestPart(IdParams, request.params);
       return { status: 200, body: { contact: contactBody(await visibleContact(id, actor)) } };
     },
 
     async create_contact_note(request) {
       const actor = actorOf(request);
-      const { id } = parse(IdParams, request.params);
-      const body = parse(CreateNoteBody, request.body);
+      const { id } = parseRequestPart(IdParams, request.params);
+      const body = parseRequestPart(CreateNoteBody, request.body);
       const contact = await visibleContact(id, actor);
       const note = await repository.addNote(contact, { ...body, createdBy: actor.userId });
       return { status: 201, body: { note: noteBody(note) } };
@@ -97,8 +96,8 @@ export function createContactsHandlers(
 
     async list_contact_notes(request) {
       const actor = actorOf(request);
-      const { id } = parse(IdParams, request.params);
-      const query = parse(ListNotesQuery, request.query);
+      const { id } = parseRequestPart(IdParams, request.params);
+      const query = parseRequestPart(ListNotesQuery, request.query);
       const contact = await visibleContact(id, actor);
       const limit = pageLimit(query.limit, NOTES_PAGE);
       const beforeSeq = decodeCursor(NOTES_CURSOR, query.cursor);

@@ -19,8 +19,7 @@ import {
   type VerifyApiKeyReply,
   type VerifyApiKeyRequest,
 } from '@wap/contracts';
-import type { RouteHandler } from '@wap/platform';
-import { actorOf, parse } from '../http/requests';
+import { actorOf, parseRequestPart, type RouteHandler } from '@wap/platform';
 import { requireMemberForNotificationSettings, requireOwner } from './access';
 import type { DirectoryPublisher } from './publisher';
 import type { DirectoryRepository } from './repository';
@@ -78,7 +77,7 @@ export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryH
 
     async update_preferences(request) {
       const actor = actorOf(request);
-      const body = parse(PreferencesBody, request.body);
+      const body = parseRequestPart(PreferencesBody, request.body);
       const saved = await repository.setApprovalTasksEmail(actor.userId, body.approval_tasks_email);
       if (saved === null) throw new AppError('NOT_FOUND', 'User not found');
       return { status: 200, body: { preferences: { approval_tasks_email: saved } } };
@@ -86,7 +85,7 @@ export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryH
 
     async create_workspace(request) {
       const actor = actorOf(request);
-      const body = parse(CreateWorkspaceBody, request.body);
+      const body = parseRequestPart(CreateWorkspaceBody, request.body);
       const workspace = await repository.createWorkspace(actor.userId, body.name);
       await publishAfterCommit(workspace.id);
       return {
@@ -103,7 +102,7 @@ export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryH
 
     async delete_workspace(request) {
       const actor = actorOf(request);
-      const { workspaceId } = parse(WorkspaceIdParams, request.params);
+      const { workspaceId } = parseRequestPart(WorkspaceIdParams, request.params);
       requireOwner(
         await repository.standingOf(workspaceId, actor.userId),
         'Only workspace owners can delete the workspace',
@@ -115,8 +114,8 @@ export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryH
 
     async add_member(request) {
       const actor = actorOf(request);
-      const { workspaceId } = parse(WorkspaceIdParams, request.params);
-      const body = parse(AddMemberBody, request.body);
+      const { workspaceId } = parseRequestPart(WorkspaceIdParams, request.params);
+      const body = parseRequestPart(AddMemberBody, request.body);
       requireOwner(
         await repository.standingOf(workspaceId, actor.userId),
         'Only workspace owners can add members',
@@ -144,7 +143,7 @@ export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryH
 
     async get_notification_settings(request) {
       const actor = actorOf(request);
-      const { workspaceId } = parse(WorkspaceIdParams, request.params);
+      const { workspaceId } = parseRequestPart(WorkspaceIdParams, request.params);
       requireMemberForNotificationSettings(await repository.standingOf(workspaceId, actor.userId));
       const workspace = await repository.findWorkspace(workspaceId);
       if (!workspace) throw new AppError('NOT_FOUND', 'Workspace not found');
@@ -153,8 +152,8 @@ export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryH
 
     async update_notification_settings(request) {
       const actor = actorOf(request);
-      const { workspaceId } = parse(WorkspaceIdParams, request.params);
-      const body = parse(NotificationSettingsBody, request.body);
+      const { workspaceId } = parseRequestPart(WorkspaceIdParams, request.params);
+      const body = parseRequestPart(NotificationSettingsBody, request.body);
       requireMemberForNotificationSettings(await repository.standingOf(workspaceId, actor.userId));
       await repository.setEmailOnApproval(workspaceId, body.email_on_approval);
       return {
@@ -169,8 +168,8 @@ export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryH
      */
     async create_api_key(request) {
       const actor = actorOf(request);
-      const { workspaceId } = parse(WorkspaceIdParams, request.params);
-      const body = parse(CreateApiKeyBody, request.body);
+      const { workspaceId } = parseRequestPart(WorkspaceIdParams, request.params);
+      const body = parseRequestPart(CreateApiKeyBody, request.body);
       requireOwner(
         await repository.standingOf(workspaceId, actor.userId),
         'Only workspace owners can create API keys',

@@ -14,10 +14,9 @@ import {
   type TableProperty,
   type TableRow,
 } from '@wap/contracts';
-import type { RouteHandler } from '@wap/platform';
+import { actorOf, parseRequestPart, type RouteHandler } from '@wap/platform';
 import { requireMember, requireVisible, type WorkspaceStanding } from '../directory/access';
 import { decodeCursor, encodeCursor } from '../http/cursors';
-import { actorOf, parse } from '../http/requests';
 import { checkCells } from './cells';
 import type { PropertyRecord, RowRecord, TableRecord, TablesRepository } from './repository';
 import { planRowSplit } from './split-name';
@@ -142,7 +141,7 @@ export function createTablesHandlers(
   return {
     async create_table(request) {
       const actor = actorOf(request);
-      const body = parse(CreateTableBody, request.body);
+      const body = parseRequestPart(CreateTableBody, request.body);
       requireMember(await standingOf(body.workspaceId, actor.userId));
       const table = await repository.createTable({
         workspaceId: body.workspaceId,
@@ -154,7 +153,7 @@ export function createTablesHandlers(
 
     async get_table(request) {
       const actor = actorOf(request);
-      const { id } = parse(IdParams, request.params);
+      const { id } = parseRequestPart(IdParams, request.params);
       const table = await visibleTable(id, actor);
       const properties = await repository.propertiesOf(table.id);
       return {
@@ -165,8 +164,8 @@ export function createTablesHandlers(
 
     async create_table_property(request) {
       const actor = actorOf(request);
-      const { id } = parse(IdParams, request.params);
-      const body = parse(CreatePropertyBody, request.body);
+      const { id } = parseRequestPart(IdParams, request.params);
+      const body = parseRequestPart(CreatePropertyBody, request.body);
       const table = await visibleTable(id, actor);
       const property = await repository.addProperty({
         tableId: table.id,
@@ -180,8 +179,8 @@ export function createTablesHandlers(
 
     async create_table_row(request) {
       const actor = actorOf(request);
-      const { id } = parse(IdParams, request.params);
-      const body = parse(CreateRowBody, request.body);
+      const { id } = parseRequestPart(IdParams, request.params);
+      const body = parseRequestPart(CreateRowBody, request.body);
       const table = await visibleTable(id, actor);
       checkCells(await repository.propertiesOf(table.id), body.cells);
       const row = await repository.addRow(table.id, body.cells);
@@ -190,8 +189,8 @@ export function createTablesHandlers(
 
     async list_table_rows(request) {
       const actor = actorOf(request);
-      const { id } = parse(IdParams, request.params);
-      const query = parse(ListRowsQuery, request.query);
+      const { id } = parseRequestPart(IdParams, request.params);
+      const query = parseRequestPart(ListRowsQuery, request.query);
       const table = await visibleTable(id, actor);
       const limit = pageLimit(query.limit, ROWS_PAGE);
       const afterSeq = decodeCursor(ROWS_CURSOR, query.cursor) ?? 0;
@@ -209,8 +208,8 @@ export function createTablesHandlers(
 
     async split_name(request) {
       const actor = actorOf(request);
-      const { id } = parse(IdParams, request.params);
-      const body = parse(SplitNameBody, request.body);
+      const { id } = parseRequestPart(IdParams, request.params);
+      const body = parseRequestPart(SplitNameBody, request.body);
       const table = await visibleTable(id, actor);
       return { status: 200, body: await splitName(table, body) };
     },

@@ -15,9 +15,8 @@ import {
   type TaskComment,
   type UploadTarget,
 } from '@wap/contracts';
-import type { IdSource, RouteHandler } from '@wap/platform';
+import { actorOf, parseRequestPart, type IdSource, type RouteHandler } from '@wap/platform';
 import { requireMember, requireVisible, type WorkspaceStanding } from '../directory/access';
-import { actorOf, parse } from '../http/requests';
 import type { AttachmentRecord, CommentRecord, TaskRecord, TasksRepository } from './repository';
 
 export type TaskOperation =
@@ -102,7 +101,7 @@ export function createTasksHandlers(deps: TasksHandlersDeps) {
   const routes: Record<TaskOperation, RouteHandler> = {
     async create_task(request) {
       const actor = actorOf(request);
-      const body = parse(CreateTaskBody, request.body);
+      const body = parseRequestPart(CreateTaskBody, request.body);
       requireMember(await standingOf(body.workspaceId, actor.userId));
       const task = await repository.createTask({ ...body, createdBy: actor.userId });
       return { status: 201, body: { task: taskBody(task) } };
@@ -110,14 +109,14 @@ export function createTasksHandlers(deps: TasksHandlersDeps) {
 
     async get_task(request) {
       const actor = actorOf(request);
-      const { id } = parse(IdParams, request.params);
+      const { id } = parseRequestPart(IdParams, request.params);
       return { status: 200, body: { task: taskBody(await visibleTask(id, actor.userId)) } };
     },
 
     async create_task_comment(request) {
       const actor = actorOf(request);
-      const { taskId } = parse(TaskIdParams, request.params);
-      const body = parse(CreateCommentBody, request.body);
+      const { taskId } = parseRequestPart(TaskIdParams, request.params);
+      const body = parseRequestPart(CreateCommentBody, request.body);
       const task = await visibleTask(taskId, actor.userId);
       const prefix = `/files/${folderOf(task.workspaceId, task.id)}`;
       const names = body.attachments.map((attachment) =>
@@ -152,7 +151,7 @@ export function createTasksHandlers(deps: TasksHandlersDeps) {
 
     async list_task_comments(request) {
       const actor = actorOf(request);
-      const { taskId } = parse(TaskIdParams, request.params);
+      const { taskId } = parseRequestPart(TaskIdParams, request.params);
       const task = await visibleTask(taskId, actor.userId);
       const comments = await repository.commentsOf(task.id);
       return { status: 200, body: { comments: comments.map(commentBody) } };
@@ -160,8 +159,8 @@ export function createTasksHandlers(deps: TasksHandlersDeps) {
 
     async upload_task_comment_attachment(request) {
       const actor = actorOf(request);
-      const { taskId } = parse(TaskIdParams, request.params);
-      const upload = parse(StoredUpload, request.body);
+      const { taskId } = parseRequestPart(TaskIdParams, request.params);
+      const upload = parseRequestPart(StoredUpload, request.body);
       const task = await visibleTask(taskId, actor.userId);
       requireSameWorkspace(upload.fields['workspaceId'], task);
       const folder = folderOf(task.workspaceId, task.id);
@@ -185,7 +184,7 @@ export function createTasksHandlers(deps: TasksHandlersDeps) {
 
     async download_task_file(request) {
       const actor = actorOf(request);
-      const { workspaceId, taskId, name } = parse(TaskFileParams, request.params);
+      const { workspaceId, taskId, name } = parseRequestPart(TaskFileParams, request.params);
       const attachment = await repository.findAttachment(workspaceId, taskId, name);
       const standing = attachment ? await standingOf(workspaceId, actor.userId) : null;
       const visible = requireVisible(attachment, standing, FILE_NOT_FOUND);
@@ -202,7 +201,7 @@ export function createTasksHandlers(deps: TasksHandlersDeps) {
 
   /** Before a byte is stored: the caller may attach to this task; the file's object name. */
   async function prepareUpload(request: PrepareUploadRequest): Promise<UploadTarget> {
-    const { taskId } = parse(TaskIdParams, request.params);
+    const { taskId } = parseRequestPart(TaskIdParams, request.params);
     const task = await visibleTask(taskId, request.actor.userId);
     return {
       bucket: TASK_FILES_BUCKET,
