@@ -35,6 +35,8 @@ const BenchEnv = z.object({
   BENCH_CONCURRENT_ROUNDS: z.coerce.number().int().positive().default(3),
   /** Stops measured, one at a time. */
   BENCH_CANCELS: z.coerce.number().int().positive().default(30),
+  /** When set, the gateway and the services write V8 CPU profiles (.cpuprofile) into this folder. */
+  BENCH_CPU_PROF_DIR: z.string().optional(),
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/postgres'),
 });
@@ -83,7 +85,12 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   onCleanup(() => removeNamespaceFromNats(env.NATS_URL, namespace));
   const group = createProcessGroup();
   onCleanup(() => group.stopAll());
-  const launch = serviceLauncher(group, { repoRoot, natsUrl: env.NATS_URL, namespace });
+  const launch = serviceLauncher(group, {
+    repoRoot,
+    natsUrl: env.NATS_URL,
+    namespace,
+    cpuProfileDir: env.BENCH_CPU_PROF_DIR,
+  });
   const common = { DATABASE_URL: databaseUrl };
   await launch.service('storage', 'storage', common);
   await launch.service('mcp-registry', 'mcp-registry', {

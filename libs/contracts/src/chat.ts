@@ -271,7 +271,20 @@ export const ControlTurnReply = z.object({
   cancelledRequestIds: z.array(z.string()),
 });
 export type ControlTurnReply = z.infer<typeof ControlTurnReply>;
-export const TurnProgress = z.object({ requestId: z.uuid(), lastSeq: z.number().int() });
+export const TurnProgress = z.object({
+  requestId: z.uuid(),
+  lastSeq: z.number().int(),
+  /** The events just stored, when small: a waiting poll answers them without a read. */
+  events: z
+    .array(
+      z.object({
+        seq: z.number().int(),
+        type: TurnEventType,
+        data: z.record(z.string(), z.unknown()),
+      }),
+    )
+    .optional(),
+});
 export type TurnProgress = z.infer<typeof TurnProgress>;
 
 // ---------------------------------------------------------------- routes

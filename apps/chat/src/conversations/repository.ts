@@ -92,12 +92,17 @@ function toRequest(row: AccessRequestRow, userName: string | null): AccessReques
 /** The pending request of one requester, for the partial unique index's conflict target. */
 const PENDING = sql`status = 'pending'`;
 
+/** Users whose written name a replica remembers at most (the map starts over past it). */
+const REMEMBERED_NAMES_MAX = 10_000;
+
 export function createConversationRepository(deps: {
   db: SqlDatabase;
   clock: Clock;
   ids: IdSource;
 }) {
   const { db, clock, ids } = deps;
+  /** Names written to `people` by this replica, so that an unchanged name is not written again. */
+  const rememberedNames = new Map<string, string>();
 
   async function listParticipants(conversationId: string): Promise<ParticipantRecord[]> {
     return db
@@ -278,11 +283,15 @@ export function createConversationRepository(deps: {
 
     /** Keeps the name of a user seen in a session, for Access-denied bodies and requests. */
     async rememberPerson(actor: { userId: string; name: string }): Promise<void> {
+      // Every message would write the same name again: a replica writes it once per change.
+      if (rememberedNames.get(actor.userId) === actor.name) return;
       const now = clock.now();
       await db
         .insert(people)
         .values({ userId: actor.userId, name: actor.name, seenAt: now })
         .onConflictDoUpdate({ target: people.userId, set: { name: actor.name, seenAt: now } });
+      if (rememberedNames.size >= REMEMBERED_NAMES_MAX) rememberedNames.clear();
+      rememberedNames.set(actor.userId, actor.name);
     },
 
     /** The name last seen for a user, null when never seen. */

@@ -17,6 +17,9 @@ export interface TurnEventWriter {
   lastSeq(): number;
 }
 
+/** Events at most carried in a progress message (well under NATS' 1 MiB payload), in characters. */
+const PROGRESS_EVENTS_MAX_CHARS = 64 * 1024;
+
 export function publishProgress(bus: Bus, progress: TurnProgress): void {
   bus.publish(CHAT_SUBJECTS.turnProgress, encodeJson(progress));
 }
@@ -53,7 +56,12 @@ export function openEventWriter(deps: {
         return;
       }
       stored += batch.length;
-      publishProgress(bus, { requestId, lastSeq: stored });
+      const size = batch.reduce((total, event) => total + JSON.stringify(event.data).length, 0);
+      publishProgress(bus, {
+        requestId,
+        lastSeq: stored,
+        ...(size <= PROGRESS_EVENTS_MAX_CHARS ? { events: batch } : {}),
+      });
     }
   }
 

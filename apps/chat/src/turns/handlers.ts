@@ -127,13 +127,15 @@ export function createTurnHandlers(deps: {
           `A message may have at most ${MESSAGE_CONTENT_MAX_CHARS} characters`,
         );
       }
-      await deps.conversations.rememberPerson(actor);
-      const { userMessage, turn } = await runner.begin({
-        conversationId: opened.record.id,
-        workspaceId: opened.record.workspaceId,
-        actor,
-        content,
-      });
+      const [{ userMessage, turn }] = await Promise.all([
+        runner.begin({
+          conversationId: opened.record.id,
+          workspaceId: opened.record.workspaceId,
+          actor,
+          content,
+        }),
+        deps.conversations.rememberPerson(actor),
+      ]);
       await deps.conversations.recordActivity(
         opened.record.id,
         messagePreview(userMessage),

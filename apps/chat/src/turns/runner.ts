@@ -57,6 +57,8 @@ interface RunningTool {
 
 interface ActiveTurn {
   turn: TurnRecord;
+  /** Set once the turn's work is over and its end is being stored. */
+  ending: boolean;
   stop: AbortController;
   tool: RunningTool | null;
   control: Subscription;
@@ -90,9 +92,13 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
 
   async function keepTurns(): Promise<void> {
     try {
-      const owned = await repository.renew(replicaId, [...active.keys()]);
-      for (const [requestId, entry] of active) {
-        if (!owned.has(requestId) && !entry.stop.signal.aborted) {
+      // Only the turns renewed here are judged: one that started meanwhile was not asked about,
+      // and one that is storing its end is no longer running.
+      const renewing = [...active.keys()];
+      const owned = await repository.renew(replicaId, renewing);
+      for (const requestId of renewing) {
+        const entry = active.get(requestId);
+        if (entry && !entry.ending && !owned.has(requestId) && !entry.stop.signal.aborted) {
           logger.warn({ requestId }, 'a turn of this replica was ended elsewhere; stopping it');
           entry.stop.abort('lost' satisfies AbortReason);
         }
@@ -169,6 +175,7 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
         error = 'The assistant failed unexpectedly';
       }
     }
+    entry.ending = true;
     work.closeOpenToolCalls();
     try {
       await events.flushed();
@@ -238,6 +245,7 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
         });
         const created: ActiveTurn = {
           turn,
+          ending: false,
           stop: new AbortController(),
           tool: null,
           control: controlSubscription,
@@ -339,13 +347,15 @@ class TurnWork {
   async withModel(userMessage: MessageRecord): Promise<void> {
     const { turn } = this.entry;
     const { settings, repository, model } = this.deps;
-    const earlier = await repository.historyBefore(
-      turn.conversationId,
-      userMessage.seq,
-      settings.CHAT_HISTORY_MESSAGES - 1,
-    );
+    const [earlier, modelTools] = await Promise.all([
+      repository.historyBefore(
+        turn.conversationId,
+        userMessage.seq,
+        settings.CHAT_HISTORY_MESSAGES - 1,
+      ),
+      this.listTools(),
+    ]);
     const history = [...historyMessages(earlier), { role: 'user', content: userMessage.content }];
-    const modelTools = await this.listTools();
     for (let step = 1; step <= settings.CHAT_MAX_STEPS; step += 1) {
       this.stepText = '';
       const answer = await model.streamStep({

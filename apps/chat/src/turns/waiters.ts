@@ -21,14 +21,14 @@ export async function createTurnWaiters(deps: {
   logger: Logger;
 }) {
   const { repository } = deps;
-  const wakers = new Map<string, Set<() => void>>();
+  const wakers = new Map<string, Set<(progress: TurnProgress) => void>>();
   const subscription = deps.bus.subscribe(CHAT_SUBJECTS.turnProgress, (message) => {
     const parsed = TurnProgress.safeParse(decodeJson(message.data));
     if (!parsed.success) {
       deps.logger.warn({ issues: parsed.error.issues }, 'ignoring malformed turn progress');
       return;
     }
-    for (const wake of wakers.get(parsed.data.requestId) ?? []) wake();
+    for (const wake of wakers.get(parsed.data.requestId) ?? []) wake(parsed.data);
   });
 
   return {
@@ -36,8 +36,8 @@ export async function createTurnWaiters(deps: {
     async next(requestId: string, afterSeq: number, waitMs: number): Promise<StoredEvent[]> {
       const deadline = Date.now() + waitMs;
       for (;;) {
-        let wake: () => void = () => undefined;
-        const woken = new Promise<void>((resolve) => {
+        let wake: (progress: TurnProgress) => void = () => undefined;
+        const woken = new Promise<TurnProgress>((resolve) => {
           wake = resolve;
         });
         // Listening before reading: a write between the read and the wait still wakes it.
@@ -49,13 +49,15 @@ export async function createTurnWaiters(deps: {
           const remaining = deadline - Date.now();
           if (events.length > 0 || remaining <= 0) return events;
           let timer: NodeJS.Timeout | undefined;
-          await Promise.race([
+          const progress = await Promise.race([
             woken,
-            new Promise<void>((resolve) => {
-              timer = setTimeout(resolve, Math.min(remaining, RECHECK_MS));
+            new Promise<undefined>((resolve) => {
+              timer = setTimeout(() => resolve(undefined), Math.min(remaining, RECHECK_MS));
             }),
           ]);
           clearTimeout(timer);
+          // The events that woke the poll follow on from what it has: no read needed.
+          if (progress?.events?.[0]?.seq === afterSeq + 1) return progress.events;
         } finally {
           listeners.delete(wake);
           if (listeners.size === 0 && wakers.get(requestId) === listeners) {
