@@ -37,6 +37,7 @@ export const Member = z.object({
   joined_at: z.iso.datetime(),
 });
 export const AddMemberResponse = z.object({ member: Member });
+export const MembersResponse = z.object({ members: z.array(Member) });
 
 export const NotificationSettingsBody = z.object({ email_on_approval: z.boolean() });
 export type NotificationSettingsBody = z.infer<typeof NotificationSettingsBody>;
@@ -113,6 +114,21 @@ export const directoryRoutes = defineRoutes([
     bodyKind: 'none',
     request: { params: WorkspaceIdParams },
     responses: { 204: { description: 'Deleted' }, ...sessionErrorResponses },
+  },
+  {
+    operationId: 'list_members',
+    summary: "The workspace's members, owners first, then by name (members)",
+    method: 'GET',
+    path: '/workspaces/:workspaceId/members',
+    owner: 'storage',
+    subject: 'storage.api.list_members.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: WorkspaceIdParams },
+    responses: {
+      200: { description: 'The members', schema: MembersResponse },
+      ...sessionErrorResponses,
+    },
   },
   {
     operationId: 'add_member',

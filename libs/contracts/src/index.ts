@@ -40,6 +40,7 @@ export {
   AddMemberBody,
   Member,
   AddMemberResponse,
+  MembersResponse,
   NotificationSettingsBody,
   NotificationSettings,
   UpdateNotificationSettingsResponse,
@@ -327,3 +328,11 @@ export {
   TurnProgress,
   chatRoutes,
 } from './chat';
+export { encodeKeysetCursor, decodeKeysetCursor, type KeysetPosition } from './keyset-cursor';
+export {
+  WORKSPACE_LIST_PAGE,
+  WorkspaceListQuery,
+  TablesPage,
+  TasksPage,
+  ContactsPage,
+} from './workspace-data';

@@ -226,9 +226,37 @@ export const NotesPage = z.object({
   nextCursor: z.string().nullable(),
 });
 
+/**
+ * Lists of a workspace's tables, tasks and contacts: newest first, keyset-paged; `limit` 1 to
+ * 100 (default 50).
+ */
+export const WORKSPACE_LIST_PAGE = { default: 50, max: 100 } as const;
+export const WorkspaceListQuery = z.object({
+  workspaceId: z.uuid(),
+  cursor: z.string().max(300).optional(),
+  limit: limitParam(WORKSPACE_LIST_PAGE.max),
+});
+export const TablesPage = z.object({ tables: z.array(Table), nextCursor: z.string().nullable() });
+export const ContactsPage = z.object({
+  contacts: z.array(Contact),
+  nextCursor: z.string().nullable(),
+});
+
 // ---------------------------------------------------------------- routes
 
 export const workspaceDataRoutes = defineRoutes([
+  {
+    operationId: 'list_tables',
+    summary: "A workspace's tables, newest first, cursor-paged (members)",
+    method: 'GET',
+    path: '/tables',
+    owner: 'storage',
+    subject: 'storage.api.list_tables.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { query: WorkspaceListQuery },
+    responses: { 200: { description: 'A page', schema: TablesPage }, ...sessionErrorResponses },
+  },
   {
     operationId: 'create_table',
     summary: 'Create a table in a workspace (members)',
@@ -313,6 +341,18 @@ export const workspaceDataRoutes = defineRoutes([
     },
   },
   {
+    operationId: 'list_contacts',
+    summary: "A workspace's contacts, newest first, cursor-paged (members)",
+    method: 'GET',
+    path: '/contacts',
+    owner: 'storage',
+    subject: 'storage.api.list_contacts.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { query: WorkspaceListQuery },
+    responses: { 200: { description: 'A page', schema: ContactsPage }, ...sessionErrorResponses },
+  },
+  {
     operationId: 'create_contact',
     summary: 'Create a contact in a workspace (members)',
     method: 'POST',
@@ -391,6 +431,7 @@ export const CreateTaskBody = z.object({
   title: z.string().trim().min(1).max(500),
 });
 export const TaskResponse = z.object({ task: Task });
+export const TasksPage = z.object({ tasks: z.array(Task), nextCursor: z.string().nullable() });
 
 /** The spec's Attachment record; `url` is the gateway path that serves the file to members. */
 export const Attachment = z.object({
@@ -486,6 +527,18 @@ export const TaskFileParams = z.object({
 });
 
 export const taskRoutes = defineRoutes([
+  {
+    operationId: 'list_tasks',
+    summary: "A workspace's tasks, newest first, cursor-paged (members)",
+    method: 'GET',
+    path: '/tasks',
+    owner: 'storage',
+    subject: 'storage.api.list_tasks.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { query: WorkspaceListQuery },
+    responses: { 200: { description: 'A page', schema: TasksPage }, ...sessionErrorResponses },
+  },
   {
     operationId: 'create_task',
     summary: 'Create a task in a workspace (members)',

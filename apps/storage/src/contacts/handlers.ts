@@ -8,14 +8,18 @@ import {
   type Actor,
   type Contact,
   type ContactNote,
+  WorkspaceListQuery,
 } from '@wap/contracts';
 import { actorOf, parseRequestPart, type RouteHandler } from '@wap/platform';
 import { requireMember, requireVisible, type WorkspaceStanding } from '../directory/access';
 import { decodeCursor, encodeCursor } from '../http/cursors';
+import { newestFirstPage, pageRequest } from '../http/pages';
 import type { ContactRecord, ContactsRepository, NoteRecord } from './repository';
 
+const CONTACTS_LIST = 'contacts';
+
 export type ContactOperation =
-  'create_contact' | 'get_contact' | 'create_contact_note' | 'list_contact_notes';
+  'list_contacts' | 'create_contact' | 'get_contact' | 'create_contact_note' | 'list_contact_notes';
 
 export interface ContactsHandlersDeps {
   repository: ContactsRepository;
@@ -65,6 +69,19 @@ export function createContactsHandlers(
   }
 
   return {
+    async list_contacts(request) {
+      const actor = actorOf(request);
+      const query = parseRequestPart(WorkspaceListQuery, request.query);
+      requireMember(await standingOf(query.workspaceId, actor.userId));
+      const { limit, after } = pageRequest(CONTACTS_LIST, query);
+      const found = await repository.listContacts(query.workspaceId, after, limit + 1);
+      const page = newestFirstPage(CONTACTS_LIST, found, limit);
+      return {
+        status: 200,
+        body: { contacts: page.items.map(contactBody), nextCursor: page.nextCursor },
+      };
+    },
+
     async create_contact(request) {
       const actor = actorOf(request);
       const body = parseRequestPart(CreateContactBody, request.body);

@@ -1,5 +1,7 @@
 import { and, arrayContains, desc, eq, lt } from 'drizzle-orm';
+import type { KeysetPosition } from '@wap/contracts';
 import type { Clock, IdSource, SqlDatabase } from '@wap/platform';
+import { newestFirst } from '../db/newest-first';
 import { contactNotes, contacts } from '../db/schema';
 
 export interface ContactRecord {
@@ -40,6 +42,21 @@ export function createContactsRepository(deps: { db: SqlDatabase; clock: Clock; 
       const contact: ContactRecord = { id: ids.uuid(), ...input, createdAt: now, updatedAt: now };
       await db.insert(contacts).values(contact);
       return contact;
+    },
+
+    /** Up to `limit` contacts of the workspace after `after`, newest first. */
+    async listContacts(
+      workspaceId: string,
+      after: KeysetPosition | undefined,
+      limit: number,
+    ): Promise<ContactRecord[]> {
+      const order = newestFirst(contacts);
+      return db
+        .select()
+        .from(contacts)
+        .where(and(eq(contacts.workspaceId, workspaceId), order.after(after)))
+        .orderBy(...order.orderBy)
+        .limit(limit);
     },
 
     async findContact(contactId: string): Promise<ContactRecord | null> {

@@ -100,7 +100,15 @@ export const dataTables = storageSchema.table(
     createdAt: timestamptz('created_at').notNull(),
     updatedAt: timestamptz('updated_at').notNull(),
   },
-  (table) => [index('tables_workspace_id_idx').on(table.workspaceId)],
+  (table) => [
+    index('tables_workspace_id_idx').on(table.workspaceId),
+    // The workspace's list, newest first, keyset-paged.
+    index('tables_workspace_created_idx').on(
+      table.workspaceId,
+      table.createdAt.desc(),
+      table.id.desc(),
+    ),
+  ],
 );
 
 /** A column; `type` and the shape of `config` are decision 60's. */
@@ -155,7 +163,15 @@ export const contacts = storageSchema.table(
     createdAt: timestamptz('created_at').notNull(),
     updatedAt: timestamptz('updated_at').notNull(),
   },
-  (table) => [index('contacts_workspace_id_idx').on(table.workspaceId)],
+  (table) => [
+    index('contacts_workspace_id_idx').on(table.workspaceId),
+    // The workspace's list, newest first, keyset-paged.
+    index('contacts_workspace_created_idx').on(
+      table.workspaceId,
+      table.createdAt.desc(),
+      table.id.desc(),
+    ),
+  ],
 );
 
 /**
@@ -200,7 +216,15 @@ export const tasks = storageSchema.table(
     createdAt: timestamptz('created_at').notNull(),
     updatedAt: timestamptz('updated_at').notNull(),
   },
-  (table) => [index('tasks_workspace_id_idx').on(table.workspaceId)],
+  (table) => [
+    index('tasks_workspace_id_idx').on(table.workspaceId),
+    // The workspace's list, newest first, keyset-paged.
+    index('tasks_workspace_created_idx').on(
+      table.workspaceId,
+      table.createdAt.desc(),
+      table.id.desc(),
+    ),
+  ],
 );
 
 /**

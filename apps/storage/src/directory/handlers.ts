@@ -20,7 +20,7 @@ import {
   type VerifyApiKeyRequest,
 } from '@wap/contracts';
 import { actorOf, parseRequestPart, type RouteHandler } from '@wap/platform';
-import { requireMemberForNotificationSettings, requireOwner } from './access';
+import { requireMember, requireMemberForNotificationSettings, requireOwner } from './access';
 import type { DirectoryPublisher } from './publisher';
 import type { DirectoryRepository } from './repository';
 
@@ -110,6 +110,26 @@ export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryH
       await repository.softDeleteWorkspace(workspaceId);
       await publishAfterCommit(workspaceId);
       return { status: 204 };
+    },
+
+    async list_members(request) {
+      const actor = actorOf(request);
+      const { workspaceId } = parseRequestPart(WorkspaceIdParams, request.params);
+      requireMember(await repository.standingOf(workspaceId, actor.userId));
+      const found = await repository.membersOf(workspaceId);
+      return {
+        status: 200,
+        body: {
+          members: found.map((member) => ({
+            user_id: member.userId,
+            workspace_id: workspaceId,
+            email: member.email,
+            name: member.name,
+            role: member.role,
+            joined_at: member.joinedAt.toISOString(),
+          })),
+        },
+      };
     },
 
     async add_member(request) {

@@ -1,7 +1,16 @@
-import { and, asc, eq, isNull } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull } from 'drizzle-orm';
 import type { DirectoryWorkspace, WorkspaceRole } from '@wap/contracts';
 import type { Clock, IdSource, SqlDatabase } from '@wap/platform';
 import { apiKeys, members, users, workspaces } from '../db/schema';
+
+/** A member of a workspace as the members list shows it. */
+export interface MemberRecord {
+  userId: string;
+  email: string;
+  name: string;
+  role: WorkspaceRole;
+  joinedAt: Date;
+}
 import {
   normalizeEmail,
   placeholderName,
@@ -200,6 +209,24 @@ export function createDirectoryRepository({ db, clock, ids }: DirectoryRepositor
         .where(eq(workspaces.id, workspaceId));
       if (!row || row.deletedAt !== null) return { exists: false, role: null };
       return { exists: true, role: row.role };
+    },
+
+    /** The workspace's members with their names, owners first, then by name. */
+    async membersOf(workspaceId: string): Promise<MemberRecord[]> {
+      const rows = await db
+        .select({
+          userId: members.userId,
+          email: users.email,
+          name: users.name,
+          role: members.role,
+          joinedAt: members.joinedAt,
+        })
+        .from(members)
+        .innerJoin(users, eq(users.id, members.userId))
+        .where(eq(members.workspaceId, workspaceId))
+        // 'owner' sorts after 'member': descending puts owners first.
+        .orderBy(desc(members.role), asc(users.name), asc(users.id));
+      return rows.map((row) => ({ ...row, role: row.role as WorkspaceRole }));
     },
 
     /** Adds a member; null when the user already belongs to the workspace. */

@@ -13,15 +13,20 @@ import {
   type SplitNameResponse,
   type TableProperty,
   type TableRow,
+  WorkspaceListQuery,
 } from '@wap/contracts';
 import { actorOf, parseRequestPart, type RouteHandler } from '@wap/platform';
 import { requireMember, requireVisible, type WorkspaceStanding } from '../directory/access';
 import { decodeCursor, encodeCursor } from '../http/cursors';
+import { newestFirstPage, pageRequest } from '../http/pages';
 import { checkCells } from './cells';
 import type { PropertyRecord, RowRecord, TableRecord, TablesRepository } from './repository';
 import { planRowSplit } from './split-name';
 
+const TABLES_LIST = 'tables';
+
 export type TableOperation =
+  | 'list_tables'
   | 'create_table'
   | 'get_table'
   | 'create_table_property'
@@ -139,6 +144,19 @@ export function createTablesHandlers(
   }
 
   return {
+    async list_tables(request) {
+      const actor = actorOf(request);
+      const query = parseRequestPart(WorkspaceListQuery, request.query);
+      requireMember(await standingOf(query.workspaceId, actor.userId));
+      const { limit, after } = pageRequest(TABLES_LIST, query);
+      const found = await repository.listTables(query.workspaceId, after, limit + 1);
+      const page = newestFirstPage(TABLES_LIST, found, limit);
+      return {
+        status: 200,
+        body: { tables: page.items.map(tableBody), nextCursor: page.nextCursor },
+      };
+    },
+
     async create_table(request) {
       const actor = actorOf(request);
       const body = parseRequestPart(CreateTableBody, request.body);

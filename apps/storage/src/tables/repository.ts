@@ -1,7 +1,8 @@
 import { and, asc, eq, gt, max, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { PropertyType } from '@wap/contracts';
+import type { KeysetPosition, PropertyType } from '@wap/contracts';
 import type { Clock, IdSource, SqlDatabase } from '@wap/platform';
+import { newestFirst } from '../db/newest-first';
 import { dataTables, tableProperties, tableRows } from '../db/schema';
 
 export interface TableRecord {
@@ -58,6 +59,21 @@ export function createTablesRepository(deps: { db: SqlDatabase; clock: Clock; id
       const table: TableRecord = { id: ids.uuid(), ...input, createdAt: now, updatedAt: now };
       await db.insert(dataTables).values(table);
       return table;
+    },
+
+    /** Up to `limit` tables of the workspace after `after`, newest first. */
+    async listTables(
+      workspaceId: string,
+      after: KeysetPosition | undefined,
+      limit: number,
+    ): Promise<TableRecord[]> {
+      const order = newestFirst(dataTables);
+      return db
+        .select()
+        .from(dataTables)
+        .where(and(eq(dataTables.workspaceId, workspaceId), order.after(after)))
+        .orderBy(...order.orderBy)
+        .limit(limit);
     },
 
     async findTable(tableId: string): Promise<TableRecord | null> {

@@ -14,12 +14,17 @@ import {
   type Task,
   type TaskComment,
   type UploadTarget,
+  WorkspaceListQuery,
 } from '@wap/contracts';
 import { actorOf, parseRequestPart, type IdSource, type RouteHandler } from '@wap/platform';
 import { requireMember, requireVisible, type WorkspaceStanding } from '../directory/access';
+import { newestFirstPage, pageRequest } from '../http/pages';
 import type { AttachmentRecord, CommentRecord, TaskRecord, TasksRepository } from './repository';
 
+const TASKS_LIST = 'tasks';
+
 export type TaskOperation =
+  | 'list_tasks'
   | 'create_task'
   | 'get_task'
   | 'create_task_comment'
@@ -99,6 +104,19 @@ export function createTasksHandlers(deps: TasksHandlersDeps) {
   }
 
   const routes: Record<TaskOperation, RouteHandler> = {
+    async list_tasks(request) {
+      const actor = actorOf(request);
+      const query = parseRequestPart(WorkspaceListQuery, request.query);
+      requireMember(await standingOf(query.workspaceId, actor.userId));
+      const { limit, after } = pageRequest(TASKS_LIST, query);
+      const found = await repository.listTasks(query.workspaceId, after, limit + 1);
+      const page = newestFirstPage(TASKS_LIST, found, limit);
+      return {
+        status: 200,
+        body: { tasks: page.items.map(taskBody), nextCursor: page.nextCursor },
+      };
+    },
+
     async create_task(request) {
       const actor = actorOf(request);
       const body = parseRequestPart(CreateTaskBody, request.body);

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import type { Attachment } from '@wap/contracts';
+import type { Attachment, KeysetPosition } from '@wap/contracts';
 import type { Clock, IdSource, SqlDatabase } from '@wap/platform';
+import { newestFirst } from '../db/newest-first';
 import { taskAttachments, taskComments, tasks } from '../db/schema';
 
 export interface TaskRecord {
@@ -50,6 +51,21 @@ export function createTasksRepository(deps: { db: SqlDatabase; clock: Clock; ids
       const task: TaskRecord = { id: ids.uuid(), ...input, createdAt: now, updatedAt: now };
       await db.insert(tasks).values(task);
       return task;
+    },
+
+    /** Up to `limit` tasks of the workspace after `after`, newest first. */
+    async listTasks(
+      workspaceId: string,
+      after: KeysetPosition | undefined,
+      limit: number,
+    ): Promise<TaskRecord[]> {
+      const order = newestFirst(tasks);
+      return db
+        .select()
+        .from(tasks)
+        .where(and(eq(tasks.workspaceId, workspaceId), order.after(after)))
+        .orderBy(...order.orderBy)
+        .limit(limit);
     },
 
     async findTask(taskId: string): Promise<TaskRecord | null> {

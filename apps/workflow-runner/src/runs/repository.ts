@@ -17,6 +17,7 @@ import {
   FINAL_RUN_STATUSES,
   Step,
   type Run,
+  type KeysetPosition,
   type RunStatus,
   type StepRunStatus,
   type StepType,
@@ -306,7 +307,7 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
      */
     async listByWorkflow(
       workflowId: string,
-      options: { limit: number; status?: RunStatus; before?: { createdAt: Date; id: string } },
+      options: { limit: number; status?: RunStatus; before?: KeysetPosition },
     ): Promise<Run[]> {
       const { before, status } = options;
       const rows = await db
@@ -318,8 +319,8 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
             status ? eq(runs.status, status) : undefined,
             before
               ? or(
-                  lt(runs.createdAt, before.createdAt),
-                  and(eq(runs.createdAt, before.createdAt), lt(runs.id, before.id)),
+                  lt(runs.createdAt, before.at),
+                  and(eq(runs.createdAt, before.at), lt(runs.id, before.id)),
                 )
               : undefined,
           ),

@@ -2,6 +2,8 @@ import {
   AppError,
   CreateWorkflowBody,
   creditShortfallMessage,
+  decodeKeysetCursor,
+  encodeKeysetCursor,
   ListRunsQuery,
   RUNS_PAGE,
   RunIdParams,
@@ -18,11 +20,12 @@ import type { DirectoryClient } from '@wap/workspace-directory';
 import type { CreditLedger } from '../credits/ledger';
 import type { RunRepository } from '../runs/repository';
 import { toRun } from '../runs/repository';
-import { decodeRunCursor, encodeRunCursor } from '../runs/run-cursor';
 import { toTestEvent, type TestEventRepository } from '../test-events/repository';
 import { namedSteps, toWorkflow, type WorkflowRepository, type WorkflowRow } from './repository';
 import { stepTypeCatalog } from './step-catalog';
 import type { WebhookPublisher } from './webhook-publisher';
+
+const RUNS_CURSOR = 'runs';
 
 export type WorkflowOperation =
   | 'list_step_types'
@@ -235,7 +238,7 @@ export function workflowHandlers(deps: {
       const found = await runs.listByWorkflow(workflow.id, {
         limit: limit + 1,
         status: query.status,
-        before: decodeRunCursor(query.cursor),
+        before: decodeKeysetCursor(RUNS_CURSOR, query.cursor),
       });
       const page = found.slice(0, limit);
       const last = page.at(-1);
@@ -245,7 +248,7 @@ export function workflowHandlers(deps: {
           runs: page,
           nextCursor:
             found.length > limit && last
-              ? encodeRunCursor({ createdAt: new Date(last.created_at), id: last.id })
+              ? encodeKeysetCursor(RUNS_CURSOR, { at: new Date(last.created_at), id: last.id })
               : null,
         },
       };

@@ -1,0 +1,3 @@
+CREATE INDEX "contacts_workspace_created_idx" ON "storage"."contacts" USING btree ("workspace_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "tables_workspace_created_idx" ON "storage"."tables" USING btree ("workspace_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "tasks_workspace_created_idx" ON "storage"."tasks" USING btree ("workspace_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);
