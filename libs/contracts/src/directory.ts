@@ -15,6 +15,8 @@ export const MeResponse = z.object({
   workspaces: z.array(
     z.object({ id: z.uuid(), name: z.string(), role: WorkspaceRole, joined_at: z.iso.datetime() }),
   ),
+  /** The caller's own settings (`PATCH /me/preferences` changes them). */
+  preferences: z.object({ approval_tasks_email: z.boolean() }),
 });
 export type MeResponse = z.infer<typeof MeResponse>;
 

@@ -328,7 +328,6 @@ export {
   TurnProgress,
   chatRoutes,
 } from './chat';
-export { encodeKeysetCursor, decodeKeysetCursor, type KeysetPosition } from './keyset-cursor';
 export {
   WORKSPACE_LIST_PAGE,
   WorkspaceListQuery,

@@ -54,3 +54,4 @@ export { createEmbeddedPlatform, type EmbeddedPlatformOptions } from './embedded
 export { withNamespace } from './namespace';
 export { isJsonbStorable, toJsonbStorable } from './jsonb';
 export { actorOf, parseRequestPart } from './route-requests';
+export { encodeKeysetCursor, decodeKeysetCursor, type KeysetPosition } from './keyset-cursor';

@@ -1,6 +1,6 @@
 import { and, arrayContains, desc, eq, lt } from 'drizzle-orm';
-import type { KeysetPosition } from '@wap/contracts';
-import type { Clock, IdSource, SqlDatabase } from '@wap/platform';
+
+import { type KeysetPosition, type Clock, type IdSource, type SqlDatabase } from '@wap/platform';
 import { newestFirst } from '../db/newest-first';
 import { contactNotes, contacts } from '../db/schema';
 

@@ -10,6 +10,7 @@ import {
   VerifyApiKeyReply,
   directoryKey,
   type Actor,
+  type MeResponse,
 } from '@wap/contracts';
 import { callApi, decodeJson, type KvBucket, type Platform } from '@wap/platform';
 import { testLogger, uniqueName } from '@wap/testing';
@@ -71,10 +72,7 @@ describe.each(runtimes)('storage directory on %s', (_runtime, startRuntime) => {
 
   async function me(actor: Actor) {
     const reply = await callDirectoryRoute(platform, 'get_me', actor);
-    return reply.body as {
-      user: { id: string; email: string; name: string };
-      workspaces: Array<{ id: string; name: string; role: string; joined_at: string }>;
-    };
+    return reply.body as MeResponse;
   }
 
   async function directoryEntry(workspaceId: string): Promise<DirectoryWorkspace | null> {
@@ -479,6 +477,8 @@ describe.each(runtimes)('storage directory on %s', (_runtime, startRuntime) => {
       });
       expect(off).toEqual({ status: 200, body: { preferences: { approval_tasks_email: false } } });
       expect(await storedPreference(actor.userId)).toBe(false);
+      expect((await me(actor)).preferences).toEqual({ approval_tasks_email: false });
+      expect((await me(bystander)).preferences).toEqual({ approval_tasks_email: true });
       expect(await storedPreference(bystander.userId)).toBe(true);
 
       const on = await callDirectoryRoute(platform, 'update_preferences', actor, {

@@ -71,6 +71,7 @@ export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryH
           role: membership.role,
           joined_at: membership.joinedAt.toISOString(),
         })),
+        preferences: { approval_tasks_email: user.approvalTasksEmail },
       };
       return { status: 200, body };
     },

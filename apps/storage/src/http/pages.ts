@@ -1,9 +1,5 @@
-import {
-  WORKSPACE_LIST_PAGE,
-  decodeKeysetCursor,
-  encodeKeysetCursor,
-  type KeysetPosition,
-} from '@wap/contracts';
+import { WORKSPACE_LIST_PAGE } from '@wap/contracts';
+import { decodeKeysetCursor, encodeKeysetCursor, type KeysetPosition } from '@wap/platform';
 
 /** A list request's page size and where it starts, from its `limit` and `cursor`. */
 export function pageRequest(

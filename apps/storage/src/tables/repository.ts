@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, max, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { KeysetPosition, PropertyType } from '@wap/contracts';
-import type { Clock, IdSource, SqlDatabase } from '@wap/platform';
+import type { PropertyType } from '@wap/contracts';
+import { type KeysetPosition, type Clock, type IdSource, type SqlDatabase } from '@wap/platform';
 import { newestFirst } from '../db/newest-first';
 import { dataTables, tableProperties, tableRows } from '../db/schema';
 

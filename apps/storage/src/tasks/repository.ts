@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import type { Attachment, KeysetPosition } from '@wap/contracts';
-import type { Clock, IdSource, SqlDatabase } from '@wap/platform';
+import type { Attachment } from '@wap/contracts';
+import { type KeysetPosition, type Clock, type IdSource, type SqlDatabase } from '@wap/platform';
 import { newestFirst } from '../db/newest-first';
 import { taskAttachments, taskComments, tasks } from '../db/schema';
 

@@ -17,12 +17,11 @@ import {
   FINAL_RUN_STATUSES,
   Step,
   type Run,
-  type KeysetPosition,
   type RunStatus,
   type StepRunStatus,
   type StepType,
 } from '@wap/contracts';
-import type { Clock, SqlDatabase } from '@wap/platform';
+import { type KeysetPosition, type Clock, type SqlDatabase } from '@wap/platform';
 import { approvals, runs, runSteps } from '../db/schema';
 import { anyOfUuids, type SqlExecutor } from '../db/sql-executor';
 import type { WorkflowRow } from '../workflows/repository';

@@ -2,8 +2,6 @@ import {
   AppError,
   CreateWorkflowBody,
   creditShortfallMessage,
-  decodeKeysetCursor,
-  encodeKeysetCursor,
   ListRunsQuery,
   RUNS_PAGE,
   RunIdParams,
@@ -15,7 +13,12 @@ import {
   type ServiceReply,
   type ServiceRequest,
 } from '@wap/contracts';
-import type { IdSource, RouteHandler } from '@wap/platform';
+import {
+  decodeKeysetCursor,
+  encodeKeysetCursor,
+  type IdSource,
+  type RouteHandler,
+} from '@wap/platform';
 import type { DirectoryClient } from '@wap/workspace-directory';
 import type { CreditLedger } from '../credits/ledger';
 import type { RunRepository } from '../runs/repository';

@@ -1,4 +1,4 @@
-import { AppError } from './errors';
+import { AppError } from '@wap/contracts';
 
 /** Where a page ended in a list ordered by a time, newest first, ties by id. */
 export interface KeysetPosition {

@@ -1,4 +1,4 @@
-import { AppError } from './errors';
+import { AppError } from '@wap/contracts';
 import { decodeKeysetCursor, encodeKeysetCursor } from './keyset-cursor';
 
 describe('keyset cursors', () => {
