@@ -7,9 +7,10 @@ import { WebhookIngestEnv } from '@wap/webhook-ingest-service';
 
 /**
  * The embedded runtime's environment: the gateway's HTTP settings (a session secret is
- * generated into DATA_DIR when neither it nor a JWKS URL is set), mcp-registry's settings (its
- * credential key is generated into DATA_DIR too when unset), webhook-ingest's settings (limits,
- * provider signing secrets), the chat service's (the model provider) and where state is kept.
+ * generated into DATA_DIR when neither it nor a JWKS URL is set; WEB_DIST_DIR is the web app it
+ * serves), mcp-registry's settings (its credential key is generated into DATA_DIR too when
+ * unset), webhook-ingest's settings (limits, provider signing secrets), the chat service's (the
+ * model provider) and where state is kept.
  */
 export const EmbeddedEnv = GatewayHttpEnv.extend(McpRegistryEnv.shape)
   .extend(WebhookIngestEnv.shape)

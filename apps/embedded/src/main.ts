@@ -59,11 +59,12 @@ async function main(): Promise<void> {
     env.SESSION_JWKS_URL || env.SESSION_JWT_SECRET
       ? env.SESSION_JWT_SECRET
       : dataDirSecret(dataDir, 'session-secret');
+  const gatewayConfig = gatewayConfigFromEnv({ ...env, SESSION_JWT_SECRET: sessionSecret });
   let draining = false;
   const gateway = await startGateway({
     platform,
     logger: loggerFor('gateway'),
-    config: gatewayConfigFromEnv({ ...env, SESSION_JWT_SECRET: sessionSecret }),
+    config: gatewayConfig,
     isReady: () => !draining && platform.isReady(),
     routes: ROUTES,
   });
@@ -83,12 +84,13 @@ async function main(): Promise<void> {
       { name: 'telemetry', run: () => telemetry.shutdown() },
     ],
   });
+  const signInHint = gatewayConfig.webDistDir
+    ? `Open ${gateway.url}/ in a browser to sign in and use the app\n`
+    : env.NODE_ENV === 'production'
+      ? ''
+      : `Sign in: ${gateway.url}/dev/sign-in?email=you@example.com\n`;
   process.stdout.write(
-    `\nPlatform running at ${gateway.url}\n` +
-      (env.NODE_ENV === 'production'
-        ? ''
-        : `Sign in: ${gateway.url}/dev/sign-in?email=you@example.com\n`) +
-      `Data: ${dataDir}\n\n`,
+    `\nPlatform running at ${gateway.url}\n` + signInHint + `Data: ${dataDir}\n\n`,
   );
 }
 

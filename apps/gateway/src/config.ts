@@ -1,5 +1,7 @@
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { envBoolean, parseConfig } from '@wap/http';
+import { findBuiltWebApp } from './web/built-web-app';
 
 /** What the HTTP edge reads from the environment, whichever runtime hosts it. */
 export const GatewayHttpEnv = z.object({
@@ -31,6 +33,11 @@ export const GatewayHttpEnv = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
   /** Adds a Secure attribute to the dev sign-in cookie. */
   SESSION_COOKIE_SECURE: envBoolean(true),
+  /**
+   * Folder of the built web app (index.html and assets/) served at `/` and `/app/*`; unset:
+   * the repository's `dist/apps/web` when it has been built, else `/` answers a JSON description.
+   */
+  WEB_DIST_DIR: z.string().min(1).optional(),
 });
 export type GatewayHttpEnv = z.infer<typeof GatewayHttpEnv>;
 
@@ -83,6 +90,8 @@ export interface GatewayConfig {
   bodyLimitBytes: number;
   trustProxyHops: number;
   sessionCookieSecure: boolean;
+  /** Absolute folder of the built web app to serve; undefined: no web app, `/` answers JSON. */
+  webDistDir?: string;
 }
 
 export function loadGatewayEnv(env: NodeJS.ProcessEnv): GatewayEnv {
@@ -114,5 +123,6 @@ export function gatewayConfigFromEnv(env: GatewayHttpEnv): GatewayConfig {
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
     trustProxyHops: env.TRUST_PROXY_HOPS,
     sessionCookieSecure: env.SESSION_COOKIE_SECURE,
+    webDistDir: env.WEB_DIST_DIR ? resolve(env.WEB_DIST_DIR) : findBuiltWebApp(),
   };
 }

@@ -9,6 +9,8 @@ import { mountDevSignIn } from '../dev/sign-in';
 import { buildOpenApiDocument } from '../openapi/openapi';
 import { mountRoutes, type ForwardingDeps } from '../routing/forward';
 import type { SessionAuthenticator } from '../sessions/authenticate';
+import { mountSessionRoutes } from '../web/session-routes';
+import { mountWebApp } from '../web/web-app';
 import { corsForOrigin } from './cors';
 
 export interface GatewayAppDeps {
@@ -66,14 +68,19 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   app.get('/openapi.json', (_req, res) => {
     res.json(openApi);
   });
-  app.get('/', (_req, res) => {
-    res.json({
-      service: 'workspace assistant and automation platform',
-      openapi: '/openapi.json',
-      signIn: config.production ? undefined : '/dev/sign-in?email=you@example.com',
+  const devSignIn = !config.production && config.session.mode === 'secret';
+  if (config.webDistDir) {
+    mountWebApp(app, config.webDistDir);
+  } else {
+    app.get('/', (_req, res) => {
+      res.json({
+        service: 'workspace assistant and automation platform',
+        openapi: '/openapi.json',
+        signIn: devSignIn ? '/dev/sign-in?email=you@example.com' : undefined,
+      });
     });
-  });
-  if (!config.production && config.session.mode === 'secret') {
+  }
+  if (devSignIn && config.session.mode === 'secret') {
     mountDevSignIn(app, {
       secret: config.session.secret,
       issuer: config.session.issuer,
@@ -81,6 +88,10 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
       secureCookie: config.sessionCookieSecure,
     });
   }
+  mountSessionRoutes(app, {
+    signInMethod: devSignIn ? 'development' : 'identity_provider',
+    secureCookie: config.sessionCookieSecure,
+  });
 
   mountRoutes(app, deps.routes, {
     bus: deps.platform.bus,

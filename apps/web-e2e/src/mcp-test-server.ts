@@ -1,0 +1,187 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repositoryRoot } from './platform';
+
+/** The credentials the proxy's /basic/ path demands (HTTP Basic). */
+export const BASIC_USER = 'mcp-user';
+export const BASIC_PASSWORD = 'mcp-basic-password-51d2';
+
+/**
+ * `@modelcontextprotocol/server-everything` (Streamable HTTP) behind an HTTPS reverse proxy whose
+ * certificate is signed by a throw-away CA made with openssl, as the registry only connects to
+ * https URLs. server-everything checks no credentials, so the proxy does on `/basic/`.
+ */
+export interface McpTestServer {
+  /** PEM file of the CA, for the platform's MCP_EXTRA_CA_CERTS. */
+  caFile: string;
+  /** The open endpoint: https://127.0.0.1:<port>/open/mcp */
+  openUrl: string;
+  /** The same server behind HTTP Basic: https://127.0.0.1:<port>/basic/mcp */
+  basicUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function startMcpTestServer(): Promise<McpTestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'wap-web-mcp-tls-'));
+  const { keyPem, certPem } = makeCertificates(dir);
+  const everything = await startEverything();
+  const basicAuthorization = `Basic ${Buffer.from(`${BASIC_USER}:${BASIC_PASSWORD}`).toString('base64')}`;
+
+  const proxy = createHttpsServer({ key: keyPem, cert: certPem }, (req, res) => {
+    const url = req.url ?? '/';
+    const prefix = ['/open/', '/basic/'].find((candidate) => url.startsWith(candidate));
+    if (!prefix) {
+      res.writeHead(404).end();
+      return;
+    }
+    if (prefix === '/basic/' && req.headers.authorization !== basicAuthorization) {
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
+      return;
+    }
+    forward(req, everything.port, `/${url.slice(prefix.length)}`, (status, headers, body) => {
+      res.writeHead(status, headers);
+      body.pipe(res);
+    }).on('error', () => {
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const origin = `https://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  return {
+    caFile: join(dir, 'ca.pem'),
+    openUrl: `${origin}/open/mcp`,
+    basicUrl: `${origin}/basic/mcp`,
+    async stop() {
+      proxy.closeAllConnections();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      await stopChild(everything.child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function forward(
+  req: IncomingMessage,
+  port: number,
+  path: string,
+  answer: (status: number, headers: IncomingMessage['headers'], body: IncomingMessage) => void,
+) {
+  const upstream = httpRequest(
+    {
+      host: '127.0.0.1',
+      port,
+      method: req.method,
+      path,
+      headers: { ...req.headers, host: `127.0.0.1:${port}` },
+    },
+    (response) => answer(response.statusCode ?? 502, response.headers, response),
+  );
+  req.pipe(upstream);
+  return upstream;
+}
+
+/** A CA, and a certificate for 127.0.0.1 signed by it (valid one day). */
+function makeCertificates(dir: string): { keyPem: string; certPem: string } {
+  const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  const newKey = ['-newkey', 'rsa:2048', '-nodes'];
+  openssl([
+    'req',
+    '-x509',
+    ...newKey,
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=wap web-e2e CA',
+  ]);
+  openssl([
+    'req',
+    ...newKey,
+    '-keyout',
+    'server.key',
+    '-out',
+    'server.csr',
+    '-subj',
+    '/CN=127.0.0.1',
+  ]);
+  writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.pem',
+    '-days',
+    '1',
+    '-extfile',
+    'san.ext',
+  ]);
+  return {
+    keyPem: readFileSync(join(dir, 'server.key'), 'utf8'),
+    certPem: readFileSync(join(dir, 'server.pem'), 'utf8'),
+  };
+}
+
+/** Starts server-everything with a clean environment: one of its tools prints the environment. */
+async function startEverything(): Promise<{ port: number; child: ChildProcess }> {
+  const port = await freePort();
+  const entry = join(
+    repositoryRoot,
+    'node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+  );
+  const child = spawn(process.execPath, [entry, 'streamableHttp'], {
+    env: { PORT: String(port), PATH: process.env['PATH'] ?? '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`server-everything did not start:\n${output}`)),
+      30_000,
+    );
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (/listening/i.test(output)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server-everything exited (${String(code)}):\n${output}`));
+    });
+  });
+  return { port, child };
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

@@ -1,0 +1,359 @@
+import { randomBytes } from 'node:crypto';
+import { crc32, deflateSync } from 'node:zlib';
+import type { Browser, Page } from 'playwright-core';
+import {
+  expectNoSeriousA11yViolations,
+  launchBrowser,
+  openAppPage,
+  screenshot,
+  signIn,
+} from './browser';
+import { startPlatform, type RunningPlatform } from './platform';
+
+const unique = randomBytes(4).toString('hex');
+const ownerEmail = `data-owner-${unique}@example.com`;
+
+/** A tiny real PNG (2×2, RGB), made here so the server detects its kind from the bytes. */
+function tinyPng(): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const typed = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(typed));
+    return Buffer.concat([length, typed, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(2, 0); // width
+  header.writeUInt32BE(2, 4); // height
+  header.writeUInt8(8, 8); // bit depth
+  header.writeUInt8(2, 9); // colour type: RGB
+  // Each scanline: filter byte 0, then two RGB pixels.
+  const pixels = Buffer.from([0, 50, 69, 184, 255, 255, 255, 0, 255, 255, 255, 50, 69, 184]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(pixels)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** Bytes of a Windows program: an MZ header and binary noise with NULs. */
+function programBytes(): Buffer {
+  return Buffer.concat([Buffer.from('MZ\x90\x00\x03\x00\x00\x00', 'latin1'), randomBytes(2048)]);
+}
+
+describe('workspace data (tables, tasks, contacts) in a browser', () => {
+  let platform: RunningPlatform;
+  let browser: Browser;
+  let page: Page;
+  let workspaceId = '';
+  let ownerCookie = '';
+
+  beforeAll(async () => {
+    platform = await startPlatform();
+    browser = await launchBrowser();
+    page = await openAppPage(browser, platform);
+    ownerCookie = await platform.sessionCookie(ownerEmail);
+  }, 150_000);
+  afterAll(async () => {
+    await browser?.close();
+    await platform?.stop();
+  });
+
+  const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+  const nav = () => page.getByRole('navigation', { name: 'Data Team workspace' });
+  const status = (text: string | RegExp) => page.getByRole('status').filter({ hasText: text });
+  const alert = (text: string | RegExp) => page.getByRole('alert').filter({ hasText: text });
+
+  /** Calls the API as the owner, for what the test sets up in bulk. */
+  async function api<T>(path: string, body?: unknown): Promise<T> {
+    const response = await platform.api(path, {
+      method: body === undefined ? 'GET' : 'POST',
+      cookie: ownerCookie,
+      body,
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${path} answered ${response.status}: ${text}`);
+    return JSON.parse(text) as T;
+  }
+
+  test('sign in and create the workspace', async () => {
+    await signIn(page, ownerEmail);
+    await page.getByRole('heading', { name: 'Create your first workspace' }).waitFor();
+    await page.getByRole('textbox', { name: 'Workspace name' }).fill('Data Team');
+    await page.getByRole('button', { name: 'Create workspace' }).click();
+    await heading('Data Team').waitFor();
+    workspaceId = new URL(page.url()).pathname.split('/').pop() ?? '';
+    expect(workspaceId).toMatch(/^[0-9a-f-]{36}$/);
+  }, 120_000);
+
+  test('a table gets text columns and rows, and its full names are split', async () => {
+    await nav().getByRole('link', { name: 'Tables' }).click();
+    await heading('Tables').waitFor();
+    await page.getByRole('heading', { name: 'No tables yet' }).waitFor();
+    await expectNoSeriousA11yViolations(page);
+
+    await page.getByRole('button', { name: 'Create table' }).click();
+    await page.getByText('Enter a value.').waitFor();
+    await page.getByRole('textbox', { name: 'Table name' }).fill('Guests');
+    await page.getByRole('button', { name: 'Create table' }).click();
+    await heading('Guests').waitFor();
+    expect(new URL(page.url()).pathname).toMatch(
+      new RegExp(`^/app/w/${workspaceId}/tables/[0-9a-f-]{36}$`),
+    );
+    await page.getByRole('heading', { name: 'No columns yet' }).waitFor();
+
+    for (const name of ['Full name', 'Last name']) {
+      await page.getByRole('textbox', { name: 'Column name' }).fill(name);
+      await page.getByRole('combobox', { name: 'Type' }).selectOption({ label: 'Text' });
+      await page.getByRole('button', { name: 'Add column' }).click();
+      await status(`Column ${name} added.`).waitFor();
+    }
+    const rows = page.getByRole('table', { name: 'Rows of Guests' });
+    await rows.getByRole('columnheader', { name: 'Full name' }).waitFor();
+    await rows.getByRole('columnheader', { name: 'Last name' }).waitFor();
+
+    // A row with nothing filled in is refused at the form.
+    await page.getByRole('button', { name: 'Add row' }).click();
+    await alert('Fill in at least one field.').waitFor();
+    for (const fullName of ['Ada Lovelace', 'Grace Hopper']) {
+      await page.getByRole('textbox', { name: 'Full name', exact: true }).fill(fullName);
+      await page.getByRole('button', { name: 'Add row' }).click();
+      await rows.getByRole('cell', { name: fullName, exact: true }).waitFor();
+    }
+    await page.getByText('Showing 2 rows, all of them.').waitFor();
+
+    const split = page.getByRole('region', { name: 'Split full names' });
+    await split.getByRole('button', { name: 'Split names' }).click();
+    await split.getByText('Choose the column with the full names.').waitFor();
+    await split
+      .getByRole('combobox', { name: 'Column with full names' })
+      .selectOption({ label: 'Full name' });
+    await split
+      .getByRole('combobox', { name: 'Column for last names' })
+      .selectOption({ label: 'Last name' });
+    await split.getByRole('button', { name: 'Split names' }).click();
+    const result = split.getByRole('status').filter({ hasText: 'Split Full name into Last name.' });
+    await result.waitFor();
+    expect(await result.getByRole('definition').allInnerTexts()).toEqual(['2', '4', 'Yes']);
+    expect(await result.getByRole('term').allInnerTexts()).toEqual([
+      'Names processed',
+      'Cells written',
+      'Last-name column updated',
+    ]);
+    // The refreshed rows: first names stay, last names moved.
+    await rows.getByRole('cell', { name: 'Lovelace', exact: true }).waitFor();
+    await rows.getByRole('cell', { name: 'Hopper', exact: true }).waitFor();
+    expect(await rows.getByRole('cell', { name: 'Ada', exact: true }).count()).toBe(1);
+    expect(await rows.getByRole('cell', { name: 'Grace', exact: true }).count()).toBe(1);
+    expect(await rows.getByRole('cell', { name: 'Ada Lovelace' }).count()).toBe(0);
+    await expectNoSeriousA11yViolations(page);
+    await screenshot(page, 'table');
+
+    // A second run finds every last name filled in and writes nothing.
+    await split.getByRole('button', { name: 'Split names' }).click();
+    await split.getByRole('definition').filter({ hasText: 'No' }).waitFor();
+    expect(await result.getByRole('definition').allInnerTexts()).toEqual(['2', '0', 'No']);
+  }, 180_000);
+
+  test('a table opened by its address pages its rows with "Load more"', async () => {
+    const { table } = await api<{ table: { id: string } }>('/tables', {
+      workspaceId,
+      name: 'Leads',
+    });
+    const { property } = await api<{ property: { id: string } }>(`/tables/${table.id}/properties`, {
+      name: 'Company',
+      type: 'text',
+    });
+    for (let start = 1; start <= 60; start += 10) {
+      await Promise.all(
+        Array.from({ length: 10 }, (_, offset) =>
+          api(`/tables/${table.id}/rows`, {
+            cells: { [property.id]: `Company ${String(start + offset).padStart(2, '0')}` },
+          }),
+        ),
+      );
+    }
+    await page.goto(`/app/w/${workspaceId}/tables/${table.id}`);
+    await heading('Leads').waitFor();
+    const rows = page.getByRole('table', { name: 'Rows of Leads' });
+    await page.getByText('Showing 50 rows.').waitFor();
+    expect(await rows.getByRole('row').count()).toBe(51);
+    await page.getByRole('button', { name: 'Load more rows' }).click();
+    await page.getByText('Showing 60 rows, all of them.').waitFor();
+    expect(await rows.getByRole('row').count()).toBe(61);
+    expect(await page.getByRole('button', { name: 'Load more rows' }).count()).toBe(0);
+    await expectNoSeriousA11yViolations(page);
+
+    await page.getByRole('link', { name: 'All tables' }).click();
+    await heading('Tables').waitFor();
+    // Newest first.
+    const list = page.getByRole('region', { name: 'All tables' });
+    await list.getByRole('link', { name: 'Leads' }).waitFor();
+    expect(await list.getByRole('link').allInnerTexts()).toEqual(['Leads', 'Guests']);
+    await expectNoSeriousA11yViolations(page);
+    await screenshot(page, 'tables');
+    await list.getByRole('link', { name: 'Guests' }).click();
+    await heading('Guests').waitFor();
+  }, 180_000);
+
+  test('a task takes an uploaded PNG into a comment, and refuses what it cannot take', async () => {
+    await nav().getByRole('link', { name: 'Tasks' }).click();
+    await heading('Tasks').waitFor();
+    await page.getByRole('heading', { name: 'No tasks yet' }).waitFor();
+    await expectNoSeriousA11yViolations(page);
+    await page.getByRole('textbox', { name: 'Task title' }).fill('Prepare the launch');
+    await page.getByRole('button', { name: 'Create task' }).click();
+    await heading('Prepare the launch').waitFor();
+    await page.getByRole('heading', { name: 'No comments yet' }).waitFor();
+    const taskId = new URL(page.url()).pathname.split('/').pop() ?? '';
+
+    const png = tinyPng();
+    const files = page.getByLabel('Attach files');
+    await files.setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: png });
+    const progress = page.getByRole('progressbar', { name: 'Upload of logo.png' });
+    await progress.waitFor();
+    await page.getByText('Uploaded', { exact: true }).waitFor();
+    expect(await progress.getAttribute('value')).toBe('100');
+    await status('logo.png is uploaded and goes with your comment.').waitFor();
+
+    await page.getByRole('textbox', { name: 'Comment' }).fill('Here is the logo for the launch.');
+    await page.getByRole('button', { name: 'Add comment' }).click();
+    await status('Comment added.').waitFor();
+    const comment = page
+      .getByRole('article')
+      .filter({ hasText: 'Here is the logo for the launch.' });
+    const link = comment.getByRole('link', { name: 'logo.png' });
+    await link.waitFor();
+    await comment.getByText(`(PNG image, ${png.length} bytes)`).waitFor();
+    const href = (await link.getAttribute('href')) ?? '';
+    expect(href).toMatch(
+      new RegExp(`^/files/task-comments/${workspaceId}/${taskId}/[0-9a-f-]{36}\\.png$`),
+    );
+    const download = await page.request.get(href);
+    expect(download.status()).toBe(200);
+    expect(Buffer.from(await download.body()).equals(png)).toBe(true);
+    // The composer is empty again for the next comment.
+    expect(await page.getByRole('progressbar').count()).toBe(0);
+    await expectNoSeriousA11yViolations(page);
+    await screenshot(page, 'task');
+
+    // A program is refused before it is sent; one named .png is refused by the server (415).
+    await files.setInputFiles({
+      name: 'setup.exe',
+      mimeType: 'application/x-msdownload',
+      buffer: programBytes(),
+    });
+    await alert('setup.exe is not a kind of file that can be attached').waitFor();
+    await files.setInputFiles({ name: 'photo.png', mimeType: 'image/png', buffer: programBytes() });
+    const refused = alert('photo.png was not uploaded.');
+    await refused.waitFor();
+    await refused.getByText('This kind of file or content is not accepted here.').waitFor();
+    await files.setInputFiles({
+      name: 'scan.pdf',
+      mimeType: 'application/pdf',
+      buffer: Buffer.alloc(11 * 1024 * 1024, 0x25),
+    });
+    await alert('scan.pdf is 11.0 MB, over the limit of 10 MB a file.').waitFor();
+    await expectNoSeriousA11yViolations(page);
+
+    // Nothing uploaded is left: the comment needs a text or a file.
+    for (const name of ['setup.exe', 'photo.png', 'scan.pdf']) {
+      await page.getByRole('button', { name: `Remove ${name}` }).click();
+    }
+    await page.getByRole('button', { name: 'Add comment' }).click();
+    await alert('Write a comment or attach a file.').waitFor();
+    expect(await page.getByRole('article').count()).toBe(1);
+
+    // The task's address opens it again, with its comment; the tasks page lists it.
+    await page.reload();
+    await heading('Prepare the launch').waitFor();
+    await page.getByRole('link', { name: 'logo.png' }).waitFor();
+    await page.getByRole('link', { name: 'All tasks' }).click();
+    await heading('Tasks').waitFor();
+    await page
+      .getByRole('region', { name: 'All tasks' })
+      .getByRole('link', { name: 'Prepare the launch' })
+      .click();
+    await heading('Prepare the launch').waitFor();
+  }, 180_000);
+
+  test('a contact pages its 25 notes newest first and filters them by tag', async () => {
+    await nav().getByRole('link', { name: 'Contacts' }).click();
+    await heading('Contacts').waitFor();
+    await page.getByRole('heading', { name: 'No contacts yet' }).waitFor();
+    await expectNoSeriousA11yViolations(page);
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Ada Lovelace');
+    await page.getByRole('textbox', { name: 'Email (optional)' }).fill('not-an-email');
+    await page.getByRole('button', { name: 'Create contact' }).click();
+    await page.getByText('Enter an email address, like name@example.com.').waitFor();
+    await page.getByRole('textbox', { name: 'Email (optional)' }).fill('ada@example.com');
+    await page.getByRole('button', { name: 'Create contact' }).click();
+    await heading('Ada Lovelace').waitFor();
+    await page.getByText('ada@example.com').waitFor();
+    await page.getByRole('heading', { name: 'No notes yet' }).waitFor();
+    const contactId = new URL(page.url()).pathname.split('/').pop() ?? '';
+
+    // Created one after the other, so Note 25 is the newest; every fifth is about pricing.
+    for (let index = 1; index <= 25; index += 1) {
+      await api(`/contacts/${contactId}/notes`, {
+        title: `Note ${index}`,
+        content: `What we talked about, part ${index}.`,
+        tags: index % 5 === 0 ? ['call', 'pricing'] : index % 2 === 0 ? ['email'] : ['call'],
+      });
+    }
+    await page.reload();
+    const notes = page.getByRole('list', { name: 'All notes' });
+    const titles = () => notes.getByRole('heading', { level: 3 }).allInnerTexts();
+    await page.getByText('Showing 20 notes.').waitFor();
+    expect(await titles()).toEqual(Array.from({ length: 20 }, (_, i) => `Note ${25 - i}`));
+    await page.getByRole('button', { name: 'Load more notes' }).click();
+    await page.getByText('Showing 25 notes, all of them.').waitFor();
+    expect(await titles()).toEqual(Array.from({ length: 25 }, (_, i) => `Note ${25 - i}`));
+    expect(await page.getByRole('button', { name: 'Load more notes' }).count()).toBe(0);
+
+    const filter = page.getByRole('search', { name: 'Filter notes' });
+    await filter.getByRole('textbox', { name: 'Tag' }).fill('pricing');
+    await filter.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('Showing 5 notes tagged pricing, all of them.').waitFor();
+    expect(
+      await page
+        .getByRole('list', { name: 'Notes tagged pricing' })
+        .getByRole('heading', { level: 3 })
+        .allInnerTexts(),
+    ).toEqual(['Note 25', 'Note 20', 'Note 15', 'Note 10', 'Note 5']);
+    expect(new URL(page.url()).searchParams.get('tag')).toBe('pricing');
+    await expectNoSeriousA11yViolations(page);
+    await screenshot(page, 'contact');
+
+    // A note's tag filters by it too; "Show all notes" clears the filter.
+    await page
+      .getByRole('article')
+      .filter({ hasText: 'Note 20' })
+      .getByRole('link', { name: 'Show notes tagged call' })
+      .click();
+    await page.getByText('Showing 15 notes tagged call, all of them.').waitFor();
+    await filter.getByRole('textbox', { name: 'Tag' }).fill('no-such-tag');
+    await filter.getByRole('button', { name: 'Filter' }).click();
+    await page.getByRole('heading', { name: 'No notes tagged no-such-tag' }).waitFor();
+    await filter.getByRole('button', { name: 'Show all notes' }).click();
+    // The unfiltered list comes back as far as it was read.
+    await page.getByText('Showing 25 notes, all of them.').waitFor();
+
+    await page.getByRole('textbox', { name: 'Title' }).fill('Call about the launch');
+    await page.getByRole('textbox', { name: 'Content' }).fill('She will send the numbers.');
+    await page.getByRole('textbox', { name: 'Tags' }).fill('call, follow-up');
+    await page.getByRole('button', { name: 'Add note' }).click();
+    await status('Note Call about the launch added.').waitFor();
+    await notes.getByRole('heading', { level: 3, name: 'Call about the launch' }).waitFor();
+    expect((await titles())[0]).toBe('Call about the launch');
+    await expectNoSeriousA11yViolations(page);
+
+    await page.getByRole('link', { name: 'All contacts' }).click();
+    await heading('Contacts').waitFor();
+    await page.getByRole('region', { name: 'All contacts' }).getByText('ada@example.com').waitFor();
+    await page.getByRole('link', { name: 'Ada Lovelace' }).click();
+    await heading('Ada Lovelace').waitFor();
+  }, 180_000);
+});

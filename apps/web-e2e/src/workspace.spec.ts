@@ -1,0 +1,230 @@
+import { randomBytes } from 'node:crypto';
+import type { Browser, Page } from 'playwright-core';
+import {
+  expectNoPageErrors,
+  expectNoSeriousA11yViolations,
+  launchBrowser,
+  openAppPage,
+  screenshot,
+  signIn,
+} from './browser';
+import { START_TIMEOUT_MS, startPlatform, type RunningPlatform } from './platform';
+
+const unique = randomBytes(4).toString('hex');
+const ownerEmail = `owner-${unique}@example.com`;
+const memberEmail = `member-${unique}@example.com`;
+
+describe('the workspace feature in a browser', () => {
+  let platform: RunningPlatform;
+  let browser: Browser;
+  let page: Page;
+  let workspacePath = '';
+
+  beforeAll(async () => {
+    platform = await startPlatform();
+    browser = await launchBrowser();
+    page = await openAppPage(browser, platform);
+  }, START_TIMEOUT_MS + 30_000);
+  afterEach(() => expectNoPageErrors(page));
+  afterAll(async () => {
+    await browser?.close();
+    await platform?.stop();
+  });
+
+  const heading = (name: string) => page.getByRole('heading', { level: 1, name });
+  const nav = () => page.getByRole('navigation', { name: 'Acme Support workspace' });
+
+  test('the sign-in page checks the email before leaving', async () => {
+    await page.goto('/app/sign-in');
+    await page.getByRole('textbox', { name: 'Email' }).waitFor();
+    await expectNoSeriousA11yViolations(page);
+    await screenshot(page, 'sign-in');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    expect(await page.getByText('Enter an email address, like name@example.com.').count()).toBe(1);
+    expect(new URL(page.url()).pathname).toBe('/app/sign-in');
+  });
+
+  test('a new person signs in and creates their first workspace', async () => {
+    await signIn(page, ownerEmail);
+    await page.getByRole('heading', { name: 'Create your first workspace' }).waitFor();
+    await expectNoSeriousA11yViolations(page);
+    await screenshot(page, 'first-workspace');
+
+    await page.getByRole('button', { name: 'Create workspace' }).click();
+    await page.getByText('Enter a value.').waitFor();
+    await page.getByRole('textbox', { name: 'Workspace name' }).fill('Acme Support');
+    await page.getByRole('button', { name: 'Create workspace' }).click();
+    await heading('Acme Support').waitFor();
+    workspacePath = new URL(page.url()).pathname;
+    expect(workspacePath).toMatch(/^\/app\/w\/[0-9a-f-]{36}$/);
+    expect(await page.title()).toBe('Acme Support · Workspace Assistant');
+  });
+
+  test('the overview shows the credit balance a platform admin granted', async () => {
+    const credits = page.getByRole('region', { name: 'Credits' });
+    await credits.getByText('0 credits left').waitFor();
+    const workspaceId = workspacePath.split('/').pop() ?? '';
+    const granted = await platform.api(`/workspaces/${workspaceId}/credits/grants`, {
+      method: 'POST',
+      cookie: await platform.sessionCookie('admin@example.com', { platformAdmin: true }),
+      body: { amount: 25, reason: 'browser test' },
+    });
+    expect(granted.status).toBe(201);
+    await page.reload();
+    await credits.getByText('25 credits left').waitFor();
+    await expectNoSeriousA11yViolations(page);
+    await screenshot(page, 'workspace-overview');
+  });
+
+  test('an owner sees the members, adds one, and adding them twice says so', async () => {
+    await nav().getByRole('link', { name: 'Members' }).click();
+    await heading('Members').waitFor();
+    const members = page.getByRole('table', { name: 'People in this workspace' });
+    await members.getByRole('cell', { name: ownerEmail }).waitFor();
+    expect(await members.getByRole('row').count()).toBe(2);
+    await page.getByRole('textbox', { name: 'Email' }).fill(memberEmail);
+    await page.getByRole('combobox', { name: 'Role' }).selectOption({ label: 'Member' });
+    await page.getByRole('button', { name: 'Add member' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Added ${memberEmail} as a member.` })
+      .waitFor();
+    await members.getByRole('cell', { name: memberEmail }).waitFor();
+    const roles = async (email: string) =>
+      members.getByRole('row').filter({ hasText: email }).getByRole('cell').nth(1).innerText();
+    expect(await members.getByRole('row').count()).toBe(3);
+    expect(await roles(ownerEmail)).toBe('Owner');
+    expect(await roles(memberEmail)).toBe('Member');
+    await expectNoSeriousA11yViolations(page);
+    await screenshot(page, 'members');
+
+    await page.getByRole('textbox', { name: 'Email' }).fill(memberEmail);
+    await page.getByRole('button', { name: 'Add member' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'User is already a member of this workspace' })
+      .waitFor();
+  });
+
+  test('the workspace approval emails switch and the person’s own preference are saved', async () => {
+    await nav().getByRole('link', { name: 'Settings' }).click();
+    await heading('Settings').waitFor();
+    const workspaceEmails = page.getByRole('switch', {
+      name: 'Email reviewers when a workflow waits for their approval',
+    });
+    await workspaceEmails.waitFor();
+    expect(await workspaceEmails.isChecked()).toBe(false);
+    await workspaceEmails.click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Approval emails are on for this workspace.' })
+      .waitFor();
+
+    const mine = page.getByRole('group', { name: 'When you are a reviewer' });
+    expect(await mine.getByRole('radio', { checked: true }).count()).toBe(0);
+    await mine.getByRole('radio', { name: 'Do not email me about approval tasks' }).check();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Saved: you will not get approval task emails.' })
+      .waitFor();
+    await expectNoSeriousA11yViolations(page);
+    await screenshot(page, 'settings');
+
+    await page.reload();
+    await workspaceEmails.waitFor();
+    expect(await workspaceEmails.isChecked()).toBe(true);
+  });
+
+  test('an API key is shown once, copies, and is gone after leaving the page', async () => {
+    await nav().getByRole('link', { name: 'API keys' }).click();
+    await heading('API keys').waitFor();
+    await page.getByRole('textbox', { name: 'Key name' }).fill('Continuous integration');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = page.getByRole('textbox', { name: 'API key' });
+    await key.waitFor();
+    const secret = await key.inputValue();
+    expect(secret).toMatch(/^sk_\S{20,}$/);
+    await page.getByRole('button', { name: 'Copy key' }).click();
+    await page.getByRole('status').filter({ hasText: 'Copied' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+    await expectNoSeriousA11yViolations(page);
+    await screenshot(page, 'api-keys');
+
+    await nav().getByRole('link', { name: 'Overview' }).click();
+    await heading('Acme Support').waitFor();
+    await nav().getByRole('link', { name: 'API keys' }).click();
+    await heading('API keys').waitFor();
+    expect(await page.getByRole('textbox', { name: 'API key' }).count()).toBe(0);
+    expect(await page.getByText(secret).count()).toBe(0);
+  });
+
+  test('the switcher creates a second workspace and switches back, keeping the section', async () => {
+    await page.getByRole('button', { name: 'Workspace: Acme Support' }).click();
+    await page.getByRole('link', { name: 'New workspace' }).click();
+    await heading('New workspace').waitFor();
+    await page.getByRole('textbox', { name: 'Workspace name' }).fill('Beta Lab');
+    await page.getByRole('button', { name: 'Create workspace' }).click();
+    await heading('Beta Lab').waitFor();
+
+    await page
+      .getByRole('navigation', { name: 'Beta Lab workspace' })
+      .getByRole('link', { name: 'Settings' })
+      .click();
+    await heading('Settings').waitFor();
+    await page.getByRole('button', { name: 'Workspace: Beta Lab' }).click();
+    await page.getByRole('link', { name: 'Acme Support' }).click();
+    await nav().waitFor();
+    await heading('Settings').waitFor();
+    expect(new URL(page.url()).pathname).toBe(`${workspacePath}/settings`);
+
+    await page.getByRole('button', { name: 'Workspace: Acme Support' }).click();
+    await page.getByRole('link', { name: 'Beta Lab' }).waitFor();
+    await page.keyboard.press('Escape');
+    expect(await page.getByRole('link', { name: 'Beta Lab' }).isVisible()).toBe(false);
+  });
+
+  test('the added member signs in to the workspace and cannot add members', async () => {
+    const memberPage = await openAppPage(browser, platform);
+    try {
+      await signIn(memberPage, memberEmail);
+      await memberPage.getByRole('heading', { level: 1, name: 'Acme Support' }).waitFor();
+      await memberPage.getByText('You are a member here.').waitFor();
+      await memberPage
+        .getByRole('navigation', { name: 'Acme Support workspace' })
+        .getByRole('link', { name: 'Members' })
+        .click();
+      await memberPage.getByText(/^Only the workspace's owners add members\./).waitFor();
+      await memberPage
+        .getByRole('table', { name: 'People in this workspace' })
+        .getByRole('cell', { name: ownerEmail })
+        .waitFor();
+      expect(await memberPage.getByRole('button', { name: 'Add member' }).count()).toBe(0);
+      expectNoPageErrors(memberPage);
+    } finally {
+      await memberPage.context().close();
+    }
+  });
+
+  test('signing out ends the session: the app asks to sign in again', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await heading('Sign in').waitFor();
+    await page.goto(workspacePath);
+    await heading('Sign in').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/app/sign-in');
+  });
+
+  test('an expired session sends the person to sign in, saying why', async () => {
+    const expired = await platform.sessionCookie(ownerEmail, { expiresInSec: -600 });
+    await page
+      .context()
+      .addCookies([
+        { name: 'session', value: expired.slice('session='.length), url: platform.url },
+      ]);
+    await page.goto(`${workspacePath}/settings`);
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'Your session has expired. Sign in again.' })
+      .waitFor();
+    expect(new URL(page.url()).search).toBe('?expired=1');
+  });
+});

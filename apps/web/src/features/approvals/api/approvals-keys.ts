@@ -1,0 +1,5 @@
+/** The approvals feature's query keys. */
+export const approvalsKeys = {
+  all: ['approvals'] as const,
+  pending: (workspaceId: string) => [...approvalsKeys.all, 'pending', workspaceId] as const,
+};

@@ -1,0 +1,1 @@
+export { approvalsFeature } from './approvals-feature';

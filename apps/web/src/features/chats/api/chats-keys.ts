@@ -1,0 +1,18 @@
+/**
+ * The chats feature's query keys: one factory, so an invalidation names exactly what it means
+ * (`chatsKeys.lists(workspaceId)` after a chat is created, starred or archived).
+ */
+export const chatsKeys = {
+  all: ['chats'] as const,
+  /** Every list of a workspace (active and archived), to invalidate them together. */
+  lists: (workspaceId: string) => [...chatsKeys.all, 'lists', workspaceId] as const,
+  list: (workspaceId: string, archived: boolean) =>
+    [...chatsKeys.lists(workspaceId), archived ? 'archived' : 'active'] as const,
+  chat: (chatId: string) => [...chatsKeys.all, 'chat', chatId] as const,
+  messages: (chatId: string) => [...chatsKeys.chat(chatId), 'messages'] as const,
+  accessRequests: (chatId: string) => [...chatsKeys.chat(chatId), 'access-requests'] as const,
+  turn: (requestId: string) => [...chatsKeys.all, 'turn', requestId] as const,
+  /** The signed-in person, to tell their messages and turns from others'. */
+  me: () => [...chatsKeys.all, 'me'] as const,
+  members: (workspaceId: string) => [...chatsKeys.all, 'members', workspaceId] as const,
+};

@@ -1,0 +1,1 @@
+export { chatsFeature } from './chats-feature';

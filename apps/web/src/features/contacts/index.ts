@@ -1,0 +1,1 @@
+export { contactsFeature } from './contacts-feature';

@@ -1,0 +1,126 @@
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { CreateContactBody } from '@wap/contracts';
+import {
+  Button,
+  EmptyState,
+  ErrorMessage,
+  LoadingState,
+  PageHeader,
+  Panel,
+  TextField,
+} from '../../../components';
+import { validateForm, type FieldErrors } from '../../../lib/forms';
+import { appPaths, useWorkspaceId } from '../../../lib/routing';
+import { useContactsList, useCreateContact } from '../api/contacts-api';
+import '../contacts.css';
+
+/** `/contacts`: the workspace's contacts, newest first, and a form that creates one. */
+export function ContactsPage() {
+  const workspaceId = useWorkspaceId();
+  return (
+    <>
+      <PageHeader
+        title="Contacts"
+        description="The people you work with, and the notes your team keeps about them."
+      />
+      <Panel title="New contact">
+        <CreateContactForm workspaceId={workspaceId} />
+      </Panel>
+      <Panel title="All contacts">
+        <ContactsList workspaceId={workspaceId} />
+      </Panel>
+    </>
+  );
+}
+
+function ContactsList(props: { workspaceId: string }) {
+  const contacts = useContactsList(props.workspaceId);
+  if (contacts.isPending) return <LoadingState label="Loading the contacts…" />;
+  // A failed "Load more" keeps the contacts already shown; only a failed first page has none.
+  if (!contacts.data) return <ErrorMessage error={contacts.error} />;
+  const all = contacts.data.pages.flatMap((page) => page.contacts);
+  if (all.length === 0) {
+    return (
+      <EmptyState title="No contacts yet">
+        <p>Add the first person above; the notes about them go on their page.</p>
+      </EmptyState>
+    );
+  }
+  return (
+    <>
+      <ul className="contact-record-list">
+        {all.map((contact) => (
+          <li key={contact.id}>
+            <Link to={appPaths.workspace(props.workspaceId, `contacts/${contact.id}`)}>
+              {contact.name}
+            </Link>
+            {contact.email && <span className="contact-muted"> {contact.email}</span>}
+          </li>
+        ))}
+      </ul>
+      {contacts.isError && <ErrorMessage error={contacts.error} />}
+      {contacts.hasNextPage && (
+        <Button busy={contacts.isFetchingNextPage} onClick={() => void contacts.fetchNextPage()}>
+          Load more contacts
+        </Button>
+      )}
+    </>
+  );
+}
+
+function CreateContactForm(props: { workspaceId: string }) {
+  const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [companyId, setCompanyId] = useState('');
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const createContact = useCreateContact();
+  const navigate = useNavigate();
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const result = validateForm(CreateContactBody, {
+      workspaceId: props.workspaceId,
+      name,
+      email: email.trim() || undefined,
+      company_id: companyId.trim() || undefined,
+    });
+    setErrors(result.ok ? {} : result.errors);
+    if (!result.ok) return;
+    createContact.mutate(result.data, {
+      onSuccess: ({ contact }) =>
+        void navigate(appPaths.workspace(props.workspaceId, `contacts/${contact.id}`)),
+    });
+  };
+  return (
+    <form onSubmit={submit} noValidate>
+      {createContact.isError && <ErrorMessage error={createContact.error} />}
+      <TextField
+        label="Name"
+        autoComplete="off"
+        value={name}
+        error={errors['name']}
+        onChange={(event) => setName(event.target.value)}
+      />
+      <TextField
+        label="Email (optional)"
+        type="email"
+        autoComplete="off"
+        value={email}
+        error={errors['email']}
+        onChange={(event) => setEmail(event.target.value)}
+      />
+      <TextField
+        label="Company ID (optional)"
+        hint="The company's identifier in your records; its notes carry it too."
+        autoComplete="off"
+        value={companyId}
+        error={errors['company_id']}
+        onChange={(event) => setCompanyId(event.target.value)}
+      />
+      <Button type="submit" variant="primary" busy={createContact.isPending}>
+        Create contact
+      </Button>
+    </form>
+  );
+}

@@ -1,0 +1,17 @@
+/**
+ * The MCP feature's query keys: one factory, so each invalidation names what it means. Servers
+ * and tools are per workspace; the tools list is the whole workspace's (spec endpoint 4), and a
+ * server page filters it.
+ */
+export const mcpKeys = {
+  all: ['mcp'] as const,
+  /** The signed-in person (their id decides who manages a server). */
+  me: () => [...mcpKeys.all, 'me'] as const,
+  ofWorkspace: (workspaceId: string) => [...mcpKeys.all, 'workspace', workspaceId] as const,
+  servers: (workspaceId: string) => [...mcpKeys.ofWorkspace(workspaceId), 'servers'] as const,
+  server: (workspaceId: string, serverId: string) =>
+    [...mcpKeys.servers(workspaceId), serverId] as const,
+  tools: (workspaceId: string) => [...mcpKeys.ofWorkspace(workspaceId), 'tools'] as const,
+  /** Who may be given access to a server. */
+  members: (workspaceId: string) => [...mcpKeys.ofWorkspace(workspaceId), 'members'] as const,
+};

@@ -1,0 +1,1 @@
+export { mcpFeature } from './mcp-feature';

@@ -1,0 +1,117 @@
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { z } from 'zod';
+import type {
+  Cells,
+  CreatePropertyBody,
+  CreateTableBody,
+  PropertyResponse,
+  RowResponse,
+  RowsPage,
+  SplitNameBody,
+  SplitNameResponse,
+  TableResponse,
+  TablesPage,
+} from '@wap/contracts';
+import { useApiClient } from '../../../lib/api';
+import { tablesKeys } from './tables-keys';
+
+export type TableWithProperties = z.infer<typeof TableResponse>;
+type RowsPageBody = z.infer<typeof RowsPage>;
+
+/** Rows asked for per page: a screenful or two; "Load more" asks for the next. */
+export const ROWS_PER_PAGE = 50;
+
+const tablePath = (tableId: string, rest = '') =>
+  `/tables/${encodeURIComponent(tableId)}${rest ? `/${rest}` : ''}`;
+
+/** The workspace's tables, newest first, a page per "Load more". */
+export function useTablesList(workspaceId: string) {
+  const api = useApiClient();
+  return useInfiniteQuery({
+    queryKey: tablesKeys.list(workspaceId),
+    queryFn: ({ signal, pageParam }) =>
+      api.get<z.infer<typeof TablesPage>>('/tables', {
+        signal,
+        query: { workspaceId, cursor: pageParam },
+      }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+  });
+}
+
+export function useCreateTable() {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: CreateTableBody) => api.post<TableWithProperties>('/tables', body),
+    onSuccess: (created) => {
+      queryClient.setQueryData(tablesKeys.table(created.table.id), created);
+      void queryClient.invalidateQueries({ queryKey: tablesKeys.list(created.table.workspace_id) });
+    },
+  });
+}
+
+/** A table with its properties in position order. */
+export function useTable(tableId: string) {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: tablesKeys.table(tableId),
+    queryFn: ({ signal }) => api.get<TableWithProperties>(tablePath(tableId), { signal }),
+  });
+}
+
+export function useCreateProperty(tableId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: CreatePropertyBody) =>
+      api.post<z.infer<typeof PropertyResponse>>(tablePath(tableId, 'properties'), body),
+    onSuccess: ({ property }) =>
+      queryClient.setQueryData<TableWithProperties>(tablesKeys.table(tableId), (previous) =>
+        previous ? { ...previous, properties: [...previous.properties, property] } : previous,
+      ),
+  });
+}
+
+/** The rows, oldest first, one page per "Load more" (decision 61). */
+export function useRows(tableId: string) {
+  const api = useApiClient();
+  return useInfiniteQuery({
+    queryKey: tablesKeys.rows(tableId),
+    queryFn: ({ signal, pageParam }) =>
+      api.get<RowsPageBody>(tablePath(tableId, 'rows'), {
+        signal,
+        query: { limit: ROWS_PER_PAGE, cursor: pageParam },
+      }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+  });
+}
+
+export function useCreateRow(tableId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (cells: Cells) =>
+      api.post<z.infer<typeof RowResponse>>(tablePath(tableId, 'rows'), { cells }),
+    // A new row is the newest, so it lands on the last page: reading the pages again puts it
+    // where the server does.
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: tablesKeys.rows(tableId) }),
+  });
+}
+
+/** Spec endpoint 5: first names stay in the source, last names go to the target. */
+export function useSplitName(tableId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: SplitNameBody) =>
+      api.post<SplitNameResponse>(tablePath(tableId, 'split-name'), body),
+    onSuccess: async (result) => {
+      queryClient.setQueryData<TableWithProperties>(tablesKeys.table(tableId), (previous) =>
+        previous ? { ...previous, properties: result.properties } : previous,
+      );
+      await queryClient.invalidateQueries({ queryKey: tablesKeys.rows(tableId) });
+    },
+  });
+}

@@ -1,0 +1,1 @@
+export { tablesFeature } from './tables-feature';

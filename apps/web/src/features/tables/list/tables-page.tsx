@@ -1,0 +1,107 @@
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { CreateTableBody } from '@wap/contracts';
+import {
+  Button,
+  EmptyState,
+  ErrorMessage,
+  LoadingState,
+  PageHeader,
+  Panel,
+  TextField,
+} from '../../../components';
+import { validateForm, type FieldErrors } from '../../../lib/forms';
+import { appPaths, useWorkspaceId } from '../../../lib/routing';
+import { useCreateTable, useTablesList } from '../api/tables-api';
+import '../tables.css';
+
+/** `/tables`: the workspace's tables, newest first, and a form that creates one. */
+export function TablesPage() {
+  const workspaceId = useWorkspaceId();
+  return (
+    <>
+      <PageHeader
+        title="Tables"
+        description="Keep lists of contacts, leads or anything else in typed columns."
+      />
+      <Panel title="New table">
+        <CreateTableForm workspaceId={workspaceId} />
+      </Panel>
+      <Panel title="All tables">
+        <TablesList workspaceId={workspaceId} />
+      </Panel>
+    </>
+  );
+}
+
+function TablesList(props: { workspaceId: string }) {
+  const tables = useTablesList(props.workspaceId);
+  if (tables.isPending) return <LoadingState label="Loading the tables…" />;
+  // A failed "Load more" keeps the tables already shown; only a failed first page has none.
+  if (!tables.data) return <ErrorMessage error={tables.error} />;
+  const all = tables.data.pages.flatMap((page) => page.tables);
+  if (all.length === 0) {
+    return (
+      <EmptyState title="No tables yet">
+        <p>Name your first table above, then give it columns.</p>
+      </EmptyState>
+    );
+  }
+  return (
+    <>
+      <ul className="tables-record-list">
+        {all.map((table) => (
+          <li key={table.id}>
+            <Link to={appPaths.workspace(props.workspaceId, `tables/${table.id}`)}>
+              {table.name}
+            </Link>{' '}
+            <span className="tables-muted">created {formatDay(table.created_at)}</span>
+          </li>
+        ))}
+      </ul>
+      {tables.isError && <ErrorMessage error={tables.error} />}
+      {tables.hasNextPage && (
+        <Button busy={tables.isFetchingNextPage} onClick={() => void tables.fetchNextPage()}>
+          Load more tables
+        </Button>
+      )}
+    </>
+  );
+}
+
+function formatDay(iso: string): string {
+  return new Date(iso).toLocaleDateString(undefined, { dateStyle: 'medium' });
+}
+
+function CreateTableForm(props: { workspaceId: string }) {
+  const [name, setName] = useState('');
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const createTable = useCreateTable();
+  const navigate = useNavigate();
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const result = validateForm(CreateTableBody, { workspaceId: props.workspaceId, name });
+    setErrors(result.ok ? {} : result.errors);
+    if (!result.ok) return;
+    createTable.mutate(result.data, {
+      onSuccess: ({ table }) =>
+        void navigate(appPaths.workspace(props.workspaceId, `tables/${table.id}`)),
+    });
+  };
+  return (
+    <form onSubmit={submit} noValidate>
+      {createTable.isError && <ErrorMessage error={createTable.error} />}
+      <TextField
+        label="Table name"
+        hint="For example Leads or Event guests."
+        value={name}
+        error={errors['name']}
+        onChange={(event) => setName(event.target.value)}
+      />
+      <Button type="submit" variant="primary" busy={createTable.isPending}>
+        Create table
+      </Button>
+    </form>
+  );
+}

@@ -1,0 +1,156 @@
+import { useState, type FormEvent } from 'react';
+import { CreatePropertyBody, PROPERTY_TYPES, type PropertyType } from '@wap/contracts';
+import { Button, ErrorMessage, SelectField, StatusMessage, TextField } from '../../../components';
+import { validateForm, type FieldErrors } from '../../../lib/forms';
+import { useCreateProperty } from '../api/tables-api';
+import { CheckboxField } from './checkbox-field';
+import { PROPERTY_TYPE_LABELS } from './properties';
+
+const TYPE_OPTIONS = PROPERTY_TYPES.map((type) => ({
+  value: type,
+  label: PROPERTY_TYPE_LABELS[type],
+}));
+
+const NUMBER_FORMATS = [
+  { value: 'plain', label: 'Plain number' },
+  { value: 'currency', label: 'Currency' },
+  { value: 'percent', label: 'Percent' },
+] as const;
+
+/** Adds a column: its name, its type, and what that type needs (decision 60). */
+export function PropertyForm(props: { tableId: string }) {
+  const [name, setName] = useState('');
+  const [type, setType] = useState<PropertyType>('text');
+  const [numberFormat, setNumberFormat] = useState('plain');
+  const [decimals, setDecimals] = useState('');
+  const [options, setOptions] = useState('');
+  const [includeTime, setIncludeTime] = useState(false);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const createProperty = useCreateProperty(props.tableId);
+
+  const configOf = (): Record<string, unknown> => {
+    switch (type) {
+      case 'number':
+        return {
+          format: numberFormat,
+          ...(decimals.trim() === '' ? {} : { decimals: Number(decimals) }),
+        };
+      case 'select':
+      case 'multi_select':
+        return { options: toOptions(options) };
+      case 'date':
+        return includeTime ? { includeTime: true } : {};
+      case 'text':
+      case 'checkbox':
+      case 'email':
+      case 'url':
+      case 'phone':
+        return {};
+    }
+  };
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const result = validateForm(CreatePropertyBody, { name, type, config: configOf() });
+    const needsOptions = (type === 'select' || type === 'multi_select') && !options.trim();
+    const found: FieldErrors = result.ok ? {} : { ...result.errors };
+    if (needsOptions) found['config'] = 'Enter at least one option.';
+    setErrors(found);
+    if (!result.ok || needsOptions) return;
+    createProperty.mutate(result.data, {
+      onSuccess: () => {
+        setName('');
+        setOptions('');
+        setDecimals('');
+      },
+    });
+  };
+
+  return (
+    <form onSubmit={submit} noValidate>
+      {createProperty.isError && <ErrorMessage error={createProperty.error} />}
+      {createProperty.isSuccess && (
+        <StatusMessage>Column {createProperty.data.property.name} added.</StatusMessage>
+      )}
+      <div className="tables-form-grid">
+        <TextField
+          label="Column name"
+          value={name}
+          error={errors['name']}
+          autoComplete="off"
+          onChange={(event) => setName(event.target.value)}
+        />
+        <SelectField
+          label="Type"
+          options={TYPE_OPTIONS}
+          value={type}
+          error={errors['type']}
+          onChange={(event) => setType(event.target.value as PropertyType)}
+        />
+      </div>
+      {type === 'number' && (
+        <div className="tables-form-grid">
+          <SelectField
+            label="Number format"
+            options={NUMBER_FORMATS}
+            value={numberFormat}
+            onChange={(event) => setNumberFormat(event.target.value)}
+          />
+          <TextField
+            label="Decimal places"
+            hint="0 to 10; leave empty to show them as entered."
+            type="number"
+            inputMode="numeric"
+            min={0}
+            max={10}
+            value={decimals}
+            error={errors['config']}
+            onChange={(event) => setDecimals(event.target.value)}
+          />
+        </div>
+      )}
+      {(type === 'select' || type === 'multi_select') && (
+        <TextField
+          label="Options"
+          hint="Separate them with commas, for example: New, Contacted, Won."
+          value={options}
+          error={errors['config']}
+          autoComplete="off"
+          onChange={(event) => setOptions(event.target.value)}
+        />
+      )}
+      {type === 'date' && (
+        <CheckboxField
+          label="Include a time of day"
+          checked={includeTime}
+          onChange={setIncludeTime}
+        />
+      )}
+      <Button type="submit" variant="primary" busy={createProperty.isPending}>
+        Add column
+      </Button>
+    </form>
+  );
+}
+
+/** Options from "New, Contacted, Won": each keeps its name and gets an id made from it. */
+function toOptions(text: string): { id: string; name: string }[] {
+  const taken = new Set<string>();
+  return text
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean)
+    .map((name) => {
+      const base =
+        name
+          .toLowerCase()
+          .normalize('NFKD')
+          .replace(/[^a-z0-9]+/gu, '-')
+          .replace(/^-+|-+$/gu, '')
+          .slice(0, 56) || 'option';
+      let id = base;
+      for (let suffix = 2; taken.has(id); suffix += 1) id = `${base}-${suffix}`;
+      taken.add(id);
+      return { id, name };
+    });
+}

@@ -1,0 +1,1 @@
+export { tasksFeature } from './tasks-feature';

@@ -1,0 +1,281 @@
+import {
+  useInfiniteQuery,
+  useMutation,
+  useQuery,
+  useQueryClient,
+  type QueryClient,
+} from '@tanstack/react-query';
+import type { z } from 'zod';
+import type {
+  CreateWorkflowBody,
+  MeResponse,
+  PutScheduleBody,
+  Run,
+  RunListResponse,
+  RunStartedResponse,
+  RunStatus,
+  ScheduleFiresResponse,
+  ScheduleResponse,
+  StepTypesResponse,
+  TestEventsResponse,
+  UpdateWorkflowBody,
+  Workflow,
+  WorkflowListResponse,
+  WorkflowResponse,
+  WorkflowWithWebhook,
+} from '@wap/contracts';
+import { FINAL_RUN_STATUSES } from '@wap/contracts';
+import { useApiClient } from '../../../lib/api';
+import { workflowsKeys } from './workflows-keys';
+
+export type WorkflowWithAddress = z.infer<typeof WorkflowWithWebhook>;
+export type StepTypeInfo = z.infer<typeof StepTypesResponse>['step_types'][number];
+export type TestEvent = z.infer<typeof TestEventsResponse>['events'][number];
+export type RunsPage = z.infer<typeof RunListResponse>;
+export type StepRun = Run['steps'][number];
+export type ScheduleFire = z.infer<typeof ScheduleFiresResponse>['fires'][number];
+export type { Run, RunStatus, Workflow, ScheduleResponse };
+
+/** A member of the workspace, as `GET /workspaces/{id}/members` lists them. */
+export interface WorkspaceMember {
+  user_id: string;
+  email: string;
+  name: string;
+  role: 'owner' | 'member';
+}
+
+/** How often test events are asked for while a workflow's page is open, in ms. */
+export const TEST_EVENTS_REFRESH_MS = 3_000;
+/** How often a run that has not ended, and a runs list, are asked for again, in ms. */
+export const RUN_REFRESH_MS = 2_000;
+export const RUNS_LIST_REFRESH_MS = 5_000;
+/** Runs per page of the runs list. */
+export const RUNS_PAGE_SIZE = 25;
+
+/** True once a run has ended for good. */
+export function isFinalRunStatus(status: RunStatus): boolean {
+  return FINAL_RUN_STATUSES.includes(status);
+}
+
+const workflowPath = (workflowId: string, rest = '') =>
+  `/workflows/${encodeURIComponent(workflowId)}${rest}`;
+
+/** Step types with their price and settings schema: fixed for a deployment's lifetime. */
+export function useStepTypes() {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: workflowsKeys.stepTypes(),
+    queryFn: ({ signal }) =>
+      api.get<z.infer<typeof StepTypesResponse>>('/workflows/step-types', { signal }),
+    staleTime: Infinity,
+  });
+}
+
+export function useWorkflows(workspaceId: string) {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: workflowsKeys.list(workspaceId),
+    queryFn: ({ signal }) =>
+      api.get<z.infer<typeof WorkflowListResponse>>('/workflows', {
+        signal,
+        query: { workspaceId },
+      }),
+  });
+}
+
+export function useWorkflow(workflowId: string) {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: workflowsKeys.workflow(workflowId),
+    queryFn: ({ signal }) => api.get<WorkflowWithAddress>(workflowPath(workflowId), { signal }),
+  });
+}
+
+/** The signed-in person (`GET /me`), for their own user id as a reviewer. */
+export function useMyself() {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: workflowsKeys.me(),
+    queryFn: ({ signal }) => api.get<MeResponse>('/me', { signal }),
+  });
+}
+
+/** The workspace's members, for choosing reviewers; fails where the platform has no such list. */
+export function useWorkspaceMembers(workspaceId: string) {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: workflowsKeys.members(workspaceId),
+    queryFn: ({ signal }) =>
+      api.get<{ members: WorkspaceMember[] }>(
+        `/workspaces/${encodeURIComponent(workspaceId)}/members`,
+        { signal },
+      ),
+    retry: false,
+    staleTime: 60_000,
+  });
+}
+
+function rememberWorkflow(queryClient: QueryClient, saved: WorkflowWithAddress) {
+  queryClient.setQueryData(workflowsKeys.workflow(saved.workflow.id), saved);
+  return queryClient.invalidateQueries({
+    queryKey: workflowsKeys.list(saved.workflow.workspace_id),
+  });
+}
+
+/** Puts a workflow answered without its address (live, draft) into the cached one. */
+function rememberStatus(queryClient: QueryClient, workflow: Workflow) {
+  queryClient.setQueryData<WorkflowWithAddress>(workflowsKeys.workflow(workflow.id), (cached) =>
+    cached ? { ...cached, workflow } : cached,
+  );
+  return queryClient.invalidateQueries({ queryKey: workflowsKeys.list(workflow.workspace_id) });
+}
+
+export function useCreateWorkflow() {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: CreateWorkflowBody) => api.post<WorkflowWithAddress>('/workflows', body),
+    onSuccess: (saved) => rememberWorkflow(queryClient, saved),
+  });
+}
+
+export function useUpdateWorkflow(workflowId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: UpdateWorkflowBody) =>
+      api.patch<WorkflowWithAddress>(workflowPath(workflowId), body),
+    onSuccess: (saved) => rememberWorkflow(queryClient, saved),
+  });
+}
+
+export function useDeleteWorkflow(workflow: Workflow) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api.delete<void>(workflowPath(workflow.id)),
+    onSuccess: async () => {
+      queryClient.removeQueries({ queryKey: workflowsKeys.workflow(workflow.id) });
+      await queryClient.invalidateQueries({ queryKey: workflowsKeys.list(workflow.workspace_id) });
+    },
+  });
+}
+
+export function useSetLive(workflowId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (live: boolean) =>
+      api.post<z.infer<typeof WorkflowResponse>>(
+        workflowPath(workflowId, live ? '/live' : '/draft'),
+      ),
+    onSuccess: ({ workflow }) => rememberStatus(queryClient, workflow),
+  });
+}
+
+export function useDuplicateWorkflow(workflowId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api.post<WorkflowWithAddress>(workflowPath(workflowId, '/duplicate')),
+    onSuccess: (copy) => rememberWorkflow(queryClient, copy),
+  });
+}
+
+/** The user action Run: on the chosen test event, else the newest one. */
+export function useRunWorkflow(workflowId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (testEventId: string | undefined) =>
+      api.post<z.infer<typeof RunStartedResponse>>(
+        workflowPath(workflowId, '/run'),
+        testEventId ? { testEventId } : {},
+      ),
+    onSuccess: () =>
+      // Set live needs a Run: `last_test_run_at` changed; and the runs list has a new run.
+      queryClient.invalidateQueries({ queryKey: workflowsKeys.workflow(workflowId) }),
+  });
+}
+
+/** Captured webhook requests, newest first, asked for again every few seconds. */
+export function useTestEvents(workflowId: string) {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: workflowsKeys.testEvents(workflowId),
+    queryFn: ({ signal }) =>
+      api.get<z.infer<typeof TestEventsResponse>>(workflowPath(workflowId, '/test-events'), {
+        signal,
+      }),
+    refetchInterval: TEST_EVENTS_REFRESH_MS,
+  });
+}
+
+/** The runs, newest first, a page at a time (`nextCursor`), of one status or all. */
+export function useRuns(workflowId: string, status: RunStatus | undefined) {
+  const api = useApiClient();
+  return useInfiniteQuery({
+    queryKey: workflowsKeys.runsByStatus(workflowId, status),
+    queryFn: ({ signal, pageParam }) =>
+      api.get<RunsPage>(workflowPath(workflowId, '/runs'), {
+        signal,
+        query: { limit: RUNS_PAGE_SIZE, status, cursor: pageParam },
+      }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (page) => page.nextCursor ?? undefined,
+    refetchInterval: RUNS_LIST_REFRESH_MS,
+  });
+}
+
+/** One run with its steps; asked for again until it has ended. */
+export function useRun(runId: string) {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: workflowsKeys.run(runId),
+    queryFn: ({ signal }) =>
+      api.get<{ run: Run }>(`/runs/${encodeURIComponent(runId)}`, { signal }),
+    refetchInterval: (query) => {
+      const status = query.state.data?.run.status;
+      return status && isFinalRunStatus(status) ? false : RUN_REFRESH_MS;
+    },
+  });
+}
+
+export function useSchedule(workflowId: string) {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: workflowsKeys.schedule(workflowId),
+    queryFn: ({ signal }) =>
+      api.get<ScheduleResponse>(workflowPath(workflowId, '/schedule'), { signal }),
+  });
+}
+
+export function useSaveSchedule(workflowId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: PutScheduleBody) =>
+      api.put<ScheduleResponse>(workflowPath(workflowId, '/schedule'), body),
+    onSuccess: async (saved) => {
+      queryClient.setQueryData(workflowsKeys.schedule(workflowId), saved);
+      // queue_outside_window and stop_on_node_failure are the workflow's own settings too.
+      await queryClient.invalidateQueries({
+        queryKey: workflowsKeys.workflow(workflowId),
+        exact: true,
+      });
+      await queryClient.invalidateQueries({ queryKey: workflowsKeys.scheduleFires(workflowId) });
+    },
+  });
+}
+
+export function useScheduleFires(workflowId: string) {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: workflowsKeys.scheduleFires(workflowId),
+    queryFn: ({ signal }) =>
+      api.get<z.infer<typeof ScheduleFiresResponse>>(workflowPath(workflowId, '/schedule/fires'), {
+        signal,
+      }),
+    refetchInterval: 30_000,
+  });
+}

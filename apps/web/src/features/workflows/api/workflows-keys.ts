@@ -1,0 +1,22 @@
+import type { RunStatus } from '@wap/contracts';
+
+/**
+ * The workflows feature's query keys. Everything about one workflow sits under
+ * `workflowsKeys.workflow(id)`, so one invalidation refreshes its page, runs and schedule.
+ */
+export const workflowsKeys = {
+  all: ['workflows'] as const,
+  stepTypes: () => [...workflowsKeys.all, 'step-types'] as const,
+  me: () => [...workflowsKeys.all, 'me'] as const,
+  list: (workspaceId: string) => [...workflowsKeys.all, 'list', workspaceId] as const,
+  members: (workspaceId: string) => [...workflowsKeys.all, 'members', workspaceId] as const,
+  workflow: (workflowId: string) => [...workflowsKeys.all, 'workflow', workflowId] as const,
+  testEvents: (workflowId: string) =>
+    [...workflowsKeys.workflow(workflowId), 'test-events'] as const,
+  runs: (workflowId: string) => [...workflowsKeys.workflow(workflowId), 'runs'] as const,
+  runsByStatus: (workflowId: string, status: RunStatus | undefined) =>
+    [...workflowsKeys.runs(workflowId), status ?? 'any'] as const,
+  schedule: (workflowId: string) => [...workflowsKeys.workflow(workflowId), 'schedule'] as const,
+  scheduleFires: (workflowId: string) => [...workflowsKeys.schedule(workflowId), 'fires'] as const,
+  run: (runId: string) => [...workflowsKeys.all, 'run', runId] as const,
+};

@@ -1,0 +1,124 @@
+import { useEffect, useId, useRef } from 'react';
+import { Button, TextField } from '../../../components';
+import type { StepTypeInfo } from '../api/workflows-api';
+import type { JsonSchema } from '../schema-form/json-schema';
+import { SchemaForm, type PathErrors } from '../schema-form/schema-form';
+import { creditsText, STEP_TYPE_TEXT, stepTypeLabel } from '../shared/labels';
+import { ReviewerPicker } from './reviewer-picker';
+import type { DraftStep } from './workflow-draft';
+
+/** Which of a step's move buttons should have the focus after it moved. */
+export interface FocusRequest {
+  key: string;
+  control: 'up' | 'down';
+  nonce: number;
+}
+
+export interface StepCardProps {
+  step: DraftStep;
+  index: number;
+  count: number;
+  stepType: StepTypeInfo | undefined;
+  workspaceId: string;
+  errors: { name?: string; settings: PathErrors } | undefined;
+  /** True right after the person added this step: its name field takes the focus. */
+  justAdded: boolean;
+  focusRequest: FocusRequest | null;
+  onChange: (step: DraftStep) => void;
+  onMove: (delta: -1 | 1) => void;
+  onRemove: () => void;
+  onJsonValidityChange: (path: string, valid: boolean) => void;
+}
+
+/** One step of the editor: its name, its settings form generated from the type's schema, and its order. */
+export function StepCard(props: StepCardProps) {
+  const headingId = useId();
+  const upRef = useRef<HTMLButtonElement>(null);
+  const downRef = useRef<HTMLButtonElement>(null);
+  const { step, index, count, stepType, focusRequest } = props;
+
+  useEffect(() => {
+    if (!focusRequest || focusRequest.key !== step.key) return;
+    const wanted = focusRequest.control === 'up' ? upRef.current : downRef.current;
+    const other = focusRequest.control === 'up' ? downRef.current : upRef.current;
+    (wanted && !wanted.disabled ? wanted : other)?.focus();
+  }, [focusRequest, step.key]);
+
+  const label = stepTypeLabel(step.type);
+  const position = `step ${index + 1}`;
+  const price = stepType?.credit_price;
+  return (
+    <li className="wf-step">
+      <div className="wf-step__card" role="group" aria-labelledby={headingId}>
+        <div className="wf-step__header">
+          <h3 id={headingId} className="wf-step__title">
+            Step {index + 1} · {label}
+          </h3>
+          {price !== undefined && (
+            <span className="wf-step__cost">
+              {price === 0 ? 'Free' : `${creditsText(price)} per run`}
+            </span>
+          )}
+        </div>
+        {STEP_TYPE_TEXT[step.type] && (
+          <p className="wf-step__description">{STEP_TYPE_TEXT[step.type]?.description}</p>
+        )}
+        <TextField
+          label="Step name"
+          hint="Later steps use its output as {{steps.<step name>.<path>}}."
+          value={step.name}
+          error={props.errors?.name}
+          autoFocus={props.justAdded}
+          maxLength={100}
+          onChange={(event) => props.onChange({ ...step, name: event.target.value })}
+        />
+        {stepType ? (
+          <SchemaForm
+            schema={stepType.settings_schema as JsonSchema}
+            value={step.settings}
+            errors={props.errors?.settings}
+            onChange={(settings) => props.onChange({ ...step, settings })}
+            onJsonValidityChange={props.onJsonValidityChange}
+            overrides={
+              step.type === 'approval'
+                ? {
+                    reviewerIds: (field) => (
+                      <ReviewerPicker {...field} workspaceId={props.workspaceId} />
+                    ),
+                  }
+                : undefined
+            }
+          />
+        ) : (
+          <p>This platform no longer offers steps of this type: remove the step.</p>
+        )}
+        <div className="button-row wf-step__actions">
+          {/* Native buttons: the focus comes back to them after the step moved. */}
+          <button
+            ref={upRef}
+            type="button"
+            className="button button--secondary"
+            aria-label={`Move up ${position}`}
+            disabled={index === 0}
+            onClick={() => props.onMove(-1)}
+          >
+            Move up
+          </button>
+          <button
+            ref={downRef}
+            type="button"
+            className="button button--secondary"
+            aria-label={`Move down ${position}`}
+            disabled={index === count - 1}
+            onClick={() => props.onMove(1)}
+          >
+            Move down
+          </button>
+          <Button variant="danger" aria-label={`Remove ${position}`} onClick={props.onRemove}>
+            Remove
+          </Button>
+        </div>
+      </div>
+    </li>
+  );
+}

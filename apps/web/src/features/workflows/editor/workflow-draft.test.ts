@@ -1,0 +1,185 @@
+import { describe, expect, test } from 'vitest';
+import { z } from 'zod';
+import { CreateWorkflowBody, STEP_SETTINGS, type StepType, type Workflow } from '@wap/contracts';
+import { ApiError } from '../../../lib/api';
+import type { StepTypeInfo } from '../api/workflows-api';
+import {
+  defaultStepName,
+  draftCreditCost,
+  draftOf,
+  errorsFromResponse,
+  hasErrors,
+  moveStep,
+  newDraft,
+  newStep,
+  savedDraft,
+  toRequest,
+  validateDraft,
+  type WorkflowDraft,
+} from './workflow-draft';
+
+const PRICES: Record<StepType, number> = {
+  http_request: 1,
+  delay: 0,
+  mcp_tool: 2,
+  assistant_prompt: 5,
+  approval: 0,
+  table_row: 1,
+};
+const stepTypes: StepTypeInfo[] = (Object.keys(STEP_SETTINGS) as StepType[]).map((type) => ({
+  type,
+  credit_price: PRICES[type],
+  settings_schema: z.toJSONSchema(STEP_SETTINGS[type], { io: 'input' }) as Record<string, unknown>,
+}));
+function info(type: StepType): StepTypeInfo {
+  const found = stepTypes.find((candidate) => candidate.type === type);
+  if (!found) throw new Error(`no step type ${type}`);
+  return found;
+}
+const REVIEWER = '4f8c1d5e-6a7b-4c8d-9e0f-1a2b3c4d5e6f';
+
+function draftWith(steps: WorkflowDraft['steps']): WorkflowDraft {
+  return { ...newDraft(), name: 'Orders', steps };
+}
+
+describe('the editor draft', () => {
+  test('a filled draft becomes a body the contracts accept', () => {
+    const delay = { ...newStep(info('delay'), []), settings: { seconds: 1 } };
+    const approval = newStep(info('approval'), [delay]);
+    approval.settings = { reviewerIds: [REVIEWER, ''], message: 'Ship it?' };
+    const draft = draftWith([delay, approval]);
+    expect(hasErrors(validateDraft(draft, stepTypes))).toBe(false);
+    const body = { workspaceId: REVIEWER, ...toRequest(draft, stepTypes) };
+    expect(CreateWorkflowBody.safeParse(body).success).toBe(true);
+    expect(body.steps).toEqual([
+      { type: 'delay', name: 'Delay', settings: { seconds: 1 } },
+      {
+        type: 'approval',
+        name: 'Approval',
+        settings: { reviewerIds: [REVIEWER], message: 'Ship it?' },
+      },
+    ]);
+    expect(body.settings).toEqual({
+      runningHours: null,
+      queueOutsideWindow: true,
+      stopOnNodeFailure: true,
+    });
+  });
+
+  test('each problem is put on its field, by step', () => {
+    const delay = newStep(info('delay'), []);
+    const approval = { ...newStep(info('approval'), [delay]), name: 'Delay' };
+    const http = { ...newStep(info('http_request'), []), name: 'fetch.order' };
+    const draft = { ...draftWith([delay, approval, http]), name: '  ' };
+    const errors = validateDraft(draft, stepTypes);
+    expect(errors.fields).toEqual({ name: 'Enter a value.' });
+    expect(errors.steps[delay.key]).toEqual({ settings: { seconds: 'Enter a value.' } });
+    expect(errors.steps[approval.key]).toEqual({
+      name: 'Another step has this name.',
+      settings: { reviewerIds: 'Enter at least 1.' },
+    });
+    expect(errors.steps[http.key]).toEqual({
+      name: 'A step name cannot contain dots or braces.',
+      settings: { url: 'Enter a value.' },
+    });
+  });
+
+  test('running hours need a day', () => {
+    const draft = {
+      ...draftWith([]),
+      runningHoursEnabled: true,
+      runningHours: { timezone: 'UTC', days: [], start: '09:00', end: '17:00' },
+    };
+    expect(validateDraft(draft, stepTypes).fields).toEqual({
+      'runningHours.days': 'Choose at least one day.',
+    });
+  });
+
+  test('new steps are named by their type, numbered when the name is taken', () => {
+    const first = newStep(info('delay'), []);
+    expect(first.name).toBe('Delay');
+    expect(defaultStepName('delay', [first])).toBe('Delay 2');
+    expect(defaultStepName('http_request', [first])).toBe('HTTP request');
+  });
+
+  test('steps move up and down, and stay put at either end', () => {
+    expect(moveStep(['a', 'b', 'c'], 0, 1)).toEqual(['b', 'a', 'c']);
+    expect(moveStep(['a', 'b', 'c'], 2, -1)).toEqual(['a', 'c', 'b']);
+    expect(moveStep(['a', 'b', 'c'], 0, -1)).toEqual(['a', 'b', 'c']);
+    expect(moveStep(['a', 'b', 'c'], 2, 1)).toEqual(['a', 'b', 'c']);
+  });
+
+  test('the credit cost follows the step types’ prices', () => {
+    expect(
+      draftCreditCost(
+        [{ type: 'http_request' }, { type: 'assistant_prompt' }, { type: 'delay' }],
+        stepTypes,
+      ),
+    ).toBe(6);
+  });
+
+  test('a saved workflow becomes a draft again, keeping the keys of steps in place', () => {
+    const workflow: Workflow = {
+      id: REVIEWER,
+      workspace_id: REVIEWER,
+      name: 'Orders',
+      status: 'draft',
+      trigger: {
+        type: 'custom_webhook',
+        webhook_id: REVIEWER,
+        customResponse: { enabled: true, body: '{"ok": true}' },
+      },
+      steps: [{ type: 'delay', name: 'step_1', settings: { seconds: 2 } }],
+      settings: {
+        runningHours: { timezone: 'Europe/Berlin', days: [1, 2], start: '08:00', end: '18:00' },
+        queueOutsideWindow: false,
+        stopOnNodeFailure: true,
+      },
+      credit_cost: 0,
+      last_test_run_at: null,
+      created_by: REVIEWER,
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
+    };
+    const draft = draftOf(workflow);
+    expect(draft).toMatchObject({
+      customResponseEnabled: true,
+      customResponseBody: '{"ok": true}',
+      runningHoursEnabled: true,
+      queueOutsideWindow: false,
+      steps: [{ type: 'delay', name: 'step_1', settings: { seconds: 2 } }],
+    });
+    const [first] = draft.steps;
+    if (!first) throw new Error('the draft has no step');
+    const before = { ...first, name: '' };
+    const after = savedDraft(workflow, { ...draft, steps: [before] });
+    expect(after.steps[0]).toEqual({ ...before, name: 'step_1' });
+  });
+
+  test('a 400 from the service lands on the fields it names', () => {
+    const delay = newStep(info('delay'), []);
+    const draft = draftWith([delay]);
+    const error = new ApiError(
+      400,
+      {
+        error: 'Invalid request body',
+        code: 'VALIDATION_ERROR',
+        details: [
+          {
+            path: 'body.steps.0.settings.seconds',
+            message: 'Too big: expected number to be <=604800',
+          },
+          { path: 'body.settings.runningHours.start', message: 'Invalid string' },
+          { path: 'body.name', message: 'Too small' },
+          { path: 'body.somethingElse', message: 'unexpected' },
+        ],
+      },
+      'VALIDATION_ERROR',
+    );
+    expect(errorsFromResponse(error, draft)).toEqual({
+      fields: { 'runningHours.start': 'Invalid string.', name: 'Too small.' },
+      steps: { [delay.key]: { settings: { seconds: 'Too big: expected number to be <=604800.' } } },
+      general: ['somethingElse: Unexpected.'],
+    });
+  });
+});

@@ -1,0 +1,291 @@
+import {
+  CreateWorkflowBody,
+  CustomResponse,
+  RunningHours,
+  STEP_SETTINGS,
+  type StepType,
+  type Workflow,
+} from '@wap/contracts';
+import type { ApiError } from '../../../lib/api';
+import { validateForm, type FieldErrors } from '../../../lib/forms';
+import type { StepTypeInfo } from '../api/workflows-api';
+import { cleanValue, initialValueOf, isRecord, type JsonSchema } from '../schema-form/json-schema';
+import type { PathErrors } from '../schema-form/schema-form';
+import { stepTypeLabel } from '../shared/labels';
+
+/** A step as the editor holds it; `key` keeps its controls while it moves. */
+export interface DraftStep {
+  key: string;
+  type: string;
+  name: string;
+  settings: Record<string, unknown>;
+}
+
+export interface RunningHoursDraft {
+  timezone: string;
+  days: number[];
+  start: string;
+  end: string;
+}
+
+/** Everything the editor form edits, as the person sees it. */
+export interface WorkflowDraft {
+  name: string;
+  customResponseEnabled: boolean;
+  customResponseBody: string;
+  steps: DraftStep[];
+  runningHoursEnabled: boolean;
+  runningHours: RunningHoursDraft;
+  queueOutsideWindow: boolean;
+  stopOnNodeFailure: boolean;
+}
+
+export interface DraftErrors {
+  /** By field: `name`, `customResponseBody`, `runningHours.days`... */
+  fields: FieldErrors;
+  /** By step key. */
+  steps: Record<string, { name?: string; settings: PathErrors }>;
+  /** What belongs to no field. */
+  general: string[];
+}
+
+export const NO_ERRORS: DraftErrors = { fields: {}, steps: {}, general: [] };
+
+export function hasErrors(errors: DraftErrors): boolean {
+  return (
+    Object.keys(errors.fields).length > 0 ||
+    errors.general.length > 0 ||
+    Object.values(errors.steps).some(
+      (step) => step.name !== undefined || Object.keys(step.settings).length > 0,
+    )
+  );
+}
+
+let keySequence = 0;
+function nextKey(): string {
+  keySequence += 1;
+  return `step-${keySequence}`;
+}
+
+/** The browser's timezone, the likely one for running hours. */
+export function localTimezone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
+
+function defaultRunningHours(): RunningHoursDraft {
+  return { timezone: localTimezone(), days: [1, 2, 3, 4, 5], start: '09:00', end: '17:00' };
+}
+
+export function newDraft(): WorkflowDraft {
+  return {
+    name: '',
+    customResponseEnabled: false,
+    customResponseBody: '',
+    steps: [],
+    runningHoursEnabled: false,
+    runningHours: defaultRunningHours(),
+    queueOutsideWindow: true,
+    stopOnNodeFailure: true,
+  };
+}
+
+export function draftOf(workflow: Workflow): WorkflowDraft {
+  const response = workflow.trigger?.customResponse ?? null;
+  const hours = workflow.settings.runningHours;
+  return {
+    name: workflow.name,
+    customResponseEnabled: response?.enabled ?? false,
+    customResponseBody: response?.body ?? '',
+    steps: workflow.steps.map((step) => ({
+      key: nextKey(),
+      type: step.type,
+      name: step.name,
+      settings: structuredClone(step.settings),
+    })),
+    runningHoursEnabled: hours !== null,
+    runningHours: hours ? { ...hours, days: [...hours.days] } : defaultRunningHours(),
+    queueOutsideWindow: workflow.settings.queueOutsideWindow,
+    stopOnNodeFailure: workflow.settings.stopOnNodeFailure,
+  };
+}
+
+/** A draft with the saved workflow's values, keeping the keys of steps that stayed in place. */
+export function savedDraft(workflow: Workflow, previous: WorkflowDraft): WorkflowDraft {
+  const draft = draftOf(workflow);
+  draft.steps = draft.steps.map((step, index) => {
+    const before = previous.steps[index];
+    return before && before.type === step.type ? { ...step, key: before.key } : step;
+  });
+  return draft;
+}
+
+/** A unique name for a new step: its type's label, numbered when taken ("Delay 2"). */
+export function defaultStepName(type: string, steps: readonly DraftStep[]): string {
+  const base = stepTypeLabel(type);
+  const taken = new Set(steps.map((step) => step.name.trim()));
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n += 1) {
+    if (!taken.has(`${base} ${n}`)) return `${base} ${n}`;
+  }
+}
+
+export function newStep(stepType: StepTypeInfo, steps: readonly DraftStep[]): DraftStep {
+  const initial = initialValueOf(stepType.settings_schema as JsonSchema);
+  return {
+    key: nextKey(),
+    type: stepType.type,
+    name: defaultStepName(stepType.type, steps),
+    settings: isRecord(initial) ? initial : {},
+  };
+}
+
+/** The steps with the one at `index` moved by `delta` places (unchanged at either end). */
+export function moveStep<T>(steps: readonly T[], index: number, delta: -1 | 1): T[] {
+  const target = index + delta;
+  if (index < 0 || index >= steps.length || target < 0 || target >= steps.length) return [...steps];
+  const next = [...steps];
+  const [moved] = next.splice(index, 1);
+  next.splice(target, 0, moved as T);
+  return next;
+}
+
+/** Credits one run of the drafted steps needs, by the step types' prices. */
+export function draftCreditCost(
+  steps: readonly Pick<DraftStep, 'type'>[],
+  stepTypes: readonly StepTypeInfo[],
+): number {
+  return steps.reduce(
+    (sum, step) => sum + (stepTypes.find((info) => info.type === step.type)?.credit_price ?? 0),
+    0,
+  );
+}
+
+/** A create's body without its workspace; also a whole update's body. */
+export type WorkflowFields = Omit<CreateWorkflowBody, 'workspaceId'>;
+
+/** The body fields of a create or update (the workspace is added for a create). */
+export function toRequest(
+  draft: WorkflowDraft,
+  stepTypes: readonly StepTypeInfo[],
+): WorkflowFields {
+  const schemaOf = (type: string) =>
+    stepTypes.find((info) => info.type === type)?.settings_schema as JsonSchema | undefined;
+  const fields = {
+    name: draft.name.trim(),
+    trigger: {
+      type: 'custom_webhook',
+      customResponse: { enabled: draft.customResponseEnabled, body: draft.customResponseBody },
+    },
+    steps: draft.steps.map((step) => {
+      const schema = schemaOf(step.type);
+      return {
+        type: step.type,
+        name: step.name.trim() === '' ? undefined : step.name.trim(),
+        settings: schema ? cleanValue(schema, step.settings) : step.settings,
+      };
+    }),
+    settings: {
+      runningHours: draft.runningHoursEnabled
+        ? { ...draft.runningHours, days: [...draft.runningHours.days].sort((a, b) => a - b) }
+        : null,
+      queueOutsideWindow: draft.queueOutsideWindow,
+      stopOnNodeFailure: draft.stopOnNodeFailure,
+    },
+  };
+  // The values are checked before sending (validateDraft); the service checks them again.
+  return fields as WorkflowFields;
+}
+
+function isKnownStepType(type: string): type is StepType {
+  return Object.hasOwn(STEP_SETTINGS, type);
+}
+
+/** Each field's problem, worded for a person, checked with the contracts' schemas. */
+export function validateDraft(
+  draft: WorkflowDraft,
+  stepTypes: readonly StepTypeInfo[],
+): DraftErrors {
+  const errors: DraftErrors = { fields: {}, steps: {}, general: [] };
+  const body = toRequest(draft, stepTypes);
+
+  const name = validateForm(CreateWorkflowBody.pick({ name: true }), { name: draft.name });
+  if (!name.ok && name.errors['name']) errors.fields['name'] = name.errors['name'];
+
+  if (draft.customResponseEnabled) {
+    const response = validateForm(CustomResponse, {
+      enabled: true,
+      body: draft.customResponseBody,
+    });
+    if (!response.ok && response.errors['body']) {
+      errors.fields['customResponseBody'] = response.errors['body'];
+    }
+  }
+
+  if (draft.runningHoursEnabled) {
+    const hours = validateForm(RunningHours, draft.runningHours);
+    if (!hours.ok) {
+      for (const [field, message] of Object.entries(hours.errors)) {
+        errors.fields[`runningHours.${field}`] =
+          field === 'days' ? 'Choose at least one day.' : message;
+      }
+    }
+  }
+
+  const seen = new Set<string>();
+  draft.steps.forEach((step, index) => {
+    const stepErrors: DraftErrors['steps'][string] = { settings: {} };
+    const stepName = step.name.trim();
+    if (stepName.length > 100) stepErrors.name = 'Use at most 100 characters.';
+    else if (/[.{}]/.test(stepName)) stepErrors.name = 'A step name cannot contain dots or braces.';
+    else if (stepName && seen.has(stepName)) stepErrors.name = 'Another step has this name.';
+    if (stepName) seen.add(stepName);
+    if (isKnownStepType(step.type)) {
+      const settings = validateForm(STEP_SETTINGS[step.type], body.steps[index]?.settings ?? {});
+      if (!settings.ok) {
+        for (const [path, message] of Object.entries(settings.errors)) {
+          if (!message) continue;
+          if (path === '') errors.general.push(`Step ${index + 1}: ${sentence(message)}`);
+          else stepErrors.settings[path] = message;
+        }
+      }
+    }
+    errors.steps[step.key] = stepErrors;
+  });
+  return errors;
+}
+
+function sentence(message: string): string {
+  const text = message.charAt(0).toUpperCase() + message.slice(1);
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
+/**
+ * The issues of a 400 from the service, put next to their fields: paths such as
+ * `body.steps.1.settings.seconds`, `body.name` or `body.settings.runningHours.start`.
+ */
+export function errorsFromResponse(error: ApiError, draft: WorkflowDraft): DraftErrors {
+  const errors: DraftErrors = { fields: {}, steps: {}, general: [] };
+  for (const issue of error.validationIssues) {
+    const path = issue.path.replace(/^body\.?/, '');
+    const message = sentence(issue.message);
+    const step = /^steps\.(\d+)\.(name|settings)\.?(.*)$/.exec(path);
+    const stepKey = step ? draft.steps[Number(step[1])]?.key : undefined;
+    if (step && stepKey) {
+      const entry = (errors.steps[stepKey] ??= { settings: {} });
+      if (step[2] === 'name') entry.name = message;
+      else if (step[3]) entry.settings[step[3]] ??= message;
+      else errors.general.push(`Step ${Number(step[1]) + 1}: ${message}`);
+      continue;
+    }
+    const field = path === 'name' ? 'name' : fieldOfSettingsPath(path);
+    if (field) errors.fields[field] ??= message;
+    else errors.general.push(path ? `${path}: ${message}` : message);
+  }
+  return errors;
+}
+
+function fieldOfSettingsPath(path: string): string | undefined {
+  if (path === 'trigger.customResponse.body') return 'customResponseBody';
+  const hours = /^settings\.runningHours\.(timezone|days|start|end)/.exec(path);
+  return hours ? `runningHours.${hours[1]}` : undefined;
+}

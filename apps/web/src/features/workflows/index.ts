@@ -1,0 +1,1 @@
+export { workflowsFeature } from './workflows-feature';

@@ -1,0 +1,195 @@
+import { useId } from 'react';
+import { Link, useParams } from 'react-router';
+import { EmptyState, ErrorMessage, LoadingState, PageHeader, Panel } from '../../../components';
+import { ApiError } from '../../../lib/api';
+import { useWorkspaceId } from '../../../lib/routing';
+import {
+  isFinalRunStatus,
+  useRun,
+  type Run,
+  type StepRun,
+  type Workflow,
+} from '../api/workflows-api';
+import {
+  creditsText,
+  formatDateTime,
+  formatDuration,
+  runDuration,
+  STEP_STATUS_LABELS,
+  stepTypeLabel,
+  triggerLabel,
+} from '../shared/labels';
+import {
+  JsonBlock,
+  RunStatusBadge,
+  StatusBadge,
+  WorkflowFrame,
+  workflowPaths,
+  WorkflowTabs,
+  type BadgeTone,
+} from '../shared/workflow-frame';
+import '../workflows.css';
+
+/** One run: its status, credits, trigger body, and each step's input, output, error and duration. */
+export function RunPage() {
+  return <WorkflowFrame>{({ workflow }) => <RunDetails workflow={workflow} />}</WorkflowFrame>;
+}
+
+function RunDetails(props: { workflow: Workflow }) {
+  const { workflow } = props;
+  const { runId = '' } = useParams();
+  const workspaceId = useWorkspaceId();
+  const run = useRun(runId);
+  const runsLink = (
+    <Link to={workflowPaths.runs(workspaceId, workflow.id)}>All runs of {workflow.name}</Link>
+  );
+  if (run.isPending) return <LoadingState label="Loading the run…" />;
+  if (run.isError) {
+    if (run.error instanceof ApiError && run.error.status === 404) {
+      return (
+        <EmptyState title="Run not found" action={runsLink}>
+          <p>It may be older than the run history keeps.</p>
+        </EmptyState>
+      );
+    }
+    return <ErrorMessage error={run.error} />;
+  }
+  const details = run.data.run;
+  return (
+    <>
+      <PageHeader
+        title={`Run of ${workflow.name}`}
+        description={
+          <>
+            <RunStatusBadge status={details.status} /> {triggerLabel(details.trigger)},{' '}
+            {formatDateTime(details.created_at)}
+          </>
+        }
+      />
+      <WorkflowTabs workflowId={workflow.id} />
+      <p className="wf-breadcrumb">{runsLink}</p>
+      <RunSummary run={details} />
+      {details.status === 'waiting_approval' && (
+        <p className="notice wf-notice">
+          This run waits for a reviewer.{' '}
+          <Link to={workflowPaths.approvals(workspaceId)}>Open the approvals inbox</Link> to approve
+          or reject it.
+        </p>
+      )}
+      {!isFinalRunStatus(details.status) && (
+        <p className="field__hint" role="status">
+          This page follows the run until it ends.
+        </p>
+      )}
+      <Panel title="Input" description="The trigger's JSON body: the Custom Webhook values.">
+        <JsonBlock label="Input body" value={details.input} />
+      </Panel>
+      <section className="wf-run-steps" aria-labelledby="run-steps-title">
+        <h2 id="run-steps-title">Steps</h2>
+        {details.steps.length === 0 ? (
+          <p>This workflow had no steps.</p>
+        ) : (
+          <ol className="wf-run-steps__list">
+            {details.steps.map((step) => (
+              <StepResult key={step.index} step={step} />
+            ))}
+          </ol>
+        )}
+      </section>
+    </>
+  );
+}
+
+function RunSummary(props: { run: Run }) {
+  const { run } = props;
+  return (
+    <Panel title="Summary">
+      {run.error && (
+        <div className="notice notice--error">
+          <p>{run.error}</p>
+        </div>
+      )}
+      <dl className="wf-facts">
+        <div>
+          <dt>Status</dt>
+          <dd>
+            <RunStatusBadge status={run.status} />
+          </dd>
+        </div>
+        <div>
+          <dt>Credits charged</dt>
+          <dd>{creditsText(run.credits_charged)}</dd>
+        </div>
+        <div>
+          <dt>Trigger</dt>
+          <dd>{triggerLabel(run.trigger)}</dd>
+        </div>
+        <div>
+          <dt>Created</dt>
+          <dd>{formatDateTime(run.created_at)}</dd>
+        </div>
+        {run.not_before && !run.started_at && (
+          <div>
+            <dt>Waits until</dt>
+            <dd>{formatDateTime(run.not_before)}</dd>
+          </div>
+        )}
+        <div>
+          <dt>Started</dt>
+          <dd>{formatDateTime(run.started_at)}</dd>
+        </div>
+        <div>
+          <dt>Finished</dt>
+          <dd>{formatDateTime(run.finished_at)}</dd>
+        </div>
+        <div>
+          <dt>Duration</dt>
+          <dd>{formatDuration(runDuration(run))}</dd>
+        </div>
+      </dl>
+    </Panel>
+  );
+}
+
+const STEP_TONES: Record<StepRun['status'], BadgeTone> = {
+  pending: 'neutral',
+  running: 'active',
+  waiting: 'waiting',
+  succeeded: 'success',
+  failed: 'danger',
+  skipped: 'neutral',
+};
+
+function StepResult(props: { step: StepRun }) {
+  const headingId = useId();
+  const { step } = props;
+  return (
+    <li className="wf-run-step">
+      <section className="wf-run-step__card" aria-labelledby={headingId}>
+        <div className="wf-step__header">
+          <h3 id={headingId} className="wf-step__title">
+            {step.index + 1}. {step.name}
+          </h3>
+          <StatusBadge tone={STEP_TONES[step.status]}>
+            {STEP_STATUS_LABELS[step.status]}
+          </StatusBadge>
+        </div>
+        <p className="wf-list__meta">
+          <span>{stepTypeLabel(step.type)}</span>
+          <span>Duration {formatDuration(step.duration_ms)}</span>
+          <span>{creditsText(step.credits_charged)}</span>
+        </p>
+        {step.error && (
+          <div className="notice notice--error">
+            <p className="notice__title">Error</p>
+            <p>{step.error}</p>
+          </div>
+        )}
+        <div className="wf-run-step__io">
+          <JsonBlock label="Input" value={step.input} />
+          <JsonBlock label="Output" value={step.output} />
+        </div>
+      </section>
+    </li>
+  );
+}

@@ -1,0 +1,136 @@
+import { Link, useSearchParams } from 'react-router';
+import { RunStatus } from '@wap/contracts';
+import {
+  Button,
+  EmptyState,
+  ErrorMessage,
+  LoadingState,
+  PageHeader,
+  SelectField,
+} from '../../../components';
+import { useWorkspaceId } from '../../../lib/routing';
+import { useRuns, type RunStatus as RunStatusName, type Workflow } from '../api/workflows-api';
+import {
+  creditsText,
+  formatShortDateTime,
+  formatDuration,
+  RUN_STATUS_LABELS,
+  runDuration,
+  triggerLabel,
+} from '../shared/labels';
+import {
+  RunStatusBadge,
+  WorkflowFrame,
+  workflowPaths,
+  WorkflowTabs,
+} from '../shared/workflow-frame';
+import '../workflows.css';
+
+const STATUS_OPTIONS = [
+  { value: '', label: 'All statuses' },
+  ...RunStatus.options.map((status) => ({ value: status, label: RUN_STATUS_LABELS[status] })),
+];
+
+/** A workflow's runs, newest first, a page at a time, of one status or all. */
+export function RunsPage() {
+  return (
+    <WorkflowFrame>
+      {({ workflow }) => <RunsList key={workflow.id} workflow={workflow} />}
+    </WorkflowFrame>
+  );
+}
+
+function RunsList(props: { workflow: Workflow }) {
+  const { workflow } = props;
+  const workspaceId = useWorkspaceId();
+  // The filter lives in the address, so a reload or a shared link keeps it.
+  const [searchParams, setSearchParams] = useSearchParams();
+  const statusParam = searchParams.get('status') ?? '';
+  const status = RunStatus.safeParse(statusParam).data;
+  const runs = useRuns(workflow.id, status);
+  const loaded = runs.data?.pages.flatMap((page) => page.runs) ?? [];
+
+  const chooseStatus = (value: string) =>
+    setSearchParams(value ? { status: value } : {}, { replace: true });
+  return (
+    <>
+      <PageHeader
+        title={`Runs of ${workflow.name}`}
+        description="Newest first. Open a run for each step's input, output, error and duration."
+      />
+      <WorkflowTabs workflowId={workflow.id} />
+      <div className="wf-filter">
+        <SelectField
+          label="Status"
+          options={STATUS_OPTIONS}
+          value={status ?? ''}
+          onChange={(event) => chooseStatus(event.target.value)}
+        />
+      </div>
+      {runs.isPending && <LoadingState label="Loading the runs…" />}
+      {runs.isError && <ErrorMessage error={runs.error} />}
+      {runs.data && loaded.length === 0 && (
+        <EmptyState title={status ? `No runs ${describeStatus(status)}` : 'No runs yet'}>
+          <p>
+            {status
+              ? 'Choose another status, or All statuses.'
+              : 'Run the workflow from its editor, or call its webhook address once it is live.'}
+          </p>
+        </EmptyState>
+      )}
+      {loaded.length > 0 && (
+        // Focusable, so that the table scrolls sideways with the keyboard on a phone.
+        <div className="wf-table-wrap" tabIndex={0} role="region" aria-label="Runs">
+          <table className="data-table wf-runs">
+            <caption className="visually-hidden">
+              Runs{status ? `: ${RUN_STATUS_LABELS[status]}` : ''}, newest first
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Started</th>
+                <th scope="col">Status</th>
+                <th scope="col">Trigger</th>
+                <th scope="col">Credits</th>
+                <th scope="col">Duration</th>
+              </tr>
+            </thead>
+            <tbody>
+              {loaded.map((run) => (
+                <tr key={run.id}>
+                  <td>
+                    <Link to={workflowPaths.run(workspaceId, workflow.id, run.id)}>
+                      {formatShortDateTime(run.started_at ?? run.created_at)}
+                    </Link>
+                  </td>
+                  <td>
+                    <RunStatusBadge status={run.status} />
+                  </td>
+                  <td>{triggerLabel(run.trigger)}</td>
+                  <td>{creditsText(run.credits_charged)}</td>
+                  <td>{formatDuration(runDuration(run))}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {runs.hasNextPage && (
+        <p className="wf-load-more">
+          <Button busy={runs.isFetchingNextPage} onClick={() => void runs.fetchNextPage()}>
+            Load more
+          </Button>
+        </p>
+      )}
+      {runs.data && loaded.length > 0 && (
+        <p className="wf-count" role="status">
+          Showing {loaded.length === 1 ? '1 run' : `${loaded.length} runs`}
+          {runs.hasNextPage ? '; more are older.' : '.'}
+        </p>
+      )}
+    </>
+  );
+}
+
+function describeStatus(status: RunStatusName): string {
+  return `with the status ${RUN_STATUS_LABELS[status]}`;
+}

@@ -1,0 +1,174 @@
+import { skipToken, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useNavigate } from 'react-router';
+import type { z } from 'zod';
+import type {
+  AddMemberBody,
+  AddMemberResponse,
+  CreateApiKeyBody,
+  CreateApiKeyResponse,
+  CreateWorkspaceBody,
+  CreateWorkspaceResponse,
+  CreditBalanceResponse,
+  MembersResponse,
+  MeResponse,
+  NotificationSettings,
+  NotificationSettingsBody,
+  PreferencesBody,
+  PreferencesResponse,
+  UpdateNotificationSettingsResponse,
+} from '@wap/contracts';
+import { useApiClient } from '../../../lib/api';
+import { appPaths } from '../../../lib/routing';
+import { workspaceKeys } from './workspace-keys';
+
+export type MyWorkspace = MeResponse['workspaces'][number];
+export type Member = z.infer<typeof MembersResponse>['members'][number];
+export type CreatedApiKey = z.infer<typeof CreateApiKeyResponse>;
+type Preferences = z.infer<typeof PreferencesResponse>['preferences'];
+
+/** How this deployment signs people in (answered by the gateway, no session needed). */
+export type SignInMethod = 'development' | 'identity_provider';
+
+const path = (workspaceId: string, rest: string) =>
+  `/workspaces/${encodeURIComponent(workspaceId)}/${rest}`;
+
+/** The signed-in person and their workspaces (`GET /me`). */
+export function useMe() {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: workspaceKeys.me(),
+    queryFn: ({ signal }) => api.get<MeResponse>('/me', { signal }),
+  });
+}
+
+export function useSignInMethod() {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: workspaceKeys.signInMethod(),
+    queryFn: ({ signal }) =>
+      api.get<{ method: SignInMethod }>('/session/sign-in-method', { signal }),
+    staleTime: Infinity,
+  });
+}
+
+/** Expires the session cookie, then leaves for the sign-in page and forgets every cached answer. */
+export function useSignOut() {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  return useMutation({
+    mutationFn: () => api.post<void>('/session/sign-out'),
+    onSuccess: async () => {
+      await navigate(appPaths.signIn(), { replace: true });
+      queryClient.clear();
+    },
+  });
+}
+
+export function useCreateWorkspace() {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: CreateWorkspaceBody) =>
+      api.post<z.infer<typeof CreateWorkspaceResponse>>('/workspaces', body),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: workspaceKeys.me() }),
+  });
+}
+
+/** The workspace's members, owners first, then by name. */
+export function useMembers(workspaceId: string) {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: workspaceKeys.members(workspaceId),
+    queryFn: ({ signal }) =>
+      api.get<z.infer<typeof MembersResponse>>(path(workspaceId, 'members'), { signal }),
+  });
+}
+
+export function useAddMember(workspaceId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: AddMemberBody) =>
+      api.post<z.infer<typeof AddMemberResponse>>(path(workspaceId, 'members'), body),
+    onSuccess: () =>
+      queryClient.invalidateQueries({ queryKey: workspaceKeys.members(workspaceId) }),
+  });
+}
+
+/** Spec endpoint 7's setting: whether reviewers are emailed about approval requests. */
+export function useNotificationSettings(workspaceId: string) {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: workspaceKeys.notificationSettings(workspaceId),
+    queryFn: ({ signal }) =>
+      api.get<z.infer<typeof NotificationSettings>>(path(workspaceId, 'notification-settings'), {
+        signal,
+      }),
+  });
+}
+
+export function useUpdateNotificationSettings(workspaceId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: NotificationSettingsBody) =>
+      api.patch<z.infer<typeof UpdateNotificationSettingsResponse>>(
+        path(workspaceId, 'notification-settings'),
+        body,
+      ),
+    onSuccess: (saved) =>
+      queryClient.setQueryData(workspaceKeys.notificationSettings(workspaceId), {
+        email_on_approval: saved.email_on_approval,
+      }),
+  });
+}
+
+/**
+ * The caller's preferences as last saved in this session: the API has no way to read them
+ * yet, so they are unknown (undefined) until the person sets one.
+ */
+export function useSavedPreferences() {
+  return useQuery<Preferences>({
+    queryKey: workspaceKeys.preferences(),
+    queryFn: skipToken,
+    staleTime: Infinity,
+    gcTime: Infinity,
+  });
+}
+
+export function useUpdatePreferences() {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: PreferencesBody) =>
+      api.patch<z.infer<typeof PreferencesResponse>>('/me/preferences', body),
+    onSuccess: (saved) => queryClient.setQueryData(workspaceKeys.preferences(), saved.preferences),
+  });
+}
+
+/** Creates a workspace API key; the answer is the only time its secret is ever shown. */
+export function useCreateApiKey(workspaceId: string) {
+  const api = useApiClient();
+  return useMutation({
+    mutationFn: (body: CreateApiKeyBody) =>
+      api.post<CreatedApiKey>(path(workspaceId, 'api-keys'), body),
+  });
+}
+
+export function useCredits(workspaceId: string) {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: workspaceKeys.credits(workspaceId),
+    queryFn: ({ signal }) =>
+      api.get<CreditBalanceResponse>(path(workspaceId, 'credits'), { signal }),
+  });
+}
+
+/** The workspace of the page among the caller's, or undefined when they are not a member of it. */
+export function findWorkspace(
+  me: MeResponse | undefined,
+  workspaceId: string,
+): MyWorkspace | undefined {
+  return me?.workspaces.find((workspace) => workspace.id === workspaceId);
+}

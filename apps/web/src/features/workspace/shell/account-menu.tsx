@@ -1,0 +1,17 @@
+import { Button, ErrorMessage } from '../../../components';
+import { useMe, useSignOut } from '../api/workspace-api';
+
+/** Who is signed in, and the way out. */
+export function AccountMenu() {
+  const me = useMe();
+  const signOut = useSignOut();
+  return (
+    <div className="account-menu">
+      {me.data && <span className="account-menu__email">{me.data.user.email}</span>}
+      <Button busy={signOut.isPending} onClick={() => signOut.mutate()}>
+        Sign out
+      </Button>
+      {signOut.isError && <ErrorMessage error={signOut.error} />}
+    </div>
+  );
+}

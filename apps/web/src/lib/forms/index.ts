@@ -1,0 +1,1 @@
+export { validateForm, type FieldErrors, type FormValidation } from './validate-form';

@@ -1,0 +1,2 @@
+export { appPaths, useWorkspaceId, WORKSPACE_ROUTE_PATH } from './app-paths';
+export type { Feature, NavEntry } from './feature';
