@@ -2,6 +2,7 @@ import './components.css';
 
 export { Button, type ButtonProps } from './button';
 export { TextField, type TextFieldProps } from './text-field';
+export { TextAreaField, type TextAreaFieldProps } from './text-area-field';
 export { SelectField, type SelectFieldProps, type SelectOption } from './select-field';
 export { Switch, type SwitchProps } from './switch';
 export { RadioGroup, type RadioGroupProps } from './radio-group';

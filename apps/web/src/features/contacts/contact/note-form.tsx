@@ -1,9 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { CreateNoteBody } from '@wap/contracts';
-import { Button, ErrorMessage, StatusMessage, TextField } from '../../../components';
+import { Button, ErrorMessage, StatusMessage, TextAreaField, TextField } from '../../../components';
 import { validateForm, type FieldErrors } from '../../../lib/forms';
 import { useAddNote } from '../api/contacts-api';
-import { TextAreaField } from './text-area-field';
 
 /** Tags typed as "call, pricing": trimmed, empty ones left out. */
 export function parseTags(text: string): string[] {

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
 import type { Attachment } from '@wap/contracts';
-import { Button, ErrorMessage, StatusMessage } from '../../../components';
+import { Button, ErrorMessage, StatusMessage, TextAreaField } from '../../../components';
 import { ApiError, useApiClient } from '../../../lib/api';
 import { useAddComment } from '../api/tasks-api';
 import {
@@ -10,7 +10,6 @@ import {
   refusalOf,
 } from '../upload/attachment-rules';
 import { uploadAttachment } from '../upload/upload-attachment';
-import { TextAreaField } from './text-area-field';
 
 /** One chosen file on its way to becoming an attachment of the next comment. */
 type Upload = {

@@ -28,7 +28,7 @@ export function TextAreaField({ label, hint, error, className, ...rest }: TextAr
         rows={4}
         {...rest}
         id={id}
-        className={['field__input', 'task-textarea', className].filter(Boolean).join(' ')}
+        className={['field__input', 'text-area', className].filter(Boolean).join(' ')}
         aria-invalid={error ? true : undefined}
         aria-describedby={[hintId, errorId].filter(Boolean).join(' ') || undefined}
       />
