@@ -47,6 +47,8 @@ async function main(): Promise<void> {
     },
     workflowRunner: {
       PUBLIC_BASE_URL: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
+      // One allow-list for every egress of the process: MCP servers and http_request steps.
+      SSRF_ALLOWLIST: env.SSRF_ALLOWLIST,
       MAIL_DROP_DIR: join(dataDir, 'mail'),
       SMTP_URL: env.SMTP_URL,
       ...(env.MAIL_FROM ? { MAIL_FROM: env.MAIL_FROM } : {}),
