@@ -121,8 +121,12 @@ describe('the workspace feature in a browser', () => {
       .waitFor();
 
     const mine = page.getByRole('group', { name: 'When you are a reviewer' });
-    expect(await mine.getByRole('radio', { checked: true }).count()).toBe(0);
-    await mine.getByRole('radio', { name: 'Do not email me about approval tasks' }).check();
+    const emailMe = mine.getByRole('radio', { name: 'Email me about approval tasks', exact: true });
+    const doNotEmailMe = mine.getByRole('radio', { name: 'Do not email me about approval tasks' });
+    // A new person gets approval task emails until they say otherwise.
+    await emailMe.waitFor();
+    expect(await emailMe.isChecked()).toBe(true);
+    await doNotEmailMe.check();
     await page
       .getByRole('status')
       .filter({ hasText: 'Saved: you will not get approval task emails.' })
@@ -133,6 +137,8 @@ describe('the workspace feature in a browser', () => {
     await page.reload();
     await workspaceEmails.waitFor();
     expect(await workspaceEmails.isChecked()).toBe(true);
+    await doNotEmailMe.waitFor();
+    expect(await doNotEmailMe.isChecked()).toBe(true);
   });
 
   test('an API key is shown once, copies, and is gone after leaving the page', async () => {

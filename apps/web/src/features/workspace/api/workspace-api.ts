@@ -1,4 +1,4 @@
-import { skipToken, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import type { z } from 'zod';
 import type {
@@ -24,7 +24,6 @@ import { workspaceKeys } from './workspace-keys';
 export type MyWorkspace = MeResponse['workspaces'][number];
 export type Member = z.infer<typeof MembersResponse>['members'][number];
 export type CreatedApiKey = z.infer<typeof CreateApiKeyResponse>;
-type Preferences = z.infer<typeof PreferencesResponse>['preferences'];
 
 /** How this deployment signs people in (answered by the gateway, no session needed). */
 export type SignInMethod = 'development' | 'identity_provider';
@@ -124,26 +123,16 @@ export function useUpdateNotificationSettings(workspaceId: string) {
   });
 }
 
-/**
- * The caller's preferences as last saved in this session: the API has no way to read them
- * yet, so they are unknown (undefined) until the person sets one.
- */
-export function useSavedPreferences() {
-  return useQuery<Preferences>({
-    queryKey: workspaceKeys.preferences(),
-    queryFn: skipToken,
-    staleTime: Infinity,
-    gcTime: Infinity,
-  });
-}
-
 export function useUpdatePreferences() {
   const api = useApiClient();
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: PreferencesBody) =>
       api.patch<z.infer<typeof PreferencesResponse>>('/me/preferences', body),
-    onSuccess: (saved) => queryClient.setQueryData(workspaceKeys.preferences(), saved.preferences),
+    onSuccess: (saved) =>
+      queryClient.setQueryData<MeResponse>(workspaceKeys.me(), (me) =>
+        me ? { ...me, preferences: saved.preferences } : me,
+      ),
   });
 }
 

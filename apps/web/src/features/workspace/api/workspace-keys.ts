@@ -6,8 +6,6 @@ export const workspaceKeys = {
   all: ['workspace'] as const,
   me: () => [...workspaceKeys.all, 'me'] as const,
   signInMethod: () => [...workspaceKeys.all, 'sign-in-method'] as const,
-  /** The caller's own preferences, known once they have been saved in this session. */
-  preferences: () => [...workspaceKeys.all, 'preferences'] as const,
   ofWorkspace: (workspaceId: string) => [...workspaceKeys.all, 'of', workspaceId] as const,
   members: (workspaceId: string) => [...workspaceKeys.ofWorkspace(workspaceId), 'members'] as const,
   notificationSettings: (workspaceId: string) =>

@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import {
   ErrorMessage,
   LoadingState,
@@ -10,7 +11,7 @@ import {
 import { useWorkspaceId } from '../../../lib/routing';
 import {
   useNotificationSettings,
-  useSavedPreferences,
+  useMe,
   useUpdateNotificationSettings,
   useUpdatePreferences,
 } from '../api/workspace-api';
@@ -63,18 +64,14 @@ const PREFERENCE_OPTIONS = [
   { value: 'off', label: 'Do not email me about approval tasks' },
 ] as const;
 
-/**
- * The caller's own Approval tasks email preference (all workspaces). The API does not answer
- * its current value, so no option is chosen until the person saves one here.
- */
+/** The caller's own Approval tasks email preference (all workspaces), as `GET /me` gives it. */
 function MyApprovalTaskEmails() {
-  const saved = useSavedPreferences();
+  const me = useMe();
   const update = useUpdatePreferences();
-  // While a choice is being saved it shows as chosen; a failed save puts the old one back.
-  const emails = update.isPending
-    ? update.variables.approval_tasks_email
-    : saved.data?.approval_tasks_email;
-  const value = emails === undefined ? undefined : emails ? 'on' : 'off';
+  // The choice shows at once, before its save starts; a failed save puts the stored one back.
+  const [chosen, setChosen] = useState<'on' | 'off'>();
+  const stored = me.data?.preferences.approval_tasks_email;
+  const value = chosen ?? (stored === undefined ? undefined : stored ? 'on' : 'off');
   return (
     <Panel title="Your approval task emails">
       {update.isError && <ErrorMessage error={update.error} />}
@@ -84,7 +81,13 @@ function MyApprovalTaskEmails() {
         options={PREFERENCE_OPTIONS}
         value={value}
         disabled={update.isPending}
-        onChange={(choice) => update.mutate({ approval_tasks_email: choice === 'on' })}
+        onChange={(choice) => {
+          setChosen(choice === 'on' ? 'on' : 'off');
+          update.mutate(
+            { approval_tasks_email: choice === 'on' },
+            { onError: () => setChosen(undefined) },
+          );
+        }}
       />
       {update.isSuccess && (
         <StatusMessage>
