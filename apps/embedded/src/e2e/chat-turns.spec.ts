@@ -11,15 +11,19 @@ import {
   type ServerSentEvent,
 } from '@wap/testing';
 import { registrySettingsFor, startMcpTestServers, type McpTestServers } from './mcp-test-servers';
-import { http, RUNTIMES, startStack, uniqueEmail, type TestStack } from './stack';
+import {
+  createWorkspace,
+  http,
+  RUNTIMES,
+  signedInPerson,
+  startStack,
+  uniqueEmail,
+  type Person,
+  type TestStack,
+} from './stack';
 
 const API_KEY = 'sk-provider-secret-4f1c9e';
 const MODEL = 'scripted-model';
-
-interface Person {
-  cookie: string;
-  userId: string;
-}
 
 describe.each(RUNTIMES)('chat turns and the assistant on the %s runtime', (runtime) => {
   let provider: ChatCompletionsProvider;
@@ -48,22 +52,8 @@ describe.each(RUNTIMES)('chat turns and the assistant on the %s runtime', (runti
     await provider?.stop();
   });
 
-  async function person(label: string, email = uniqueEmail(label)): Promise<Person> {
-    const cookie = await stack.cookieFor(email);
-    const me = await http(`${stack.url}/me`, { cookie });
-    expect(me.status).toBe(200);
-    return { cookie, userId: (me.body as { user: { id: string } }).user.id };
-  }
-
-  async function newWorkspace(who: Person): Promise<string> {
-    const created = await http(`${stack.url}/workspaces`, {
-      method: 'POST',
-      cookie: who.cookie,
-      body: { name: 'chat workspace' },
-    });
-    expect(created.status).toBe(201);
-    return (created.body as { workspace: { id: string } }).workspace.id;
-  }
+  const person = (label: string, email?: string) => signedInPerson(stack, label, email);
+  const newWorkspace = (who: Person) => createWorkspace(stack, who, 'chat workspace');
 
   async function addMember(label: string): Promise<Person> {
     const email = uniqueEmail(label);

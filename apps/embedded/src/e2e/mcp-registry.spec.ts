@@ -17,15 +17,19 @@ import {
   startMcpTestServers,
   type McpTestServers,
 } from './mcp-test-servers';
-import { http, RUNTIMES, startStack, uniqueEmail, type TestStack } from './stack';
+import {
+  createWorkspace,
+  http,
+  RUNTIMES,
+  signedInPerson,
+  startStack,
+  uniqueEmail,
+  type Person,
+  type TestStack,
+} from './stack';
 
 /** The environment variable the env_var auth type may read in these tests. */
 const TOKEN_VARIABLE = 'MCP_TEST_BEARER_TOKEN';
-
-interface Person {
-  cookie: string;
-  userId: string;
-}
 
 describe.each(RUNTIMES)('the MCP registry on the %s runtime', (runtime) => {
   let servers: McpTestServers;
@@ -52,22 +56,8 @@ describe.each(RUNTIMES)('the MCP registry on the %s runtime', (runtime) => {
     await servers?.stop();
   });
 
-  async function person(label: string, email = uniqueEmail(label)): Promise<Person> {
-    const cookie = await stack.cookieFor(email);
-    const me = await http(`${stack.url}/me`, { cookie });
-    expect(me.status).toBe(200);
-    return { cookie, userId: (me.body as { user: { id: string } }).user.id };
-  }
-
-  async function newWorkspace(who: Person): Promise<string> {
-    const created = await http(`${stack.url}/workspaces`, {
-      method: 'POST',
-      cookie: who.cookie,
-      body: { name: 'mcp workspace' },
-    });
-    expect(created.status).toBe(201);
-    return (created.body as { workspace: { id: string } }).workspace.id;
-  }
+  const person = (label: string, email?: string) => signedInPerson(stack, label, email);
+  const newWorkspace = (who: Person) => createWorkspace(stack, who, 'mcp workspace');
 
   async function addMember(toWorkspace: string, label: string): Promise<Person> {
     const email = uniqueEmail(label);

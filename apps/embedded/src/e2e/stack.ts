@@ -85,6 +85,39 @@ export interface WorkspaceOwner {
   workspaceId: string;
 }
 
+/** A signed-in user: their session cookie and their user id. */
+export interface Person {
+  cookie: string;
+  userId: string;
+}
+
+/** Signs a user in (a new one unless `email` is known) and reads their id from `GET /me`. */
+export async function signedInPerson(
+  stack: TestStack,
+  label: string,
+  email = uniqueEmail(label),
+): Promise<Person> {
+  const cookie = await stack.cookieFor(email);
+  const me = await http(`${stack.url}/me`, { cookie });
+  if (me.status !== 200) throw new Error(`GET /me answered ${me.status}`);
+  return { cookie, userId: (me.body as { user: { id: string } }).user.id };
+}
+
+/** Has `who` create a workspace through the gateway and answers its id. */
+export async function createWorkspace(
+  stack: TestStack,
+  who: Person,
+  name: string,
+): Promise<string> {
+  const created = await http(`${stack.url}/workspaces`, {
+    method: 'POST',
+    cookie: who.cookie,
+    body: { name },
+  });
+  if (created.status !== 201) throw new Error(`creating a workspace answered ${created.status}`);
+  return (created.body as { workspace: { id: string } }).workspace.id;
+}
+
 /** Signs a new user in and has them create a workspace, through the gateway. */
 export async function newWorkspaceOwner(stack: TestStack, label: string): Promise<WorkspaceOwner> {
   const cookie = await stack.cookieFor(uniqueEmail(label));
