@@ -1,6 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { renderMetrics } from '@wap/observability';
 
 export interface HealthServer {
   port: number;
@@ -10,7 +11,8 @@ export interface HealthServer {
 
 /**
  * /healthz answers 200 while the process runs; /readyz answers 200 only while `isReady()` holds,
- * so Kubernetes stops routing to a replica that lost its connections or is draining.
+ * so Kubernetes stops routing to a replica that lost its connections or is draining; /metrics is
+ * the Prometheus scrape of the process.
  */
 export async function startHealthServer(options: {
   port: number;
@@ -25,6 +27,19 @@ export async function startHealthServer(options: {
     if (path === '/readyz') {
       const ready = !draining && options.isReady();
       return send(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready' });
+    }
+    if (path === '/metrics') {
+      renderMetrics().then(
+        ({ contentType, body }) => {
+          res.writeHead(200, { 'content-type': contentType });
+          res.end(body);
+        },
+        (error: unknown) => {
+          options.logger.error({ err: error }, 'metrics could not be rendered');
+          send(res, 500, { error: 'Internal server error', code: 'INTERNAL_ERROR' });
+        },
+      );
+      return;
     }
     return send(res, 404, { error: 'Not found', code: 'ROUTE_NOT_FOUND' });
   });

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { onShutdown, redactConfig, startHealthServer } from '@wap/http';
-import { createLogger, startTelemetry } from '@wap/observability';
+import { collectProcessMetrics, createLogger, startTelemetry } from '@wap/observability';
 import { createDistributedPlatform, withNamespace, type Platform } from '@wap/platform';
 import type { ServiceEnv } from './service-env';
 
@@ -26,6 +26,7 @@ export async function runServiceProcess<Env extends ServiceEnv>(options: {
     { config: redactConfig(env, ['DATABASE_URL', ...(options.secretKeys ?? [])]) },
     'starting',
   );
+  collectProcessMetrics(name);
   const telemetry = startTelemetry({
     serviceName: name,
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
