@@ -33,6 +33,7 @@ export default [
             { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:lib'] },
             { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
             { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['type:lib'] },
+            { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:lib'] },
             { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
           ],
         },
@@ -54,7 +55,15 @@ export default [
   {
     // Only the platform adapters talk to NATS, PostgreSQL and PGlite; only the http layers use express.
     files: ['**/*.ts'],
-    ignores: ['libs/platform/src/**', 'libs/testing/src/**', 'bench/**'],
+    ignores: [
+      'libs/platform/src/**',
+      'libs/testing/src/**',
+      'bench/**',
+      // Starts or finds the NATS and PostgreSQL servers the tests run against.
+      'tools/test-services.ts',
+      // The cluster test reads the runner's table to match each acknowledged webhook to its runs.
+      'tools/cluster-test/**',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -80,7 +89,12 @@ export default [
     },
   },
   {
-    files: ['apps/embedded/**/*.ts', 'bench/**/*.ts'],
+    files: [
+      'apps/embedded/**/*.ts',
+      'bench/**/*.ts',
+      'tools/cluster-test/**/*.ts',
+      'deploy/**/*.ts',
+    ],
     rules: { 'no-restricted-imports': 'off' },
   },
   prettier,

@@ -1,8 +1,10 @@
 // `npm test`: the same checks locally and in CI — format, lint, typecheck, build, then every
 // project's tests against real NATS and PostgreSQL — ending with one "N passed, N failed" line.
+// Run with tsx (`npm test`): the servers are chosen by tools/test-services.ts.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { chooseTestServices, machineProbes, startTestServices } from './test-services.ts';
 
 const resultsDir = join('tmp', 'test-results');
 rmSync(resultsDir, { recursive: true, force: true });
@@ -22,15 +24,38 @@ const steps = [
   ],
 ];
 
+// An interrupted step (Ctrl-C reaches the step too) still stops the servers started below.
+let interrupted = false;
+process.on('SIGINT', () => (interrupted = true));
+
 let failedStep;
+let services;
 for (const [name, command, args] of steps) {
+  if (name === 'tests') {
+    console.log('\n=== NATS and PostgreSQL for the tests');
+    try {
+      const probes = machineProbes();
+      services = await startTestServices(await chooseTestServices(env, probes), probes);
+    } catch (error) {
+      console.error(error instanceof Error ? error.message : error);
+      failedStep = 'starting NATS and PostgreSQL';
+      break;
+    }
+    for (const line of services.description) console.log(line);
+    Object.assign(env, services.env);
+  }
+  if (interrupted) {
+    failedStep = name;
+    break;
+  }
   console.log(`\n=== ${name}: ${command} ${args.join(' ')}`);
   const { status } = spawnSync(command, args, { stdio: 'inherit', env });
-  if (status !== 0) {
+  if (status !== 0 || interrupted) {
     failedStep = name;
     break;
   }
 }
+await services?.stop();
 
 let passed = 0;
 let failed = 0;

@@ -1,7 +1,8 @@
 // `npm run bench:gateway`: GET /me through the real gateway and storage processes, against two
 // baselines on the same machine in the same run — a bare HTTP server, and a bare HTTP server
-// that forwards each request over one NATS request/reply. Targets: the gateway keeps at least
-// half of the NATS-forwarding baseline's throughput and adds at most 1 ms at p50.
+// that forwards each request over one NATS request/reply. Target (issue 19): the gateway's own
+// CPU per request at most twice the bare forwarder's, with no errors. Throughput and latency are
+// printed beside it for reading: on a shared machine they measure the neighbours too.
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -29,10 +30,8 @@ import {
 const BenchEnv = benchEnvSchema(20);
 type BenchEnv = z.infer<typeof BenchEnv>;
 
-/** The gateway must keep at least this share of the NATS-forwarding baseline's requests/s. */
-const MIN_THROUGHPUT_RATIO = 0.5;
-/** The gateway may add at most this much to the NATS-forwarding baseline's median latency. */
-const MAX_ADDED_P50_MS = 1;
+/** The gateway's CPU per request may be at most this multiple of the bare forwarder's. */
+const MAX_CPU_RATIO = 2;
 
 const benchDir = __dirname;
 
@@ -92,7 +91,7 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   const bare = await measure('bare node:http baseline', baselines.http, cookie, env);
 
   printTable([gateway, nats, bare]);
-  const targetsHold = reportTargets(gateway, nats);
+  const targetsHold = reportTargets(gateway, nats, bare);
   if (!targetsHold) process.exitCode = 1;
 }
 
@@ -234,24 +233,50 @@ function printTable(rows: readonly Measurement[]): void {
   }
 }
 
-/** Prints the two targets and whether they hold; a gateway run with failures never passes. */
-function reportTargets(gateway: Measurement, nats: Measurement): boolean {
-  const ratio = gateway.requestsPerSec / nats.requestsPerSec;
-  const addedP50Ms = gateway.p50Ms - nats.p50Ms;
-  const throughputHolds = ratio >= MIN_THROUGHPUT_RATIO;
-  const latencyHolds = addedP50Ms <= MAX_ADDED_P50_MS;
+/**
+ * Each process's CPU per request beside its counterpart in the NATS-forwarding baseline (the
+ * gateway beside the bare forwarder, storage beside the responder), then the target and whether
+ * it holds; a gateway run with failures never passes.
+ */
+function reportTargets(gateway: Measurement, nats: Measurement, bare: Measurement): boolean {
+  const used = (row: Measurement, name: string) => row.cpuUsPerRequestByProcess[name];
+  const pairs = [
+    ['gateway', 'nats-forwarder'],
+    ['storage', 'nats-responder'],
+  ] as const;
+  console.log('\nCPU µs per request, each process beside its counterpart in the bare baselines:');
+  for (const [own, counterpart] of pairs) {
+    const ownUs = used(gateway, own);
+    const baseUs = used(nats, counterpart);
+    const times = ownUs !== undefined && baseUs ? ` (×${(ownUs / baseUs).toFixed(2)})` : '';
+    console.log(`  ${own.padEnd(8)} ${fmtUs(ownUs)}  ${counterpart} ${fmtUs(baseUs)}${times}`);
+  }
+  console.log(`  bare node:http server ${fmtUs(used(bare, 'http-baseline'))}`);
+
+  const gatewayUs = used(gateway, 'gateway');
+  const forwarderUs = used(nats, 'nats-forwarder');
+  const ratio =
+    gatewayUs !== undefined && forwarderUs ? gatewayUs / forwarderUs : Number.POSITIVE_INFINITY;
+  const cpuHolds = ratio <= MAX_CPU_RATIO;
   const clean = gateway.errors === 0 && gateway.non2xx === 0;
   const verdict = (holds: boolean) => (holds ? 'holds' : 'MISSED');
   console.log(
-    `\ngateway / NATS baseline throughput: ${ratio.toFixed(2)} ` +
-      `(target ≥ ${MIN_THROUGHPUT_RATIO.toFixed(2)}): ${verdict(throughputHolds)}`,
+    `\ngateway's own CPU per GET /me / the bare forwarder's: ${ratio.toFixed(2)} ` +
+      `(target ≤ ${MAX_CPU_RATIO}): ${verdict(cpuHolds)}`,
   );
   console.log(
-    `gateway p50 − NATS baseline p50: ${addedP50Ms >= 0 ? '+' : ''}${addedP50Ms.toFixed(2)} ms ` +
-      `(target ≤ ${MAX_ADDED_P50_MS} ms): ${verdict(latencyHolds)}`,
+    `errors + non-2xx through the gateway: ${gateway.errors + gateway.non2xx} (target 0): ` +
+      verdict(clean),
   );
-  if (!clean) console.log('gateway answered errors or non-2xx responses: the run does not count');
-  return throughputHolds && latencyHolds && clean;
+  console.log(
+    `for reading: throughput ${(gateway.requestsPerSec / nats.requestsPerSec).toFixed(2)} of the ` +
+      `NATS-forwarding baseline's, p50 ${(gateway.p50Ms - nats.p50Ms).toFixed(2)} ms above it`,
+  );
+  return cpuHolds && clean;
+}
+
+function fmtUs(us: number | undefined): string {
+  return us === undefined ? '-' : `${Math.round(us)} µs`;
 }
 
 runBench(main);

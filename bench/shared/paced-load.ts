@@ -1,11 +1,12 @@
 import { Pool } from 'undici';
 
 export interface PacedLoadOptions {
-  url: string;
+  /** Requests go to these in turn (replicas of one entry, as a load balancer would spread them). */
+  urls: readonly string[];
   /** Requests sent per second, on a fixed schedule, whether or not earlier ones were answered. */
   ratePerSec: number;
   durationS: number;
-  /** Keep-alive connections at most; a request due while all are busy waits for one. */
+  /** Keep-alive connections at most, over all the URLs; a request due while all are busy waits. */
   connections: number;
   headers: Record<string, string>;
   body: () => string;
@@ -28,8 +29,16 @@ export interface PacedLoadResult {
  * Latency counts from when a request was due, so the generator falling behind is not hidden.
  */
 export async function runPacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
-  const target = new URL(options.url);
-  const pool = new Pool(target.origin, { connections: options.connections, pipelining: 1 });
+  const targets = options.urls.map((url) => {
+    const target = new URL(url);
+    return {
+      path: `${target.pathname}${target.search}`,
+      pool: new Pool(target.origin, {
+        connections: Math.max(1, Math.floor(options.connections / options.urls.length)),
+        pipelining: 1,
+      }),
+    };
+  });
   const intervalMs = 1000 / options.ratePerSec;
   const total = Math.round(options.ratePerSec * options.durationS);
   const result: PacedLoadResult = { sent: 0, answered: 0, errors: 0, maxLagMs: 0 };
@@ -37,12 +46,12 @@ export async function runPacedLoad(options: PacedLoadOptions): Promise<PacedLoad
   const startedAt = performance.now();
 
   // A failed request counts as an error; a failure in onResponse is the bench's own and ends it.
-  const send = (dueAt: number) => {
+  const send = (dueAt: number, target: (typeof targets)[number]) => {
     const request = (async () => {
       let answer: { statusCode: number; body: string };
       try {
-        const response = await pool.request({
-          path: `${target.pathname}${target.search}`,
+        const response = await target.pool.request({
+          path: target.path,
           method: 'POST',
           headers: options.headers,
           body: options.body(),
@@ -65,8 +74,8 @@ export async function runPacedLoad(options: PacedLoadOptions): Promise<PacedLoad
         const dueAt = startedAt + result.sent * intervalMs;
         if (dueAt > now) break;
         result.maxLagMs = Math.max(result.maxLagMs, now - dueAt);
+        send(dueAt, targets[result.sent % targets.length] as (typeof targets)[number]);
         result.sent += 1;
-        send(dueAt);
       }
       if (result.sent >= total) resolve();
       // Timers fire no sooner than 1 ms: every tick sends all that fell due meanwhile.
@@ -75,6 +84,6 @@ export async function runPacedLoad(options: PacedLoadOptions): Promise<PacedLoad
     sendDue();
   });
   await Promise.all(pending);
-  await pool.close();
+  await Promise.all(targets.map((target) => target.pool.close()));
   return result;
 }

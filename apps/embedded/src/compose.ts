@@ -75,12 +75,17 @@ export function webhookOrigin(
   return runnerOrigin ?? ingestOrigin;
 }
 
+/** The started services; `webhookUrl` is webhook-ingest's direct door, when it was given one. */
+export interface RunningServices extends ServiceHandle {
+  webhookUrl?: string;
+}
+
 /** Starts every service (not the gateway) on one platform; stop() stops them in reverse. */
 export async function startAllServices(
   platform: Platform,
   serviceLogger: (service: string) => Logger,
   options: ServiceOptions = {},
-): Promise<ServiceHandle> {
+): Promise<RunningServices> {
   const publicBaseUrl = webhookOrigin(options);
   const workflowRunner = publicBaseUrl
     ? { ...options.workflowRunner, PUBLIC_BASE_URL: publicBaseUrl }
@@ -113,13 +118,15 @@ export async function startAllServices(
       migrationsFolder: migrationsOf('mcp-registry'),
       ...(options.mcpRegistry ?? throwAwayMcpRegistrySettings()),
     }),
-    await startWebhookIngestService({
-      platform,
-      logger: serviceLogger('webhook-ingest'),
-      config: webhookIngest,
-    }),
   ];
+  const ingest = await startWebhookIngestService({
+    platform,
+    logger: serviceLogger('webhook-ingest'),
+    config: webhookIngest,
+  });
+  services.push(ingest);
   return {
+    webhookUrl: ingest.webhookUrl,
     stop: async () => {
       for (const service of services.reverse()) await service.stop();
     },

@@ -2,8 +2,13 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROUTES } from '@wap/contracts';
 import { onShutdown, redactConfig } from '@wap/http';
-import { createLogger, startTelemetry } from '@wap/observability';
-import { createEmbeddedPlatform } from '@wap/platform';
+import {
+  collectProcessMetrics,
+  createLogger,
+  platformMetrics,
+  startTelemetry,
+} from '@wap/observability';
+import { createEmbeddedPlatform, withMetrics } from '@wap/platform';
 import { chatSettings } from '@wap/chat-service';
 import { gatewayConfigFromEnv, startGateway } from '@wap/gateway-service';
 import { toMcpRegistryConfig } from '@wap/mcp-registry-service';
@@ -23,6 +28,7 @@ async function main(): Promise<void> {
     {
       config: redactConfig(env, [
         'SESSION_JWT_SECRET',
+        'METRICS_TOKEN',
         'CREDENTIALS_ENCRYPTION_KEYS',
         'SMTP_URL',
         'LLM_API_KEY',
@@ -31,12 +37,13 @@ async function main(): Promise<void> {
     },
     'starting',
   );
+  collectProcessMetrics('embedded');
   const telemetry = startTelemetry({
     serviceName: 'embedded',
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
   });
 
-  const platform = await createEmbeddedPlatform({ dataDir, logger });
+  const platform = withMetrics(await createEmbeddedPlatform({ dataDir, logger }), platformMetrics);
   const credentialKeys =
     env.CREDENTIALS_ENCRYPTION_KEYS ?? `local:${dataDirSecret(dataDir, 'credentials-key')}`;
   const services = await startAllServices(platform, loggerFor, {

@@ -38,6 +38,11 @@ export const GatewayHttpEnv = z.object({
    * the repository's `dist/apps/web` when it has been built, else `/` answers a JSON description.
    */
   WEB_DIST_DIR: z.string().min(1).optional(),
+  /**
+   * Bearer token a scraper must present at `GET /metrics`; unset: /metrics is open in
+   * development and not served in production (decision 93).
+   */
+  METRICS_TOKEN: z.string().min(16).optional(),
 });
 export type GatewayHttpEnv = z.infer<typeof GatewayHttpEnv>;
 
@@ -77,6 +82,9 @@ export const GatewayEnv = GatewayHttpEnv.extend({
 });
 export type GatewayEnv = z.infer<typeof GatewayEnv>;
 
+/** A bearer token to present, open to all, or not served at all. */
+export type MetricsAccess = { kind: 'token'; token: string } | { kind: 'open' } | { kind: 'none' };
+
 /** What the gateway's HTTP edge needs, whichever runtime hosts it. */
 export interface GatewayConfig {
   production: boolean;
@@ -92,6 +100,8 @@ export interface GatewayConfig {
   sessionCookieSecure: boolean;
   /** Absolute folder of the built web app to serve; undefined: no web app, `/` answers JSON. */
   webDistDir?: string;
+  /** Who may read `GET /metrics` (decision 93); unset: open unless `production`, then nobody. */
+  metricsAccess?: MetricsAccess;
 }
 
 export function loadGatewayEnv(env: NodeJS.ProcessEnv): GatewayEnv {
@@ -124,5 +134,10 @@ export function gatewayConfigFromEnv(env: GatewayHttpEnv): GatewayConfig {
     trustProxyHops: env.TRUST_PROXY_HOPS,
     sessionCookieSecure: env.SESSION_COOKIE_SECURE,
     webDistDir: env.WEB_DIST_DIR ? resolve(env.WEB_DIST_DIR) : findBuiltWebApp(),
+    metricsAccess: env.METRICS_TOKEN
+      ? { kind: 'token', token: env.METRICS_TOKEN }
+      : env.NODE_ENV === 'production'
+        ? { kind: 'none' }
+        : { kind: 'open' },
   };
 }

@@ -1,6 +1,11 @@
 import { onShutdown, redactConfig } from '@wap/http';
-import { createLogger, startTelemetry } from '@wap/observability';
-import { createDistributedPlatform, withNamespace } from '@wap/platform';
+import {
+  collectProcessMetrics,
+  createLogger,
+  platformMetrics,
+  startTelemetry,
+} from '@wap/observability';
+import { createDistributedPlatform, withMetrics, withNamespace } from '@wap/platform';
 import { gatewayConfigFromEnv, loadGatewayEnv } from './config';
 import { startGateway } from './service';
 
@@ -8,7 +13,8 @@ import { startGateway } from './service';
 async function main(): Promise<void> {
   const env = loadGatewayEnv(process.env);
   const logger = createLogger({ service: 'gateway', level: env.LOG_LEVEL });
-  logger.info({ config: redactConfig(env, ['SESSION_JWT_SECRET']) }, 'starting');
+  logger.info({ config: redactConfig(env, ['SESSION_JWT_SECRET', 'METRICS_TOKEN']) }, 'starting');
+  collectProcessMetrics('gateway');
   const telemetry = startTelemetry({
     serviceName: 'gateway',
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
@@ -18,7 +24,10 @@ async function main(): Promise<void> {
     serviceName: 'gateway',
     logger,
   });
-  const platform = env.NATS_NAMESPACE ? withNamespace(connected, env.NATS_NAMESPACE) : connected;
+  const platform = withMetrics(
+    env.NATS_NAMESPACE ? withNamespace(connected, env.NATS_NAMESPACE) : connected,
+    platformMetrics,
+  );
   let draining = false;
   const gateway = await startGateway({
     platform,

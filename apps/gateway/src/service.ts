@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ROUTES, type RouteSpec } from '@wap/contracts';
 import { createSessionVerifier } from '@wap/auth';
+import { answerUnparsedRequest } from '@wap/http';
 import type { Platform } from '@wap/platform';
 import type { GatewayConfig } from './config';
 import { createGatewayApp } from './http/app';
@@ -72,6 +73,7 @@ export async function startGateway(deps: {
   const server = createServer((req, res) => {
     if (!serveOpenRawRoute(req, res)) app(req, res);
   });
+  server.on('clientError', answerUnparsedRequest);
   // Slightly above typical load-balancer idle timeouts, so the balancer closes idle sockets first.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;

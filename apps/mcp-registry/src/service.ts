@@ -6,6 +6,8 @@ import {
   ListToolsRequest,
   MCP_SUBJECTS,
   mcpRoutes,
+  OPERATIONS_SUBJECTS,
+  OperatorRewrapCredentialsRequest,
 } from '@wap/contracts';
 import { createGuardedFetch } from '@wap/egress';
 import { decodeJson, serveApi, serveRoutes, type Platform, type Subscription } from '@wap/platform';
@@ -136,6 +138,18 @@ export async function startMcpRegistryService(
       serveOptions,
     ),
     serveApi(platform.bus, MCP_SUBJECTS.callTool, CallToolRequest, busApi.callTool, serveOptions),
+    // The admin CLI's rotation: the same re-wrap as at start, on demand, once the replicas run
+    // with the new key first (decision 25).
+    serveApi(
+      platform.bus,
+      OPERATIONS_SUBJECTS.rewrapCredentials,
+      OperatorRewrapCredentialsRequest,
+      async () => ({
+        keyId: config.keyring.current.id,
+        rewrapped: await rewrapCredentials({ repository, keyring: config.keyring, logger }),
+      }),
+      serveOptions,
+    ),
     // Every replica hears a cancel: only the one running the call has it to abort.
     platform.bus.subscribe(MCP_SUBJECTS.cancelToolCall, (message) => {
       const parsed = CancelToolCall.safeParse(decodeJson(message.data));
@@ -157,4 +171,9 @@ export async function startMcpRegistryService(
   };
 }
 
-export { McpRegistryEnv, toMcpRegistryConfig, type McpRegistryConfig } from './config';
+export {
+  McpRegistryEnv,
+  McpRegistryServiceEnv,
+  toMcpRegistryConfig,
+  type McpRegistryConfig,
+} from './config';

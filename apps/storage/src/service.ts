@@ -7,6 +7,8 @@ import {
   EnsureUserRequest,
   FirstWorkspaceRequest,
   VerifyApiKeyRequest,
+  OPERATIONS_SUBJECTS,
+  OperatorDeleteWorkspaceRequest,
   APPROVAL_SUBJECTS,
   ApprovalRecipientsRequest,
   PrepareUploadRequest,
@@ -19,6 +21,7 @@ import {
 } from '@wap/contracts';
 import { serveApi, serveRoutes, type Platform, type Subscription } from '@wap/platform';
 import { createDirectoryHandlers } from './directory/handlers';
+import { createMeCache } from './directory/me-cache';
 import { createDirectoryPublisher } from './directory/publisher';
 import { createDirectoryRepository } from './directory/repository';
 import { createContactsHandlers } from './contacts/handlers';
@@ -68,7 +71,8 @@ export async function startStorageService(deps: StorageServiceDeps): Promise<Sto
   const publisher = createDirectoryPublisher({ bucket, repository, logger });
   await publisher.publishAll();
 
-  const directory = createDirectoryHandlers({ repository, publisher, logger });
+  const meCache = createMeCache({ bus: platform.bus, logger });
+  const directory = createDirectoryHandlers({ repository, publisher, meCache, logger });
   const serveOptions = { queue: QUEUE_GROUP, logger };
   const storeDeps = { db: platform.sql.db, clock: platform.clock, ids: platform.ids };
   const standingOf = repository.standingOf;
@@ -140,12 +144,22 @@ export async function startStorageService(deps: StorageServiceDeps): Promise<Sto
       directory.verifyApiKey,
       serveOptions,
     ),
+    serveApi(
+      platform.bus,
+      OPERATIONS_SUBJECTS.deleteWorkspace,
+      OperatorDeleteWorkspaceRequest,
+      directory.operatorDeleteWorkspace,
+      serveOptions,
+    ),
   ];
   logger.info({ subjects: subscriptions.length }, 'storage service serving');
 
   return {
     async stop() {
-      await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));
+      await Promise.all([
+        ...subscriptions.map((subscription) => subscription.unsubscribe()),
+        meCache.stop(),
+      ]);
     },
   };
 }

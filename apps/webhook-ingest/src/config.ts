@@ -38,8 +38,18 @@ export const WebhookIngestEnv = z.object({
 });
 export type WebhookIngestEnv = z.infer<typeof WebhookIngestEnv>;
 
-/** The webhook-ingest process's environment: the common service variables and its own. */
-export const WebhookIngestServiceEnv = ServiceEnv.extend(WebhookIngestEnv.shape);
+/**
+ * The webhook-ingest process's environment: the common service variables, its own, and its
+ * direct HTTP door (the embedded runtime has one port, the gateway's: decision 90).
+ */
+export const WebhookIngestServiceEnv = ServiceEnv.extend(WebhookIngestEnv.shape).extend({
+  /** Port of the direct webhook door (0: a free one; `off`: none, only the gateway forwards). */
+  WEBHOOK_PORT: z
+    .union([z.literal('off'), z.coerce.number().int().min(0).max(65535)])
+    .default(3001),
+  /** Proxies in front of the direct door whose X-Forwarded-For and -Proto are believed. */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0),
+});
 export type WebhookIngestServiceEnv = z.infer<typeof WebhookIngestServiceEnv>;
 
 export const WEBHOOK_SECRET_KEYS = [
@@ -58,6 +68,16 @@ export interface WebhookIngestConfig {
   httpsRedirect: boolean;
   publicBaseUrl?: string;
   secrets: { stripe?: string; github?: string; linear?: string; slack?: string };
+  /** The direct HTTP door (load balancer → webhook-ingest); none: only the gateway forwards. */
+  direct?: DirectDoorConfig;
+}
+
+export interface DirectDoorConfig {
+  /** 0 picks a free port. */
+  port: number;
+  host: string;
+  /** Proxies in front whose X-Forwarded-For and -Proto are believed. */
+  trustProxyHops: number;
 }
 
 export const DEFAULT_WEBHOOK_INGEST_CONFIG: WebhookIngestConfig = {
@@ -87,6 +107,12 @@ export function webhookIngestConfigFromEnv(env: WebhookIngestEnv): WebhookIngest
       slack: env.SLACK_SIGNING_SECRET,
     },
   };
+}
+
+/** The process's door: WEBHOOK_PORT on every interface, unless it is `off`. */
+export function directDoorFromEnv(env: WebhookIngestServiceEnv): DirectDoorConfig | undefined {
+  if (env.WEBHOOK_PORT === 'off') return undefined;
+  return { port: env.WEBHOOK_PORT, host: '0.0.0.0', trustProxyHops: env.TRUST_PROXY_HOPS };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv): WebhookIngestServiceEnv {

@@ -19,9 +19,12 @@ import type { ServiceHandle } from '@wap/service-runtime';
 import { createDirectoryClient } from '@wap/workspace-directory';
 import { createKvMirror } from './addresses/kv-mirror';
 import { DEFAULT_WEBHOOK_INGEST_CONFIG, type WebhookIngestConfig } from './config';
+import { acceptedProviderDelivery, countDeliveries } from './http/deliveries';
+import { startDirectDoor, type DirectDoor } from './http/direct-door';
 import { createProviderHandlers } from './providers/provider-handlers';
 import { IDEMPOTENCY_BUCKET, createDuplicateClaims } from './trigger/duplicate-claims';
 import { createRateLimiter } from './trigger/rate-limiter';
+import { startReplicaLiveness } from './trigger/replica-liveness';
 import { createTriggerHandlers } from './trigger/trigger-handler';
 
 /** Addresses whose rate-limit state one replica keeps at most. */
@@ -30,6 +33,19 @@ const RATE_LIMITED_ADDRESSES = 100_000;
 const CLAIM_LEASE_MS = 30_000;
 /** How long a request waits for workflow-runner to say whether an old claim's event has a run. */
 const RUN_OF_EVENT_TIMEOUT_MS = 2_000;
+/**
+ * Each replica renews its liveness key this often; a key not renewed for the TTL is gone, and
+ * the claims of its replica are taken over (decision 91). The margin covers a busy event loop.
+ */
+const HEARTBEAT_MS = 1_000;
+const LIVENESS_TTL_MS = 5_000;
+/** A replica that does not answer its liveness subject within this is slow, not dead. */
+const LIVENESS_PROBE_TIMEOUT_MS = 1_000;
+
+/** A started webhook-ingest: `webhookUrl` is its direct HTTP door, when it has one. */
+export interface WebhookIngestHandle extends ServiceHandle {
+  webhookUrl?: string;
+}
 
 /**
  * Composes webhook-ingest: the Custom Webhook trigger (endpoint 11) and the signed provider
@@ -40,7 +56,7 @@ export async function startWebhookIngestService(deps: {
   platform: Platform;
   logger: Logger;
   config?: WebhookIngestConfig;
-}): Promise<ServiceHandle> {
+}): Promise<WebhookIngestHandle> {
   const { platform, logger } = deps;
   const config = deps.config ?? DEFAULT_WEBHOOK_INGEST_CONFIG;
   await platform.streams.ensureStream(WEBHOOK_EVENTS_STREAM_CONFIG);
@@ -59,7 +75,17 @@ export async function startWebhookIngestService(deps: {
     logger,
   });
   const nowMs = () => platform.clock.now().getTime();
+  const liveness = await startReplicaLiveness({
+    kv: platform.kv,
+    bus: platform.bus,
+    id: platform.ids.uuid(),
+    heartbeatMs: HEARTBEAT_MS,
+    ttlMs: LIVENESS_TTL_MS,
+    probeTimeoutMs: LIVENESS_PROBE_TIMEOUT_MS,
+    logger,
+  });
   const claims = createDuplicateClaims({
+    replica: liveness,
     idempotency: await platform.kv.bucket(IDEMPOTENCY_BUCKET, {
       ttlMs: config.idempotencyWindowMs,
     }),
@@ -104,24 +130,49 @@ export async function startWebhookIngestService(deps: {
     logger,
   });
   const providers = createProviderHandlers({ platform, config, logger, grantTimeoutMs: 10_000 });
-  const subscriptions = serveRoutes(
-    platform.bus,
-    ROUTES,
-    'webhook-ingest',
-    {
-      stripe_webhook: providers.stripe,
-      github_webhook: providers.github,
-      linear_webhook: providers.linear,
-      slack_events: providers.slackEvents,
-      trigger_webhook: trigger.trigger,
-      describe_webhook: trigger.describe,
-    },
-    { queue: 'webhook-ingest', logger, objects: platform.objects },
-  );
+  // One handler per route, behind both doors: the gateway's bus request and the direct door.
+  const handlers = {
+    stripe_webhook: acceptedProviderDelivery('stripe', providers.stripe),
+    github_webhook: acceptedProviderDelivery('github', providers.github),
+    linear_webhook: acceptedProviderDelivery('linear', providers.linear),
+    slack_events: acceptedProviderDelivery('slack', providers.slackEvents),
+    trigger_webhook: countDeliveries('custom', trigger.trigger),
+    describe_webhook: trigger.describe,
+  };
+  const entries = {
+    stripe_webhook: 'stripe',
+    github_webhook: 'github',
+    linear_webhook: 'linear',
+    slack_events: 'slack',
+    trigger_webhook: 'custom',
+    describe_webhook: undefined,
+  } as const;
+  const subscriptions = serveRoutes(platform.bus, ROUTES, 'webhook-ingest', handlers, {
+    queue: 'webhook-ingest',
+    logger,
+    objects: platform.objects,
+  });
+  let door: DirectDoor | undefined;
+  if (config.direct) {
+    door = await startDirectDoor({
+      routes: ROUTES.filter((route) => route.owner === 'webhook-ingest').map((route) => ({
+        route,
+        handler: handlers[route.operationId],
+        entry: entries[route.operationId],
+      })),
+      config: config.direct,
+      logger,
+    });
+  }
   logger.info({ runtime: platform.runtime }, 'webhook-ingest service started');
   return {
+    webhookUrl: door?.url,
     stop: async () => {
-      await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));
+      await Promise.all([
+        door?.close(),
+        ...subscriptions.map((subscription) => subscription.unsubscribe()),
+      ]);
+      await liveness.stop();
       await Promise.all([addresses.stop(), credits.stop(), directory.stop()]);
     },
   };
@@ -133,7 +184,11 @@ export {
   WebhookIngestEnv,
   WebhookIngestServiceEnv,
   webhookIngestConfigFromEnv,
+  type DirectDoorConfig,
   type WebhookIngestConfig,
 } from './config';
 /** The `webhook-inflight` key of a request without an idempotency header (decision 40). */
-export { fingerprintKey } from './trigger/request-identity';
+export { fingerprintKey, idempotencyKey } from './trigger/request-identity';
+/** Where claims and replica liveness are kept, for tests that play a replica that died. */
+export { IDEMPOTENCY_BUCKET } from './trigger/duplicate-claims';
+export { REPLICAS_BUCKET } from './trigger/replica-liveness';

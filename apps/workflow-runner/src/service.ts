@@ -215,4 +215,4 @@ export async function startWorkflowRunnerService(deps: {
     },
   };
 }
-export type { WorkflowRunnerSettings } from './config';
+export { WorkflowRunnerEnv, type WorkflowRunnerSettings } from './config';

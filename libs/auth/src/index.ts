@@ -9,6 +9,11 @@ export {
   type SecretVerifierOptions,
   type MintSessionTokenOptions,
 } from './session';
+export {
+  developmentSessionSecret,
+  mintDevelopmentSession,
+  type DevelopmentSessionRequest,
+} from './development-session';
 export { generateApiKey, hashApiKey, apiKeysEqual, type GeneratedApiKey } from './api-keys';
 export {
   parseCredentialKeys,

@@ -84,9 +84,17 @@ export const WEBHOOK_INFLIGHT_BUCKET_OPTIONS = { ttlMs: 60 * 60 * 1000 } as cons
  * The request holding a fingerprint, and when it claimed it. A replica that dies between the
  * claim and storing the request leaves a key that no run will delete: once a claim is older than
  * the abandonment age and its event has no unfinished run (RUN_OF_EVENT_SUBJECT), an identical
- * request takes it over.
+ * request takes it over; a claim whose holder replica is no longer alive is taken over at once
+ * unless its event has a run still going.
  */
-export const InflightClaim = z.object({ eventId: z.uuid(), claimedAtMs: z.number() });
+export const InflightClaim = z.object({
+  eventId: z.uuid(),
+  claimedAtMs: z.number(),
+  /** The run the request asks for: a takeover of a dead holder's claim reuses both ids. */
+  runId: z.uuid().optional(),
+  /** The webhook-ingest replica that took the claim (its liveness key, decision 91). */
+  holder: z.string().optional(),
+});
 export type InflightClaim = z.infer<typeof InflightClaim>;
 
 /** The claim a key of WEBHOOK_INFLIGHT_BUCKET holds, or null for a value that is not one. */

@@ -225,7 +225,15 @@ export const DIRECTORY_SUBJECTS = {
   ensureUser: 'storage.api.ensure_user.v1',
   firstWorkspace: 'storage.api.first_workspace.v1',
   verifyApiKey: 'storage.api.verify_api_key.v1',
+  meChanged: 'storage.evt.me_changed.v1',
 } as const;
+
+/**
+ * `storage.evt.me_changed.v1`, a core broadcast (no stream): what `GET /me` answers for these
+ * users changed, so every storage replica drops its cached answer (decision 94).
+ */
+export const MeChanged = z.object({ userIds: z.array(z.uuid()) });
+export type MeChanged = z.infer<typeof MeChanged>;
 
 /**
  * KV bucket `directory` published by storage: key `workspace.<id>` holds a DirectoryWorkspace.

@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   PAYLOAD_TOO_LARGE: { status: 413, summary: 'The body is larger than the limit.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, summary: 'The Content-Type is not accepted here.' },
   RATE_LIMITED: { status: 429, summary: 'Too many requests; retry after the Retry-After header.' },
+  HEADERS_TOO_LARGE: { status: 431, summary: 'The request headers are larger than the limit.' },
   INTERNAL_ERROR: {
     status: 500,
     summary: 'An unexpected failure; the details are in the logs, never in the body.',

@@ -56,6 +56,7 @@ export {
   VerifyApiKeyRequest,
   VerifyApiKeyReply,
   DIRECTORY_SUBJECTS,
+  MeChanged,
   DIRECTORY_BUCKET,
   DirectoryWorkspace,
   directoryKey,
@@ -123,6 +124,7 @@ export {
   GRANT_CREDITS_FROM_PAYMENT_SUBJECT,
   GrantCreditsFromPaymentRequest,
   GrantCreditsFromPaymentReply,
+  webhookReplicaAliveSubject,
 } from './webhooks';
 export {
   mcpRoutes,
@@ -335,3 +337,10 @@ export {
   TasksPage,
   ContactsPage,
 } from './workspace-data';
+export {
+  OPERATIONS_SUBJECTS,
+  OperatorDeleteWorkspaceRequest,
+  OperatorDeleteWorkspaceReply,
+  OperatorRewrapCredentialsRequest,
+  OperatorRewrapCredentialsReply,
+} from './operations';

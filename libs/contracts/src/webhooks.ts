@@ -163,3 +163,12 @@ export const GrantCreditsFromPaymentReply = z.object({
   granted: z.boolean(),
 });
 export type GrantCreditsFromPaymentReply = z.infer<typeof GrantCreditsFromPaymentReply>;
+
+/**
+ * Each webhook-ingest replica answers an empty request on its own subject while it runs. NATS
+ * answers "no responders" at once when the replica's connection is gone (the process died):
+ * the claims it took are then taken over (decision 91).
+ */
+export function webhookReplicaAliveSubject(replicaId: string): string {
+  return `webhook.api.replica_alive.v1.${replicaId}`;
+}

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { AppError, type ErrorBody } from '@wap/contracts';
@@ -8,13 +10,28 @@ interface BodyParserError extends Error {
   status?: number;
 }
 
+/**
+ * A client error Express or body-parser raised without a type of its own: a path whose percent
+ * escapes do not decode (URIError, status 400), a compressed body that does not inflate.
+ */
+function fromClientStatus(error: BodyParserError | undefined): AppError | undefined {
+  if (error instanceof URIError) {
+    return new AppError('BAD_REQUEST', 'The path has a malformed percent-encoding');
+  }
+  const status = error?.status;
+  if (status === 400) return new AppError('BAD_REQUEST', 'The request body could not be read');
+  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large');
+  if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content encoding');
+  return undefined;
+}
+
 /** Turns body-parser's failures into the registry's errors, so they get the Error body too. */
 export function toAppError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
   const parserError = error as BodyParserError;
   switch (parserError?.type) {
     case undefined:
-      return undefined;
+      return fromClientStatus(parserError);
     case 'entity.too.large':
       return new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large');
     case 'entity.parse.failed':
@@ -26,7 +43,7 @@ export function toAppError(error: unknown): AppError | undefined {
     case 'request.size.invalid':
       return new AppError('BAD_REQUEST', 'Request body was not received completely');
     default:
-      return undefined;
+      return fromClientStatus(parserError);
   }
 }
 
@@ -65,4 +82,28 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 /** Answers any request no route matched. */
 export function notFoundHandler(): RequestHandler {
   return (_req, _res, next) => next(new AppError('ROUTE_NOT_FOUND', 'Not found'));
+}
+
+/**
+ * For a server's `clientError` event: a request Node cannot parse (headers past its limit,
+ * broken framing) is answered by Node itself, with no body; this answers it with the Error body
+ * and closes the connection, as Node does.
+ */
+export function answerUnparsedRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const refusal =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new AppError('HEADERS_TOO_LARGE', 'Request headers are too large')
+      : new AppError('BAD_REQUEST', 'The request is not valid HTTP');
+  const body = JSON.stringify(refusal.toBody());
+  socket.end(
+    `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      'Connection: close\r\n\r\n' +
+      body,
+  );
 }

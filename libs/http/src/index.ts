@@ -1,5 +1,11 @@
-export { errorHandler, errorReplyOf, notFoundHandler, toAppError } from './error-handler';
-export { requestId, requestIdFor } from './request-id';
+export {
+  answerUnparsedRequest,
+  errorHandler,
+  errorReplyOf,
+  notFoundHandler,
+  toAppError,
+} from './error-handler';
+export { requestIdFor } from './request-id';
 export { validate } from './validation';
 export { startHealthServer, type HealthServer } from './health';
 export { onShutdown, type ShutdownStep } from './shutdown';

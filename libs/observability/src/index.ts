@@ -1,4 +1,18 @@
 export { createLogger, withRequestLogger, type LoggerOptions } from './logger';
 export { startTelemetry, type Telemetry, type TelemetryOptions } from './telemetry';
-export { runInServerSpan, currentTraceId, type IncomingHeaders } from './spans';
-export { metrics, metricsRegistry, collectProcessMetrics, renderMetrics } from './metrics';
+export {
+  runInServerSpan,
+  runInSpan,
+  markSpanFailed,
+  currentTraceId,
+  type IncomingHeaders,
+  type Span,
+  type SpanRole,
+} from './spans';
+export {
+  metrics,
+  metricsRegistry,
+  platformMetrics,
+  collectProcessMetrics,
+  renderMetrics,
+} from './metrics';

@@ -8,6 +8,26 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  */
 export const metricsRegistry = new Registry();
 
+interface LagWatch {
+  labels: { stream: string; consumer: string };
+  /** Readers of every consume call of this durable in the process; the newest one answers. */
+  readers: Set<() => Promise<number>>;
+}
+/** Durable consumers of this process whose lag is read at scrape time, by stream and consumer. */
+const lagWatches = new Map<string, LagWatch>();
+/** Bounds one lag read, so that a scrape during a NATS outage still answers in time. */
+const LAG_READ_TIMEOUT_MS = 2_000;
+
+function readWithin<T>(read: () => Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    read(),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('lag read timed out')), timeoutMs);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
 const durationBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const longDurationBuckets = [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900];
 const registers = [metricsRegistry];
@@ -47,12 +67,30 @@ export const metrics = {
     labelNames: ['stream', 'consumer'] as const,
     registers,
   }),
-  /** Messages a durable consumer has not been delivered yet, read from the stream at scrape time. */
+  /**
+   * Messages a durable consumer has not been delivered yet, read from the stream at scrape time
+   * (JetStream consumer info, or the embedded durable log). A consumer whose read fails (NATS
+   * unreachable) has no sample in that scrape rather than a stale one.
+   */
   streamConsumerLag: new Gauge({
     name: 'wap_stream_consumer_pending_messages',
     help: 'Messages of the stream not yet delivered to the durable consumer',
     labelNames: ['stream', 'consumer'] as const,
     registers,
+    async collect() {
+      this.reset();
+      await Promise.all(
+        [...lagWatches.values()].map(async ({ labels, readers }) => {
+          const read = [...readers].at(-1);
+          if (!read) return;
+          try {
+            this.set(labels, await readWithin(read, LAG_READ_TIMEOUT_MS));
+          } catch {
+            // No sample: an absent series says "unknown", a zero would say "caught up".
+          }
+        }),
+      );
+    },
   }),
   /** Workflow runs that ended, by final status, with their duration from start to end. */
   runDuration: new Histogram({
@@ -102,13 +140,50 @@ export const metrics = {
     buckets: longDurationBuckets,
     registers,
   }),
-  /** Chat stops asked for, by kind (`turn`, `tool`) and outcome (`stopped`, `already_ended`, `refused`). */
+  /**
+   * Chat stops asked for, by kind (`turn`, `tool`) and outcome (`stopped`; `already_ended`: nothing
+   * left to stop; `refused`: not the turn's user, or no such turn).
+   */
   chatCancels: new Counter({
     name: 'wap_chat_cancels_total',
     help: 'Chat stops asked for, by kind and outcome',
     labelNames: ['kind', 'outcome'] as const,
     registers,
   }),
+};
+
+/**
+ * The sink a metered platform (`withMetrics` of `@wap/platform`) reports its bus and stream
+ * traffic to: the same catalog, so one scrape holds it.
+ */
+export const platformMetrics = {
+  busRequest(
+    labels: { subject: string; side: 'client' | 'server'; outcome: string },
+    seconds: number,
+  ): void {
+    metrics.busRequestDuration.observe(labels, seconds);
+  },
+  streamMessage(labels: { stream: string; consumer: string; outcome: string }): void {
+    metrics.streamMessages.inc(labels);
+  },
+  streamRedelivery(labels: { stream: string; consumer: string }): void {
+    metrics.streamRedeliveries.inc(labels);
+  },
+  watchConsumerLag(
+    labels: { stream: string; consumer: string },
+    read: () => Promise<number>,
+  ): () => void {
+    const key = `${labels.stream}/${labels.consumer}`;
+    const watch = lagWatches.get(key) ?? { labels, readers: new Set() };
+    lagWatches.set(key, watch);
+    // Each consume call brings its own reader, so that stopping one member keeps the others'.
+    const reader = () => read();
+    watch.readers.add(reader);
+    return () => {
+      watch.readers.delete(reader);
+      if (watch.readers.size === 0 && lagWatches.get(key) === watch) lagWatches.delete(key);
+    };
+  },
 };
 
 let processMetricsStarted = false;

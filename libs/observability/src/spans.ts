@@ -6,6 +6,7 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  type Attributes,
   type Span,
   type TextMapGetter,
 } from '@opentelemetry/api';
@@ -63,4 +64,44 @@ export function runInServerSpan<T>(
         }
       }),
   );
+}
+
+export type { Span };
+
+/** What a span stands for: work inside this process, or a call out to another system. */
+export type SpanRole = 'internal' | 'client';
+
+/**
+ * Runs `fn` inside a child span of the active context (a step of a run, a model or tool call),
+ * ended when `fn` settles; a throw marks it failed. `fn` may mark a failure that does not throw
+ * with `markSpanFailed`.
+ */
+export function runInSpan<T>(
+  name: string,
+  options: { role?: SpanRole; attributes?: Attributes },
+  fn: (span: Span) => Promise<T>,
+): Promise<T> {
+  return trace.getTracer('@wap/observability').startActiveSpan(
+    name,
+    {
+      kind: options.role === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL,
+      attributes: options.attributes,
+    },
+    async (span) => {
+      try {
+        return await fn(span);
+      } catch (error) {
+        span.recordException(error instanceof Error ? error : String(error));
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
+}
+
+/** Marks a span failed with a readable reason, for failures that are answered, not thrown. */
+export function markSpanFailed(span: Span, reason: string): void {
+  span.setStatus({ code: SpanStatusCode.ERROR, message: reason });
 }

@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { context, propagation, SpanStatusCode } from '@opentelemetry/api';
+import { context, propagation, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { startInMemoryTracing } from './testing';
-import { currentTraceId, runInServerSpan } from './spans';
+import { currentTraceId, markSpanFailed, runInServerSpan, runInSpan } from './spans';
 import { startTelemetry, type Telemetry } from './telemetry';
 
 const INCOMING_TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -94,6 +94,39 @@ describe('startTelemetry', () => {
     expect(span?.events.map((event) => event.name)).toEqual(['exception']);
   });
 
+  it('records child spans of the active one: calls out, and failures answered rather than thrown', async () => {
+    await runInServerSpan('POST /v1/chats', {}, () =>
+      runInSpan(
+        'chat model call',
+        { role: 'client', attributes: { 'gen_ai.request.model': 'scripted' } },
+        async (span) => markSpanFailed(span, 'the provider answered 500'),
+      ),
+    );
+    await expect(
+      runInServerSpan('POST /v1/steps', {}, () =>
+        runInSpan('workflow step delay', {}, async () => {
+          throw new Error('step broke');
+        }),
+      ),
+    ).rejects.toThrow('step broke');
+
+    await memoryProcessor.forceFlush();
+    const byName = (name: string) => memory.getFinishedSpans().find((span) => span.name === name);
+    const call = byName('chat model call');
+    expect(call?.parentSpanContext?.spanId).toBe(byName('POST /v1/chats')?.spanContext().spanId);
+    expect(call?.kind).toBe(SpanKind.CLIENT);
+    expect(call?.attributes).toEqual({ 'gen_ai.request.model': 'scripted' });
+    expect(call?.status).toEqual({
+      code: SpanStatusCode.ERROR,
+      message: 'the provider answered 500',
+    });
+    const step = byName('workflow step delay');
+    expect(step?.kind).toBe(SpanKind.INTERNAL);
+    expect(step?.parentSpanContext?.spanId).toBe(byName('POST /v1/steps')?.spanContext().spanId);
+    expect(step?.status.code).toBe(SpanStatusCode.ERROR);
+    expect(step?.events.map((event) => event.name)).toEqual(['exception']);
+  });
+
   it('refuses a second start in the same process', () => {
     expect(() => startTelemetry({ serviceName: 'gateway' })).toThrow(/already started/);
     expect(() => startInMemoryTracing()).toThrow(/already started/);
@@ -116,8 +149,12 @@ describe('startTelemetry', () => {
     );
     expect(spans.map((span) => span.name).sort()).toEqual([
       'GET /v1/me',
+      'POST /v1/chats',
+      'POST /v1/steps',
       'POST /v1/workspaces',
       'POST /webhooks/:id',
+      'chat model call',
+      'workflow step delay',
     ]);
     expect(spans).toContainEqual(expect.objectContaining({ name: 'POST /webhooks/:id', traceId }));
   });

@@ -6,7 +6,9 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { DestinationStream } from 'pino';
 import { z } from 'zod';
 import {
+  activeTraceparent,
   callApi,
+  continueTrace,
   createEmbeddedPlatform,
   decodeJson,
   encodeJson,
@@ -141,6 +143,36 @@ describe('trace propagation: gateway → service → stream consumer', () => {
     expect(tracing.spans().every((span) => span.spanContext().traceId === serverTraceId)).toBe(
       true,
     );
+  });
+
+  it('continues a stored traceparent later, whatever context is active then', async () => {
+    // A run row keeps the traceparent of the handler that asked for it; a timer or another
+    // request's batch executes it.
+    const stored = await runInServerSpan('POST /things', {}, async () => activeTraceparent());
+    expect(stored).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    const asking = tracing.spans().find((span) => span.name === 'POST /things');
+    expect(stored).toBe(`00-${asking?.spanContext().traceId}-${asking?.spanContext().spanId}-01`);
+    const askingTraceId = asking?.spanContext().traceId;
+
+    const otherTraceId = await runInServerSpan('POST /others', {}, async () => {
+      const continued = await continueTrace(stored, 'later work', { 'wap.thing': 't1' }, async () =>
+        currentTraceId(),
+      );
+      expect(continued).toBe(askingTraceId);
+      const fresh = await continueTrace(null, 'unasked work', {}, async () => currentTraceId());
+      expect(fresh).toMatch(/^[0-9a-f]{32}$/);
+      expect(fresh).not.toBe(askingTraceId);
+      return currentTraceId();
+    });
+    expect(otherTraceId).not.toBe(askingTraceId);
+
+    const later = tracing.spans().find((span) => span.name === 'later work');
+    expect(later?.spanContext().traceId).toBe(askingTraceId);
+    expect(later?.parentSpanContext?.spanId).toBe(asking?.spanContext().spanId);
+    expect(later?.attributes).toEqual({ 'wap.thing': 't1' });
+    const unasked = tracing.spans().find((span) => span.name === 'unasked work');
+    expect(unasked?.parentSpanContext).toBeUndefined();
+    expect(activeTraceparent()).toBeNull();
   });
 
   it('continues the trace a caller started, and logs the consumer line under it', async () => {

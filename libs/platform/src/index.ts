@@ -42,6 +42,8 @@ export {
   decodeJson,
   injectTraceHeaders,
   withTraceFromHeaders,
+  activeTraceparent,
+  continueTrace,
   type RouteHandler,
   type RawRouteHandler,
   type RouteHandlers,
@@ -52,6 +54,13 @@ export {
 export { createDistributedPlatform, type DistributedPlatformOptions } from './distributed';
 export { createEmbeddedPlatform, type EmbeddedPlatformOptions } from './embedded';
 export { withNamespace } from './namespace';
+export {
+  withMetrics,
+  subjectTemplate,
+  type PlatformMetrics,
+  type BusRequestOutcome,
+  type StreamMessageOutcome,
+} from './metered';
 export { isJsonbStorable, toJsonbStorable } from './jsonb';
 export { actorOf, parseRequestPart } from './route-requests';
 export { encodeKeysetCursor, decodeKeysetCursor, type KeysetPosition } from './keyset-cursor';

@@ -64,6 +64,7 @@ export function withNamespace(platform: Platform, namespace: string): Platform {
           },
           (message) => handler(unprefixedMessage(message, unprefixed)),
         ),
+      pending: (stream, durable) => streams.pending(streamName(stream), durable),
     },
     kv: { bucket: (name, options) => kv.bucket(bucketName(name), options) },
     objects: {

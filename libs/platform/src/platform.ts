@@ -119,6 +119,11 @@ export interface Streams {
     config: ConsumerConfig,
     handler: (message: StreamMessage) => Promise<void>,
   ): Promise<StreamConsumer>;
+  /**
+   * Messages of the stream (within the consumer's filter) not yet delivered to the durable
+   * consumer: its lag. Redeliveries waiting for their turn are not counted.
+   */
+  pending(stream: string, durable: string): Promise<number>;
 }
 
 export interface KvEntry {

@@ -1,9 +1,12 @@
 import {
   context,
   propagation,
+  ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
+  type Attributes,
+  type Context,
   type TextMapGetter,
   type TextMapSetter,
 } from '@opentelemetry/api';
@@ -29,6 +32,7 @@ import type {
   ObjectStore,
   Subscription,
 } from './platform';
+import { isDatabaseUnavailable } from './errors';
 
 const ERROR_HEADER = 'wap-error';
 const tracer = trace.getTracer('@wap/platform');
@@ -51,26 +55,63 @@ export function injectTraceHeaders(headers: MessageHeaders = {}): MessageHeaders
   return headers;
 }
 
-/** Runs `fn` inside a consumer span whose parent is the trace context carried by `headers`. */
+/**
+ * The active trace context as a W3C `traceparent`, or null outside any span. Work that outlives
+ * the message asking for it (a run row, executed later by any replica) keeps this to continue
+ * the same trace with `continueTrace`.
+ */
+export function activeTraceparent(): string | null {
+  return injectTraceHeaders()['traceparent'] ?? null;
+}
+
+function runInSpanUnder<T>(
+  parent: Context,
+  spanName: string,
+  options: { kind: SpanKind; attributes?: Attributes },
+  fn: () => Promise<T>,
+): Promise<T> {
+  return tracer.startActiveSpan(spanName, options, parent, async (span) => {
+    try {
+      return await fn();
+    } catch (error) {
+      span.recordException(error as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/**
+ * Runs `fn` inside a consumer span whose parent is the trace context carried by `headers`. A
+ * message's only parent is what its headers say, never the context its consumer loop or its
+ * in-process publisher happened to be in; without trace headers it starts a trace.
+ */
 export function withTraceFromHeaders<T>(
   headers: MessageHeaders,
   spanName: string,
   fn: () => Promise<T>,
 ): Promise<T> {
-  const parent = propagation.extract(context.active(), headers, headerGetter);
-  return context.with(parent, () =>
-    tracer.startActiveSpan(spanName, { kind: SpanKind.CONSUMER }, async (span) => {
-      try {
-        return await fn();
-      } catch (error) {
-        span.recordException(error as Error);
-        span.setStatus({ code: SpanStatusCode.ERROR });
-        throw error;
-      } finally {
-        span.end();
-      }
-    }),
-  );
+  const parent = propagation.extract(ROOT_CONTEXT, headers, headerGetter);
+  return runInSpanUnder(parent, spanName, { kind: SpanKind.CONSUMER }, fn);
+}
+
+/**
+ * Runs `fn` inside a span that continues the trace of a `traceparent` kept by
+ * `activeTraceparent` (a new trace when it is null), whatever context is active: a timer or a
+ * batch of other requests' work must not become its parent.
+ */
+export function continueTrace<T>(
+  traceparent: string | null,
+  spanName: string,
+  attributes: Attributes,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const parent = traceparent
+    ? propagation.extract(ROOT_CONTEXT, { traceparent }, headerGetter)
+    : ROOT_CONTEXT;
+  return runInSpanUnder(parent, spanName, { kind: SpanKind.INTERNAL, attributes }, fn);
 }
 
 export function encodeJson(value: unknown): Uint8Array {
@@ -81,9 +122,37 @@ export function decodeJson(data: Uint8Array): unknown {
   return JSON.parse(decoder.decode(data));
 }
 
+/**
+ * Values of the error header: `user` for a refusal of the request (a 4xx), `internal` for a
+ * failure of the service; any value marks an error reply, the kind feeds the bus metrics.
+ */
+const USER_ERROR = 'user';
+const INTERNAL_ERROR = 'internal';
+
+/** How a reply of serveApi or serveRoutes went, read from its headers. */
+export function replyOutcome(headers: MessageHeaders | undefined): 'ok' | 'user_error' | 'error' {
+  const kind = headers?.[ERROR_HEADER];
+  if (!kind) return 'ok';
+  return kind === USER_ERROR ? 'user_error' : 'error';
+}
+
 function errorReply(error: unknown, subject: string, logger: Logger): BusReply {
+  if (isDatabaseUnavailable(error)) {
+    // A restart or a lost connection of PostgreSQL: the caller may retry, nothing is broken.
+    logger.warn({ subject, reason: (error as Error).message }, 'database unavailable');
+    return errorReply(
+      new AppError(
+        'SERVICE_UNAVAILABLE',
+        'A server this service needs is unavailable; please retry',
+      ),
+      subject,
+      logger,
+    );
+  }
   let body: BusErrorReply;
+  let kind = INTERNAL_ERROR;
   if (error instanceof AppError) {
+    if (error.status < 500) kind = USER_ERROR;
     // User errors are normal traffic: logged at info with their code, never with a body.
     if (error.status >= 500) logger.warn({ subject, code: error.code }, error.message);
     else logger.info({ subject, code: error.code, status: error.status }, error.message);
@@ -99,7 +168,7 @@ function errorReply(error: unknown, subject: string, logger: Logger): BusReply {
     logger.error({ err: error, subject }, 'unexpected error in bus handler');
     body = { error: { code: 'INTERNAL_ERROR', message: 'Internal server error' } };
   }
-  return { data: encodeJson(body), headers: { [ERROR_HEADER]: '1' } };
+  return { data: encodeJson(body), headers: { [ERROR_HEADER]: kind } };
 }
 
 function toAppError(reply: BusErrorReply): AppError {

@@ -1,7 +1,17 @@
 import type { Logger } from 'pino';
 import { onShutdown, redactConfig, startHealthServer } from '@wap/http';
-import { collectProcessMetrics, createLogger, startTelemetry } from '@wap/observability';
-import { createDistributedPlatform, withNamespace, type Platform } from '@wap/platform';
+import {
+  collectProcessMetrics,
+  createLogger,
+  platformMetrics,
+  startTelemetry,
+} from '@wap/observability';
+import {
+  createDistributedPlatform,
+  withMetrics,
+  withNamespace,
+  type Platform,
+} from '@wap/platform';
 import type { ServiceEnv } from './service-env';
 
 /** A started service: what its composition root needs to stop it. */
@@ -38,7 +48,10 @@ export async function runServiceProcess<Env extends ServiceEnv>(options: {
     logger,
     poolSize: env.DATABASE_POOL_SIZE,
   });
-  const platform = env.NATS_NAMESPACE ? withNamespace(connected, env.NATS_NAMESPACE) : connected;
+  const platform = withMetrics(
+    env.NATS_NAMESPACE ? withNamespace(connected, env.NATS_NAMESPACE) : connected,
+    platformMetrics,
+  );
   const service = await options.start({ platform, logger, env });
   const health = await startHealthServer({
     port: env.HEALTH_PORT,

@@ -28,3 +28,4 @@ export {
   type EventStreamReader,
   type ServerSentEvent,
 } from './event-streams';
+export { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver';

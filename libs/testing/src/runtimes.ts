@@ -11,6 +11,8 @@ import { testLogger, testNatsUrl } from './services';
 /** A platform a test owns, and how to give it back. */
 export interface RuntimeUnderTest {
   platform: Platform;
+  /** The NATS namespace of a distributed runtime, for processes that join it (NATS_NAMESPACE). */
+  natsNamespace?: string;
   cleanup(): Promise<void>;
 }
 
@@ -31,6 +33,7 @@ export async function startTestRuntime(
     const namespace = `t${randomBytes(6).toString('hex')}`;
     return {
       platform: withNamespace(test.platform, namespace),
+      natsNamespace: namespace,
       async cleanup() {
         try {
           await test.cleanup();

@@ -5,6 +5,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import type { Logger } from 'pino';
+import { runInSpan } from '@wap/observability';
 import type { ChatSettings } from '../config';
 
 export type { ChatCompletionFunctionTool, ChatCompletionMessageParam };
@@ -71,6 +72,7 @@ export function createModelClient(settings: ChatSettings, logger: Logger): Model
     timeout: REQUEST_TIMEOUT_MS,
   });
   const idleMs = settings.LLM_IDLE_TIMEOUT_MS;
+  const host = new URL(baseUrl).host;
 
   /** A provider's message without the key, should it echo it back. */
   function readable(error: unknown): string {
@@ -85,10 +87,25 @@ export function createModelClient(settings: ChatSettings, logger: Logger): Model
   }
 
   /**
-   * Runs `call` with a signal that aborts when the caller's does, or when the provider sends
-   * nothing for `idleMs`; `touch` restarts that wait whenever a chunk arrives.
+   * Runs `call`, one model call with its own client span, with a signal that aborts when the
+   * caller's does, or when the provider sends nothing for `idleMs`; `touch` restarts that wait
+   * whenever a chunk arrives.
    */
-  async function withIdleTimeout<T>(
+  function withIdleTimeout<T>(
+    outer: AbortSignal | undefined,
+    call: (signal: AbortSignal, touch: () => void) => Promise<T>,
+  ): Promise<T> {
+    return runInSpan(
+      'chat model call',
+      {
+        role: 'client',
+        attributes: { 'gen_ai.request.model': model, 'server.address': host },
+      },
+      () => callWithIdleTimeout(outer, call),
+    );
+  }
+
+  async function callWithIdleTimeout<T>(
     outer: AbortSignal | undefined,
     call: (signal: AbortSignal, touch: () => void) => Promise<T>,
   ): Promise<T> {
@@ -121,7 +138,7 @@ export function createModelClient(settings: ChatSettings, logger: Logger): Model
 
   return {
     configured: true,
-    describe: () => ({ configured: true, host: new URL(baseUrl).host, model }),
+    describe: () => ({ configured: true, host, model }),
 
     streamStep({ messages, tools, signal, onText }) {
       return withIdleTimeout(signal, async (inner, touch) => {

@@ -312,6 +312,8 @@ export function createConversationRepository(deps: {
       userIds: readonly string[],
       canEdit: boolean,
     ): Promise<ParticipantRecord[]> {
+      // Inviting no one (only the owner, say) changes nothing, and an insert needs a row.
+      if (userIds.length === 0) return listParticipants(conversationId);
       const now = clock.now();
       await db.transaction(async (tx) => {
         await tx

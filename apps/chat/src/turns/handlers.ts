@@ -14,6 +14,7 @@ import {
   type TurnEvent,
   type TurnEventsBatch,
 } from '@wap/contracts';
+import { metrics } from '@wap/observability';
 import { actorOf, parseRequestPart, type Clock, type RouteHandler } from '@wap/platform';
 import type { ConversationGuard } from '../conversations/guard';
 import type { ConversationRepository } from '../conversations/repository';
@@ -187,11 +188,19 @@ export function createTurnHandlers(deps: {
     async cancel_turn(request) {
       const actor = actorOf(request);
       const body = parseRequestPart(CancelTurnBody, request.body);
-      const turn = await visibleTurn(body.requestId, actor);
+      const kind = body.cancelToolOnly ? 'tool' : 'turn';
+      const count = (outcome: 'stopped' | 'already_ended' | 'refused') =>
+        metrics.chatCancels.inc({ kind, outcome });
+      const turn = await visibleTurn(body.requestId, actor).catch((error: unknown) => {
+        count('refused');
+        throw error;
+      });
       if (turn.userId !== actor.userId) {
+        count('refused');
         throw new AppError('FORBIDDEN', 'Only the user who started this turn can stop it');
       }
       if (turn.status !== 'running') {
+        count('already_ended');
         return {
           status: 200,
           body: {
@@ -206,6 +215,7 @@ export function createTurnHandlers(deps: {
         cancelToolOnly: body.cancelToolOnly,
         toolName: body.toolName,
       });
+      count(reply.cancelledRequestIds.length > 0 ? 'stopped' : 'already_ended');
       return {
         status: 200,
         body: {

@@ -22,6 +22,7 @@ import {
   type ChatCompletionMessageParam,
   type ModelClient,
 } from '../brain/model-client';
+import { markSpanFailed, metrics, runInSpan } from '@wap/observability';
 import type { ChatSettings } from '../config';
 import type { ConversationRepository } from '../conversations/repository';
 import { toModelTools, type ModelTools } from '../tools/model-tools';
@@ -90,6 +91,14 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
   let heartbeat: NodeJS.Timeout | undefined;
   let beating: Promise<void> | null = null;
 
+  /** Counts a turn whose end this replica stored, however it ended. */
+  function observeTurnEnd(turn: TurnRecord, status: Exclude<TurnStatus, 'running'>): void {
+    metrics.chatTurnDuration.observe(
+      { status },
+      Math.max(0, deps.clock.now().getTime() - turn.startedAt.getTime()) / 1000,
+    );
+  }
+
   async function keepTurns(): Promise<void> {
     try {
       // Only the turns renewed here are judged: one that started meanwhile was not asked about,
@@ -106,6 +115,7 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
       for (const orphan of await repository.staleTurns(settings.TURN_LEASE_MS)) {
         const ended = await repository.endAbandoned(orphan, 'failed', ORPHANED_ERROR);
         if (!ended) continue;
+        observeTurnEnd(orphan, 'failed');
         logger.warn({ requestId: orphan.requestId, owner: orphan.owner }, 'ended an orphaned turn');
         publishProgress(bus, { requestId: orphan.requestId, lastSeq: ended.lastSeq });
       }
@@ -187,6 +197,7 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
         transcript: work.transcript,
       });
       if (!ended) return (await repository.findTurn(turn.requestId))?.status ?? status;
+      observeTurnEnd(turn, status);
       publishProgress(bus, { requestId: turn.requestId, lastSeq: events.lastSeq() + 1 });
       const reply = await repository.findMessage(turn.messageId);
       if (reply) {
@@ -253,7 +264,12 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
         };
         entry = created;
         active.set(requestId, created);
-        created.done = run(created, userMessage).finally(() => {
+        // The turn outlives the request that began it; its span stays in that request's trace.
+        created.done = runInSpan(
+          'chat turn',
+          { attributes: { 'wap.turn.request_id': requestId } },
+          () => run(created, userMessage),
+        ).finally(() => {
           active.delete(requestId);
           void controlSubscription.unsubscribe();
         });
@@ -288,7 +304,10 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
         }
         if (request.cancelToolOnly) return { status: 'running', cancelledRequestIds: [] };
         const ended = await repository.endAbandoned(current, 'stopped', null);
-        if (ended) publishProgress(bus, { requestId: turn.requestId, lastSeq: ended.lastSeq });
+        if (ended) {
+          observeTurnEnd(current, 'stopped');
+          publishProgress(bus, { requestId: turn.requestId, lastSeq: ended.lastSeq });
+        }
         return { status: 'stopped', cancelledRequestIds: ended ? [turn.requestId] : [] };
       }
     },
@@ -451,7 +470,15 @@ class TurnWork {
     } else {
       const abort = new AbortController();
       this.entry.tool = { id: callId, functionName, toolName: tool.name, abort };
-      result = await this.runTool(callId, tool.id, args, abort.signal);
+      result = await runInSpan(
+        'chat tool call',
+        { attributes: { 'wap.tool.name': tool.name, 'wap.tool.id': tool.id } },
+        async (span) => {
+          const outcome = await this.runTool(callId, tool.id, args, abort.signal);
+          if (outcome.isError) markSpanFailed(span, outcome.cancelled ? 'cancelled' : 'tool error');
+          return outcome;
+        },
+      );
       this.entry.tool = null;
     }
     record.result = {

@@ -479,6 +479,13 @@ describe.each(RUNTIMES)('chat conversations through the gateway on the %s runtim
       expect(await openChat(member, chat.id)).toMatchObject({ viewerCanEdit: true });
     });
 
+    test('inviting only the owner changes nothing: 201, no participants, still private', async () => {
+      const owner = await newOwner('self-inviter');
+      const chat = await createChat(owner, { title: 'Just me' });
+      expect(await invite(owner, chat.id, [owner.userId], true)).toEqual({ participants: [] });
+      expect((await openChat(owner, chat.id)).access_type).toBe('private');
+    });
+
     test('private hides the chat from participants; invited again brings them back', async () => {
       const owner = await newOwner('switcher');
       const member = await addMember(owner, 'participant');

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { http, RUNTIMES, startStack, uniqueEmail, type TestStack } from './stack';
 
@@ -167,5 +168,37 @@ describe.each(RUNTIMES)("the platform's MCP server on the %s runtime", (runtime)
     });
     expect(rest.status).toBe(401);
     expect(rest.body).toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+
+  test('a Host header that makes no URL is a 400 Error body, not a 500', async () => {
+    const url = new URL(stack.url);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const outgoing = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          method: 'POST',
+          path: '/mcp',
+          headers: {
+            host: 'x:99999',
+            authorization: `Bearer ${apiKey}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+        },
+        (incoming) => {
+          let body = '';
+          incoming.on('data', (chunk: Buffer) => (body += String(chunk)));
+          incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body }));
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
+    });
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toEqual({
+      error: 'The Host header is not valid',
+      code: 'BAD_REQUEST',
+    });
   });
 });

@@ -13,11 +13,22 @@ export interface RunningProcess {
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
+/** Settings a test process gets unless the test gives its own. */
+const PROCESS_DEFAULTS: Record<string, Record<string, string>> = {
+  // Tests run several webhook-ingest processes at once: each takes a free port for its door.
+  'webhook-ingest': { WEBHOOK_PORT: '0' },
+};
+
 /** Runs an app's main.ts from source, as `npm start` and the distributed commands do. */
 export function runApp(app: string, env: Record<string, string>): RunningProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', join('apps', app, 'src/main.ts')], {
     cwd: repositoryRoot,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? '',
+      ...PROCESS_DEFAULTS[app],
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

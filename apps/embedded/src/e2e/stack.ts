@@ -5,8 +5,7 @@ import { ROUTES, type RouteSpec } from '@wap/contracts';
 import type { Platform } from '@wap/platform';
 import { startTestRuntime, testLogger, type RuntimeKind } from '@wap/testing';
 import { startGateway, type GatewayConfig, type GatewayHandle } from '@wap/gateway-service';
-import type { ServiceHandle } from '@wap/service-runtime';
-import { startAllServices, type ServiceOptions } from '../compose';
+import { startAllServices, type RunningServices, type ServiceOptions } from '../compose';
 
 export type Runtime = RuntimeKind;
 export const RUNTIMES: Runtime[] = ['embedded', 'distributed'];
@@ -15,9 +14,11 @@ export const SESSION_SECRET = 'e2e-session-secret-that-is-long-enough-0123456789
 export interface TestStack {
   platform: Platform;
   gateway: GatewayHandle;
-  services: ServiceHandle;
+  services: RunningServices;
   logger: Logger;
   url: string;
+  /** NATS_NAMESPACE for a process joining the distributed runtime's stack; none when embedded. */
+  natsNamespace?: string;
   /** A session cookie header for a (new) user with this email. */
   cookieFor(email: string, options?: { platformAdmin?: boolean }): Promise<string>;
   stop(): Promise<void>;
@@ -33,7 +34,10 @@ export async function startStack(
   } = {},
 ): Promise<TestStack> {
   const logger = testLogger();
-  const { platform, cleanup } = await startTestRuntime(runtime, { serviceName: 'wap-e2e', logger });
+  const { platform, cleanup, natsNamespace } = await startTestRuntime(runtime, {
+    serviceName: 'wap-e2e',
+    logger,
+  });
   const services = await startAllServices(platform, () => logger, options.services);
   const gateway = await startGateway({
     platform,
@@ -58,6 +62,7 @@ export async function startStack(
     services,
     logger,
     url: gateway.url,
+    natsNamespace,
     cookieFor: async (email, cookieOptions = {}) =>
       `session=${await mintSessionToken({
         secret: SESSION_SECRET,

@@ -211,6 +211,26 @@ describe.each(RUNTIMES)('tasks and comment attachments on the %s runtime', (runt
     expect(await objectsLeftBy(written.slice(before))).toEqual([]);
   });
 
+  test('a field too long after the file is a 400 and leaves no file (it used to crash the gateway)', async () => {
+    const member = await newMember('long-field');
+    const taskId = await newTask(member);
+    const before = written.length;
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from('notes')]), 'notes.txt');
+    form.append('workspaceId', 'x'.repeat(2000));
+    const response = await fetch(`${stack.url}/tasks/${taskId}/comments/attachments`, {
+      method: 'POST',
+      headers: { cookie: member.cookie },
+      body: form,
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error: 'The field workspaceId is too long',
+      code: 'VALIDATION_ERROR',
+    });
+    expect(await objectsLeftBy(written.slice(before))).toEqual([]);
+  });
+
   test('an SVG with a script is only ever served as an inert download', async () => {
     const member = await newMember('svg');
     const taskId = await newTask(member);

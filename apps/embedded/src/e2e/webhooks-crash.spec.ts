@@ -1,6 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, connect, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { mintSessionToken } from '@wap/auth';
+import { WEBHOOK_RECEIVED_SUBJECT } from '@wap/contracts';
 import {
   createTestDatabase,
   removeNamespaceFromNats,
@@ -159,4 +162,201 @@ describe('webhooks across crashing processes', () => {
       await client.end();
     }
   }, 240_000);
+});
+
+/**
+ * A TCP relay between one process and NATS. Once armed, it stops passing the process's bytes to
+ * NATS at the first one that publishes `marker`: the process has done everything before that
+ * publish and now waits for an acknowledgement that will not come. Replies from NATS still
+ * reach it, so it is alive and connected, only stuck, until the test kills it.
+ */
+async function startCuttingRelay(natsUrl: string, marker: string) {
+  const target = new URL(natsUrl);
+  const sockets = new Set<Socket>();
+  let armed = false;
+  let isCut = false;
+  let markCut: () => void = () => undefined;
+  const cut = new Promise<void>((resolve) => {
+    markCut = resolve;
+  });
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 4222), target.hostname);
+    sockets.add(client).add(upstream);
+    let tail = '';
+    client.on('data', (chunk: Buffer) => {
+      if (isCut) return;
+      const seen = tail + chunk.toString('latin1');
+      if (armed && seen.includes(marker)) {
+        isCut = true;
+        markCut();
+        return;
+      }
+      tail = seen.slice(-marker.length);
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => client.write(chunk));
+    // The process's death closes its NATS connection too, as it would without the relay.
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    for (const socket of [client, upstream]) {
+      socket.on('close', end);
+      socket.on('error', end);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `nats://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    arm: () => {
+      armed = true;
+    },
+    cut,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('webhook-ingest killed between its claim and storing the request', () => {
+  let database: TestDatabase;
+  let env: Record<string, string>;
+  const namespace = `k${randomBytes(6).toString('hex')}`;
+  const running: RunningProcess[] = [];
+  const relays: Awaited<ReturnType<typeof startCuttingRelay>>[] = [];
+
+  function start(app: string, extra: Record<string, string> = {}): RunningProcess {
+    const child = runApp(app, { ...env, ...extra });
+    running.push(child);
+    return child;
+  }
+  // Six processes start from source at once: on two busy cores that takes a while.
+  const ready = (child: RunningProcess, name: string) =>
+    child.waitForLine(new RegExp(`"msg":"${name} ready"`), 180_000);
+  const doorOf = async (ingest: RunningProcess) =>
+    (await ingest.waitForLine(/"webhookUrl":"(http:\/\/[^"]+)"/, 60_000))[1] ?? '';
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    env = {
+      NATS_URL: testNatsUrl(),
+      NATS_NAMESPACE: namespace,
+      DATABASE_URL: database.url,
+      SESSION_JWT_SECRET: SESSION_SECRET,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+    };
+  });
+
+  afterAll(async () => {
+    await Promise.all(running.map((child) => child.stop('SIGKILL')));
+    await Promise.all(relays.map((relay) => relay.close()));
+    await database?.drop();
+    await removeNamespaceFromNats(testNatsUrl(), namespace);
+  });
+
+  test('a retry through another replica, keyless or with the same key, is stored at once and runs once', async () => {
+    const storage = start('storage');
+    const runner = start('workflow-runner');
+    const gateway = start('gateway');
+    const survivor = start('webhook-ingest');
+    // One stuck replica per kind of request: its relay cuts it off at its first stored event.
+    const stuck = await Promise.all(
+      ['keyless', 'keyed'].map(async () => {
+        const relay = await startCuttingRelay(testNatsUrl(), WEBHOOK_RECEIVED_SUBJECT);
+        relays.push(relay);
+        return { relay, ingest: start('webhook-ingest', { NATS_URL: relay.url }) };
+      }),
+    );
+    await Promise.all([
+      ready(storage, 'storage'),
+      ready(runner, 'workflow-runner'),
+      ready(survivor, 'webhook-ingest'),
+      ...stuck.map(({ ingest }) => ready(ingest, 'webhook-ingest')),
+    ]);
+    const [, gatewayUrl = ''] = await gateway.waitForLine(/"url":"(http:\/\/[^"]+)"/, 60_000);
+    const survivorUrl = await doorOf(survivor);
+
+    const cookie = `session=${await mintSessionToken({
+      secret: SESSION_SECRET,
+      sub: 'test|stuck@example.com',
+      email: 'stuck@example.com',
+      name: 'Stuck',
+      platformAdmin: true,
+    })}`;
+    const call = async <Reply = unknown>(method: string, path: string, body?: unknown) => {
+      const response = await http(`${gatewayUrl}${path}`, { method, cookie, body });
+      expect(response.status).toBeLessThan(300);
+      return response.body as Reply;
+    };
+    const { workspace } = await call<{ workspace: { id: string } }>('POST', '/workspaces', {
+      name: 'Stuck',
+    });
+    await call('POST', `/workspaces/${workspace.id}/credits/grants`, { amount: 10, reason: 'e2e' });
+    const { workflow, webhook } = await call<{
+      workflow: { id: string };
+      webhook: { id: string };
+    }>('POST', '/workflows', {
+      workspaceId: workspace.id,
+      name: 'Stuck',
+      trigger: { type: 'custom_webhook' },
+      steps: [{ type: 'delay', name: 'free', settings: { seconds: 0 } }],
+    });
+    const { runId } = await call<{ runId: string }>('POST', `/workflows/${workflow.id}/run`);
+    for (;;) {
+      const { run } = await call<{ run: { status: string } }>('GET', `/runs/${runId}`);
+      if (run.status === 'succeeded') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await call('POST', `/workflows/${workflow.id}/live`);
+
+    const requests: { body: unknown; headers: Record<string, string> }[] = [
+      { body: { order: randomUUID() }, headers: {} },
+      { body: { order: randomUUID() }, headers: { 'Idempotency-Key': randomUUID() } },
+    ];
+    const accepted: string[] = [];
+    for (const [index, request] of requests.entries()) {
+      const { relay, ingest } = stuck[index] ?? {};
+      if (!relay || !ingest) throw new Error('no stuck replica');
+      relay.arm();
+      const first = http(`${await doorOf(ingest)}/webhooks/${webhook.id}`, {
+        method: 'POST',
+        ...request,
+      }).catch(() => undefined);
+      // The replica holds its claim and waits for an acknowledgement: it dies there.
+      await relay.cut;
+      await ingest.stop('SIGKILL');
+      expect(await first).toBeUndefined();
+
+      const retried = await http(`${survivorUrl}/webhooks/${webhook.id}`, {
+        method: 'POST',
+        ...request,
+      });
+      expect(retried.status).toBe(200);
+      expect(retried.body).toMatchObject({ triggered: 1, skipped: 0 });
+      accepted.push((retried.body as { eventId: string }).eventId);
+    }
+
+    const client = new Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const runsOf = async () => {
+        const { rows } = await client.query<{ event_id: string }>(
+          `select event_id from workflow_runner.runs
+            where workflow_id = $1 and trigger_type = 'custom_webhook'`,
+          [workflow.id],
+        );
+        return rows.map((row) => row.event_id).sort();
+      };
+      const deadline = Date.now() + 30_000;
+      while ((await runsOf()).length < accepted.length && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(await runsOf()).toEqual([...accepted].sort());
+    } finally {
+      await client.end();
+    }
+  }, 480_000);
 });

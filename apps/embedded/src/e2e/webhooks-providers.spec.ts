@@ -2,10 +2,11 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { sign as signGitHub } from '@octokit/webhooks-methods';
 import Stripe from 'stripe';
 import { DEFAULT_WEBHOOK_INGEST_CONFIG } from '@wap/webhook-ingest-service';
-import { http, RUNTIMES, startStack, type TestStack } from './stack';
+import { http, startStack, type TestStack } from './stack';
+import { WEBHOOK_DOORS, doorUrl, withDoor } from './webhook-doors';
 
 /**
- * The signed provider endpoints through the gateway. Payloads are signed with the providers'
+ * The signed provider endpoints through each door (the gateway, and webhook-ingest's own port). Payloads are signed with the providers'
  * own code where they publish it (stripe, @octokit/webhooks-methods); Slack and Linear publish
  * only their scheme, computed here.
  */
@@ -16,8 +17,9 @@ const secrets = {
   slack: 'e2e-slack-signing-secret',
 };
 
-function postRaw(stack: TestStack, path: string, body: string, headers: Record<string, string>) {
-  return http(`${stack.url}${path}`, {
+/** POSTs to `path` through the door at `origin`. */
+function postRaw(origin: string, path: string, body: string, headers: Record<string, string>) {
+  return http(`${origin}${path}`, {
     method: 'POST',
     body,
     headers: { 'content-type': 'application/json', ...headers },
@@ -47,109 +49,131 @@ function linearSignature(payload: string, secret = secrets.linear) {
 
 const invalidSignature = { error: 'Invalid webhook signature', code: 'INVALID_SIGNATURE' };
 
-describe.each(RUNTIMES)('signed provider webhooks on the %s runtime', (runtime) => {
-  let stack: TestStack;
-  beforeAll(async () => {
-    stack = await startStack(runtime, {
-      services: { webhookIngest: { ...DEFAULT_WEBHOOK_INGEST_CONFIG, secrets } },
-    });
-  });
-  afterAll(async () => {
-    await stack.stop();
-  });
-
-  test('Stripe: a header from the stripe package is accepted; another secret, a changed body or an old timestamp are 401', async () => {
-    const payload = stripeEvent('customer.created', { id: 'cus_1' });
-    const accepted = await postRaw(stack, '/webhooks/stripe', payload, {
-      'stripe-signature': stripeSignature(payload),
-    });
-    expect(accepted.status).toBe(200);
-    expect(accepted.body).toEqual({ received: true });
-
-    const refusals = [
-      { payload, header: stripeSignature(payload, 'whsec_someone_else') },
-      { payload: payload.replace('cus_1', 'cus_2'), header: stripeSignature(payload) },
-      {
-        payload,
-        header: stripeSignature(payload, secrets.stripe, Math.floor(Date.now() / 1000) - 301),
-      },
-      { payload, header: '' },
-    ];
-    for (const refusal of refusals) {
-      const response = await postRaw(stack, '/webhooks/stripe', refusal.payload, {
-        'stripe-signature': refusal.header,
+describe.each(WEBHOOK_DOORS)(
+  'signed provider webhooks on the %s runtime through the %s door',
+  (runtime, door) => {
+    let stack: TestStack;
+    let hooks: string;
+    beforeAll(async () => {
+      stack = await startStack(runtime, {
+        services: { webhookIngest: withDoor(door, { ...DEFAULT_WEBHOOK_INGEST_CONFIG, secrets }) },
       });
-      expect(response.status).toBe(401);
-      expect(response.body).toEqual(invalidSignature);
-    }
-  });
-
-  test('GitHub: a signature from @octokit/webhooks-methods is accepted, a wrong one is 401', async () => {
-    const payload = JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1 });
-    const accepted = await postRaw(stack, '/webhooks/github', payload, {
-      'x-hub-signature-256': await signGitHub(secrets.github, payload),
-      'x-github-event': 'ping',
+      hooks = doorUrl(stack, door);
     });
-    expect(accepted.status).toBe(200);
-    expect(accepted.body).toEqual({ received: true });
-    const refused = await postRaw(stack, '/webhooks/github', payload, {
-      'x-hub-signature-256': await signGitHub('not-the-secret', payload),
+    afterAll(async () => {
+      await stack.stop();
     });
-    expect(refused.status).toBe(401);
-    expect(refused.body).toEqual(invalidSignature);
-  });
 
-  test('Linear: a hex HMAC with a fresh webhookTimestamp is accepted; a stale one is 401', async () => {
-    const fresh = JSON.stringify({ action: 'create', type: 'Issue', webhookTimestamp: Date.now() });
-    const accepted = await postRaw(stack, '/webhooks/linear', fresh, {
-      'linear-signature': linearSignature(fresh),
+    test('Stripe: a header from the stripe package is accepted; another secret, a changed body or an old timestamp are 401', async () => {
+      const payload = stripeEvent('customer.created', { id: 'cus_1' });
+      const accepted = await postRaw(hooks, '/webhooks/stripe', payload, {
+        'stripe-signature': stripeSignature(payload),
+      });
+      expect(accepted.status).toBe(200);
+      expect(accepted.body).toEqual({ received: true });
+
+      const refusals = [
+        { payload, header: stripeSignature(payload, 'whsec_someone_else') },
+        { payload: payload.replace('cus_1', 'cus_2'), header: stripeSignature(payload) },
+        {
+          payload,
+          header: stripeSignature(payload, secrets.stripe, Math.floor(Date.now() / 1000) - 301),
+        },
+        { payload, header: '' },
+      ];
+      for (const refusal of refusals) {
+        const response = await postRaw(hooks, '/webhooks/stripe', refusal.payload, {
+          'stripe-signature': refusal.header,
+        });
+        expect(response.status).toBe(401);
+        expect(response.body).toEqual(invalidSignature);
+      }
     });
-    expect(accepted.status).toBe(200);
-    const stale = JSON.stringify({ action: 'create', webhookTimestamp: Date.now() - 61_000 });
-    const refused = await postRaw(stack, '/webhooks/linear', stale, {
-      'linear-signature': linearSignature(stale),
+
+    test('GitHub: a signature from @octokit/webhooks-methods is accepted, a wrong one is 401', async () => {
+      const payload = JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1 });
+      const accepted = await postRaw(hooks, '/webhooks/github', payload, {
+        'x-hub-signature-256': await signGitHub(secrets.github, payload),
+        'x-github-event': 'ping',
+      });
+      expect(accepted.status).toBe(200);
+      expect(accepted.body).toEqual({ received: true });
+      const refused = await postRaw(hooks, '/webhooks/github', payload, {
+        'x-hub-signature-256': await signGitHub('not-the-secret', payload),
+      });
+      expect(refused.status).toBe(401);
+      expect(refused.body).toEqual(invalidSignature);
     });
-    expect(refused.status).toBe(401);
-    expect(refused.body).toEqual(invalidSignature);
-  });
 
-  test('Slack: the url_verification challenge is answered once the signature holds; a stale timestamp is 401', async () => {
-    const payload = JSON.stringify({ token: 't', challenge: 'c-123', type: 'url_verification' });
-    const answered = await postRaw(stack, '/webhooks/slack/events', payload, slackHeaders(payload));
-    expect(answered.status).toBe(200);
-    expect(answered.body).toEqual({ challenge: 'c-123' });
-
-    const event = JSON.stringify({ type: 'event_callback', event: { type: 'message' } });
-    const accepted = await postRaw(stack, '/webhooks/slack/events', event, slackHeaders(event));
-    expect(accepted.body).toEqual({ received: true });
-
-    const stale = slackHeaders(payload, secrets.slack, Math.floor(Date.now() / 1000) - 301);
-    const refused = await postRaw(stack, '/webhooks/slack/events', payload, stale);
-    expect(refused.status).toBe(401);
-    expect(refused.body).toEqual(invalidSignature);
-  });
-});
-
-describe.each(RUNTIMES)('provider webhooks without secrets on the %s runtime', (runtime) => {
-  let stack: TestStack;
-  beforeAll(async () => {
-    stack = await startStack(runtime);
-  });
-  afterAll(async () => {
-    await stack.stop();
-  });
-
-  test.each([
-    ['/webhooks/stripe', 'Stripe'],
-    ['/webhooks/github', 'GitHub'],
-    ['/webhooks/linear', 'Linear'],
-    ['/webhooks/slack/events', 'Slack'],
-  ])('%s answers 503 so the provider keeps retrying until a secret is set', async (path, name) => {
-    const response = await postRaw(stack, path, '{}', {});
-    expect(response.status).toBe(503);
-    expect(response.body).toEqual({
-      error: `${name} webhooks are not configured`,
-      code: 'SERVICE_UNAVAILABLE',
+    test('Linear: a hex HMAC with a fresh webhookTimestamp is accepted; a stale one is 401', async () => {
+      const fresh = JSON.stringify({
+        action: 'create',
+        type: 'Issue',
+        webhookTimestamp: Date.now(),
+      });
+      const accepted = await postRaw(hooks, '/webhooks/linear', fresh, {
+        'linear-signature': linearSignature(fresh),
+      });
+      expect(accepted.status).toBe(200);
+      const stale = JSON.stringify({ action: 'create', webhookTimestamp: Date.now() - 61_000 });
+      const refused = await postRaw(hooks, '/webhooks/linear', stale, {
+        'linear-signature': linearSignature(stale),
+      });
+      expect(refused.status).toBe(401);
+      expect(refused.body).toEqual(invalidSignature);
     });
-  });
-});
+
+    test('Slack: the url_verification challenge is answered once the signature holds; a stale timestamp is 401', async () => {
+      const payload = JSON.stringify({ token: 't', challenge: 'c-123', type: 'url_verification' });
+      const answered = await postRaw(
+        hooks,
+        '/webhooks/slack/events',
+        payload,
+        slackHeaders(payload),
+      );
+      expect(answered.status).toBe(200);
+      expect(answered.body).toEqual({ challenge: 'c-123' });
+
+      const event = JSON.stringify({ type: 'event_callback', event: { type: 'message' } });
+      const accepted = await postRaw(hooks, '/webhooks/slack/events', event, slackHeaders(event));
+      expect(accepted.body).toEqual({ received: true });
+
+      const stale = slackHeaders(payload, secrets.slack, Math.floor(Date.now() / 1000) - 301);
+      const refused = await postRaw(hooks, '/webhooks/slack/events', payload, stale);
+      expect(refused.status).toBe(401);
+      expect(refused.body).toEqual(invalidSignature);
+    });
+  },
+);
+
+describe.each(WEBHOOK_DOORS)(
+  'provider webhooks without secrets on the %s runtime through the %s door',
+  (runtime, door) => {
+    let stack: TestStack;
+    let hooks: string;
+    beforeAll(async () => {
+      stack = await startStack(runtime, { services: { webhookIngest: withDoor(door) } });
+      hooks = doorUrl(stack, door);
+    });
+    afterAll(async () => {
+      await stack.stop();
+    });
+
+    test.each([
+      ['/webhooks/stripe', 'Stripe'],
+      ['/webhooks/github', 'GitHub'],
+      ['/webhooks/linear', 'Linear'],
+      ['/webhooks/slack/events', 'Slack'],
+    ])(
+      '%s answers 503 so the provider keeps retrying until a secret is set',
+      async (path, name) => {
+        const response = await postRaw(hooks, path, '{}', {});
+        expect(response.status).toBe(503);
+        expect(response.body).toEqual({
+          error: `${name} webhooks are not configured`,
+          code: 'SERVICE_UNAVAILABLE',
+        });
+      },
+    );
+  },
+);

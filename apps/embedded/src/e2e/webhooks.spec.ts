@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import {
   CREDIT_BALANCES_BUCKET,
   Envelope,
@@ -12,15 +13,17 @@ import {
   webhookKey,
   type WebhookAddress,
 } from '@wap/contracts';
+import { metrics } from '@wap/observability';
 import { decodeJson, encodeJson } from '@wap/platform';
 import {
   DEFAULT_WEBHOOK_INGEST_CONFIG,
   type WebhookIngestConfig,
 } from '@wap/webhook-ingest-service';
-import { http, RUNTIMES, startStack, uniqueEmail, type Runtime, type TestStack } from './stack';
+import { http, startStack, uniqueEmail, type Runtime, type TestStack } from './stack';
+import { WEBHOOK_DOORS, doorUrl, withDoor, type WebhookDoor } from './webhook-doors';
 
 /**
- * Endpoint 11 through the gateway. workflow-runner's side of the contract is played here: the
+ * Endpoint 11 through each door (the gateway, and webhook-ingest's own port). workflow-runner's side of the contract is played here: the
  * test publishes the addresses and credit balances it would publish, and reads WEBHOOK_EVENTS
  * with a consumer of its own, so every assertion is on what was really stored.
  */
@@ -63,13 +66,14 @@ async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5
 /** Lets anything still in flight arrive before counting what was stored. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 400));
 
+/** POSTs to an address through the door at `origin`. */
 function post(
-  stack: TestStack,
+  origin: string,
   webhookId: string,
   body: unknown,
   headers: Record<string, string> = {},
 ) {
-  return http(`${stack.url}/webhooks/${webhookId}`, {
+  return http(`${origin}/webhooks/${webhookId}`, {
     method: 'POST',
     body: typeof body === 'string' ? body : JSON.stringify(body),
     headers: { 'content-type': 'application/json', ...headers },
@@ -81,13 +85,30 @@ const webhookConfig: WebhookIngestConfig = {
   rateLimit: { perSecond: 10_000, burst: 10_000 },
 };
 
-function describeEndpoint11(runtime: Runtime) {
+/** The count of webhook requests with these labels in this process's registry. */
+async function countOf(labels: { entry: string; outcome: string; reason: string }) {
+  const { values } = await metrics.webhookRequests.get();
+  const series = values.find(
+    (value) =>
+      value.labels['entry'] === labels.entry &&
+      value.labels['outcome'] === labels.outcome &&
+      value.labels['reason'] === labels.reason,
+  );
+  return series?.value ?? 0;
+}
+
+function describeEndpoint11(runtime: Runtime, door: WebhookDoor) {
   let stack: TestStack;
   let recording: Awaited<ReturnType<typeof record>>;
   let cookie: string;
+  /** Where webhook requests go: the gateway, or webhook-ingest's own door. */
+  let hooks: string;
 
   beforeAll(async () => {
-    stack = await startStack(runtime, { services: { webhookIngest: webhookConfig } });
+    stack = await startStack(runtime, {
+      services: { webhookIngest: withDoor(door, webhookConfig) },
+    });
+    hooks = doorUrl(stack, door);
     recording = await record(stack);
     cookie = await stack.cookieFor(uniqueEmail('hooks'));
   });
@@ -145,7 +166,7 @@ function describeEndpoint11(runtime: Runtime) {
 
   test('a live workflow: 200 after the run request is stored, and the request is a test event', async () => {
     const address = await newAddress();
-    const response = await post(stack, address.webhookId, { order: { id: 7 } });
+    const response = await post(hooks, address.webhookId, { order: { id: 7 } });
     expect(response.status).toBe(200);
     const body = response.body as { eventId: string };
     expect(response.body).toEqual({
@@ -173,9 +194,63 @@ function describeEndpoint11(runtime: Runtime) {
     });
   });
 
+  test('each request is counted once, under its entry, outcome and reason', async () => {
+    const address = await newAddress();
+    const series = [
+      { entry: 'custom', outcome: 'accepted', reason: 'ok' },
+      { entry: 'custom', outcome: 'skipped', reason: 'duplicate' },
+      { entry: 'custom', outcome: 'refused', reason: 'NOT_FOUND' },
+      { entry: 'custom', outcome: 'refused', reason: 'INVALID_JSON' },
+    ];
+    const before = await Promise.all(series.map(countOf));
+    const key = randomUUID();
+    expect(
+      (await post(hooks, address.webhookId, { m: 1 }, { 'idempotency-key': key })).status,
+    ).toBe(200);
+    expect(
+      (await post(hooks, address.webhookId, { m: 1 }, { 'idempotency-key': key })).status,
+    ).toBe(200);
+    expect((await post(hooks, randomUUID(), { m: 1 })).status).toBe(404);
+    expect((await post(hooks, address.webhookId, 'not json')).status).toBe(400);
+    const after = await Promise.all(series.map(countOf));
+    expect(after.map((count, index) => count - (before[index] ?? 0))).toEqual([1, 1, 1, 1]);
+  });
+
+  test('a gzip body is inflated, an encoding no entry reads is 415, the request id comes back', async () => {
+    const address = await newAddress();
+    const compressed = await fetch(`${hooks}/webhooks/${address.webhookId}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        'x-request-id': 'e2e-gzip-request',
+      },
+      body: gzipSync(JSON.stringify({ zipped: true })),
+    });
+    expect(compressed.status).toBe(200);
+    expect(compressed.headers.get('x-request-id')).toBe('e2e-gzip-request');
+    expect(await compressed.json()).toMatchObject({ triggered: 1, skipped: 0 });
+    await eventually(() => runsOf(address.workflowId).length === 1);
+    expect(runsOf(address.workflowId)[0]?.payload).toEqual({
+      kind: 'inline',
+      body: { zipped: true },
+    });
+
+    const unreadable = await post(hooks, address.webhookId, '{"a":1}', {
+      'content-encoding': 'compress',
+    });
+    expect(unreadable.status).toBe(415);
+    expect(unreadable.body).toEqual({
+      error: 'Unsupported content encoding',
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+    });
+    await settle();
+    expect(eventsOf(address.workflowId)).toHaveLength(1);
+  });
+
   test('a draft workflow: 200 inactive, a stored test event, no run', async () => {
     const address = await newAddress({ status: 'draft' });
-    const response = await post(stack, address.webhookId, { hello: 'draft' });
+    const response = await post(hooks, address.webhookId, { hello: 'draft' });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       success: true,
@@ -199,7 +274,7 @@ function describeEndpoint11(runtime: Runtime) {
     ['broken JSON', '{"a": ', 'application/json'],
   ])('a %s body is 400 Invalid JSON body, and nothing is stored', async (_label, body, type) => {
     const address = await newAddress();
-    const response = await http(`${stack.url}/webhooks/${address.webhookId}`, {
+    const response = await http(`${hooks}/webhooks/${address.webhookId}`, {
       method: 'POST',
       body,
       headers: { 'content-type': type },
@@ -212,29 +287,29 @@ function describeEndpoint11(runtime: Runtime) {
 
   test('an unknown address, a malformed one and a removed trigger are 404 Webhook not found', async () => {
     for (const webhookId of [randomUUID(), 'not-a-uuid']) {
-      const response = await post(stack, webhookId, { a: 1 });
+      const response = await post(hooks, webhookId, { a: 1 });
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ error: 'Webhook not found' });
     }
     const address = await newAddress();
-    expect((await post(stack, address.webhookId, { before: true })).status).toBe(200);
+    expect((await post(hooks, address.webhookId, { before: true })).status).toBe(200);
     const bucket = await stack.platform.kv.bucket(WEBHOOKS_BUCKET);
     await bucket.delete(webhookKey(address.webhookId));
-    await eventually(async () => (await post(stack, address.webhookId, { a: 2 })).status === 404);
-    const removed = await post(stack, address.webhookId, { a: 3 });
+    await eventually(async () => (await post(hooks, address.webhookId, { a: 2 })).status === 404);
+    const removed = await post(hooks, address.webhookId, { a: 3 });
     expect(removed.body).toEqual({ error: 'Webhook not found' });
   });
 
   test('a deleted workspace is 410 Workspace has been deleted', async () => {
     const address = await newAddress();
-    expect((await post(stack, address.webhookId, { before: true })).status).toBe(200);
+    expect((await post(hooks, address.webhookId, { before: true })).status).toBe(200);
     const deleted = await http(`${stack.url}/workspaces/${address.workspaceId}`, {
       method: 'DELETE',
       cookie,
     });
     expect(deleted.status).toBe(204);
-    await eventually(async () => (await post(stack, address.webhookId, { a: 1 })).status === 410);
-    const gone = await post(stack, address.webhookId, { a: 2 });
+    await eventually(async () => (await post(hooks, address.webhookId, { a: 1 })).status === 410);
+    const gone = await post(hooks, address.webhookId, { a: 2 });
     expect(gone.body).toEqual({ error: 'Workspace has been deleted' });
   });
 
@@ -250,10 +325,10 @@ function describeEndpoint11(runtime: Runtime) {
   ])('a repeat of a %s value is skipped with the eventId it repeats', async (header) => {
     const address = await newAddress();
     const value = randomUUID();
-    const first = await post(stack, address.webhookId, { n: 1 }, { [header]: value });
+    const first = await post(hooks, address.webhookId, { n: 1 }, { [header]: value });
     expect(first.body).toMatchObject({ triggered: 1, skipped: 0 });
     // Another body under the same value is the same event, sent again.
-    const repeat = await post(stack, address.webhookId, { n: 2 }, { [header]: value });
+    const repeat = await post(hooks, address.webhookId, { n: 2 }, { [header]: value });
     expect(repeat.status).toBe(200);
     expect(repeat.body).toEqual({
       success: true,
@@ -262,7 +337,7 @@ function describeEndpoint11(runtime: Runtime) {
       triggered: 0,
       skipped: 1,
     });
-    const other = await post(stack, address.webhookId, { n: 1 }, { [header]: randomUUID() });
+    const other = await post(hooks, address.webhookId, { n: 1 }, { [header]: randomUUID() });
     expect(other.body).toMatchObject({ triggered: 1 });
     await settle();
     expect(runsOf(address.workflowId)).toHaveLength(2);
@@ -275,7 +350,7 @@ function describeEndpoint11(runtime: Runtime) {
     const key = randomUUID();
     const responses = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
-        post(stack, address.webhookId, { attempt: i }, { 'Idempotency-Key': key }),
+        post(hooks, address.webhookId, { attempt: i }, { 'Idempotency-Key': key }),
       ),
     );
     expect(responses.map((response) => response.status)).toEqual(Array(200).fill(200));
@@ -294,7 +369,7 @@ function describeEndpoint11(runtime: Runtime) {
     const address = await newAddress();
     const body = { customer: 'c-1', amount: 5 };
     const responses = await Promise.all(
-      Array.from({ length: 50 }, () => post(stack, address.webhookId, body)),
+      Array.from({ length: 50 }, () => post(hooks, address.webhookId, body)),
     );
     const bodies = responses.map(
       (response) => response.body as { triggered: number; skipped: number; eventId: string },
@@ -303,10 +378,10 @@ function describeEndpoint11(runtime: Runtime) {
     expect(bodies.filter((b) => b.skipped === 1)).toHaveLength(49);
     expect(new Set(bodies.map((b) => b.eventId)).size).toBe(1);
     // Key order and whitespace do not make a request different.
-    const reordered = await post(stack, address.webhookId, '{ "amount": 5,\n "customer": "c-1" }');
+    const reordered = await post(hooks, address.webhookId, '{ "amount": 5,\n "customer": "c-1" }');
     expect(reordered.body).toMatchObject({ triggered: 0, skipped: 1 });
     // A different body is another request.
-    expect((await post(stack, address.webhookId, { ...body, amount: 6 })).body).toMatchObject({
+    expect((await post(hooks, address.webhookId, { ...body, amount: 6 })).body).toMatchObject({
       triggered: 1,
     });
     await eventually(() => runsOf(address.workflowId).length === 2);
@@ -316,7 +391,7 @@ function describeEndpoint11(runtime: Runtime) {
     const inflight = await stack.platform.kv.bucket(WEBHOOK_INFLIGHT_BUCKET);
     expect(await inflight.get(run?.inflightKey ?? '')).not.toBeNull();
     await inflight.delete(run?.inflightKey ?? '');
-    const again = await post(stack, address.webhookId, body);
+    const again = await post(hooks, address.webhookId, body);
     expect(again.body).toMatchObject({ triggered: 1, skipped: 0 });
     await eventually(() => runsOf(address.workflowId).length === 3);
   });
@@ -329,7 +404,7 @@ function describeEndpoint11(runtime: Runtime) {
     '%s is 402 with its message, and no run starts',
     async (_label, balance, creditCost, message) => {
       const address = await newAddress({ creditCost }, balance);
-      const response = await post(stack, address.webhookId, { a: 1 });
+      const response = await post(hooks, address.webhookId, { a: 1 });
       expect(response.status).toBe(402);
       expect(response.body).toEqual({ code: 'INSUFFICIENT_CREDITS', error: message, message });
       await settle();
@@ -337,7 +412,7 @@ function describeEndpoint11(runtime: Runtime) {
       // The refused request released its claim: once credits arrive, the same request runs.
       await setBalance(address.workspaceId, 10);
       await eventually(async () => {
-        const retried = await post(stack, address.webhookId, { a: 1 });
+        const retried = await post(hooks, address.webhookId, { a: 1 });
         return (retried.body as { triggered?: number }).triggered === 1;
       });
     },
@@ -347,7 +422,7 @@ function describeEndpoint11(runtime: Runtime) {
     const address = await newAddress();
     const bucket = await stack.platform.kv.bucket(CREDIT_BALANCES_BUCKET);
     await bucket.delete(creditBalanceKey(address.workspaceId));
-    const response = await post(stack, address.webhookId, { a: 1 });
+    const response = await post(hooks, address.webhookId, { a: 1 });
     expect(response.status).toBe(402);
     expect(response.body).toMatchObject({ message: DEPLETED });
   });
@@ -360,7 +435,7 @@ function describeEndpoint11(runtime: Runtime) {
           body: '{"status": "ok", "order": "{{body.order.id}}", "echo": "hi {{body.name}}"}',
         },
       });
-      const response = await post(stack, address.webhookId, { order: { id: 42 }, name: 'Ada' });
+      const response = await post(hooks, address.webhookId, { order: { id: 42 }, name: 'Ada' });
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ status: 'ok', order: 42, echo: 'hi Ada' });
       await eventually(() => runsOf(address.workflowId).length === 1);
@@ -371,7 +446,7 @@ function describeEndpoint11(runtime: Runtime) {
         status: 'draft',
         customResponse: { enabled: true, body: '' },
       });
-      const response = await post(stack, address.webhookId, { a: 1 });
+      const response = await post(hooks, address.webhookId, { a: 1 });
       expect(response.body).toEqual({ status: 'ok' });
     });
 
@@ -379,7 +454,7 @@ function describeEndpoint11(runtime: Runtime) {
       const address = await newAddress({
         customResponse: { enabled: true, body: 'Thanks {{body.name}}!' },
       });
-      const response = await post(stack, address.webhookId, { name: 'Ada' });
+      const response = await post(hooks, address.webhookId, { name: 'Ada' });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
       expect(response.text).toBe('Thanks Ada!');
@@ -389,7 +464,7 @@ function describeEndpoint11(runtime: Runtime) {
       const address = await newAddress({
         customResponse: { enabled: true, body: '{"id": "{{body.missing}}"}' },
       });
-      const response = await post(stack, address.webhookId, { name: 'Ada' });
+      const response = await post(hooks, address.webhookId, { name: 'Ada' });
       expect(response.body).toMatchObject({
         success: true,
         workflowId: address.workflowId,
@@ -403,10 +478,10 @@ function describeEndpoint11(runtime: Runtime) {
         { customResponse: { enabled: true, body: '{"status": "ok"}' } },
         0,
       );
-      expect((await post(stack, address.webhookId, 'not json')).body).toEqual({
+      expect((await post(hooks, address.webhookId, 'not json')).body).toEqual({
         error: 'Invalid JSON body',
       });
-      expect((await post(stack, address.webhookId, { a: 1 })).status).toBe(402);
+      expect((await post(hooks, address.webhookId, { a: 1 })).status).toBe(402);
     });
   });
 
@@ -421,7 +496,7 @@ function describeEndpoint11(runtime: Runtime) {
     test('outside the window with queueing on, the run waits for the window and the answer says so', async () => {
       const hours = closedNow();
       const address = await newAddress({ runningHours: hours, queueOutsideWindow: true });
-      const response = await post(stack, address.webhookId, { a: 1 });
+      const response = await post(hooks, address.webhookId, { a: 1 });
       expect(response.status).toBe(200);
       const body = response.body as { notBefore: string };
       expect(response.body).toMatchObject({
@@ -439,7 +514,7 @@ function describeEndpoint11(runtime: Runtime) {
 
     test('outside the window with queueing off, the request is dropped and the answer says so', async () => {
       const address = await newAddress({ runningHours: closedNow(), queueOutsideWindow: false });
-      const response = await post(stack, address.webhookId, { a: 1 });
+      const response = await post(hooks, address.webhookId, { a: 1 });
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({
         success: true,
@@ -455,12 +530,12 @@ function describeEndpoint11(runtime: Runtime) {
 
   test('GET describes the address in text and starts no run; an unknown address is 404', async () => {
     const address = await newAddress();
-    const response = await http(`${stack.url}/webhooks/${address.webhookId}`);
+    const response = await http(`${hooks}/webhooks/${address.webhookId}`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
     // No public origin configured: the request's own, plain http as it is a loopback address.
-    expect(response.text).toContain(`Send POST ${stack.url}/webhooks/${address.webhookId} `);
-    const unknown = await http(`${stack.url}/webhooks/${randomUUID()}`);
+    expect(response.text).toContain(`Send POST ${hooks}/webhooks/${address.webhookId} `);
+    const unknown = await http(`${hooks}/webhooks/${randomUUID()}`);
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ error: 'Webhook not found' });
     await settle();
@@ -470,7 +545,7 @@ function describeEndpoint11(runtime: Runtime) {
 
   test('a request over plain http is redirected to the https address with 308', async () => {
     const address = await newAddress();
-    const port = new URL(stack.url).port;
+    const port = new URL(hooks).port;
     const { status, location } = await new Promise<{ status: number; location?: string }>(
       (resolve, reject) => {
         const outgoing = httpRequest(
@@ -499,12 +574,12 @@ function describeEndpoint11(runtime: Runtime) {
   test('a body over 1 MiB is 413; a large body under it is kept in the object store', async () => {
     const address = await newAddress();
     const tooLarge = JSON.stringify({ data: 'x'.repeat(1024 * 1024) });
-    const refused = await post(stack, address.webhookId, tooLarge);
+    const refused = await post(hooks, address.webhookId, tooLarge);
     expect(refused.status).toBe(413);
     expect(refused.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
 
     const large = JSON.stringify({ data: 'y'.repeat(700 * 1024) });
-    const accepted = await post(stack, address.webhookId, large);
+    const accepted = await post(hooks, address.webhookId, large);
     expect(accepted.body).toMatchObject({ triggered: 1 });
     await eventually(() => runsOf(address.workflowId).length === 1);
     // The runner deletes the parked body once it has stored the event; that it arrives whole
@@ -516,35 +591,43 @@ function describeEndpoint11(runtime: Runtime) {
   });
 }
 
-describe.each(RUNTIMES)('custom webhook trigger (endpoint 11) on the %s runtime', (runtime) => {
-  describeEndpoint11(runtime);
-});
+describe.each(WEBHOOK_DOORS)(
+  'custom webhook trigger (endpoint 11) on the %s runtime through the %s door',
+  (runtime, door) => {
+    describeEndpoint11(runtime, door);
+  },
+);
 
-describe.each(RUNTIMES)('webhook rate limit on the %s runtime', (runtime) => {
-  let stack: TestStack;
-  beforeAll(async () => {
-    stack = await startStack(runtime, {
-      services: {
-        webhookIngest: {
-          ...DEFAULT_WEBHOOK_INGEST_CONFIG,
-          rateLimit: { perSecond: 0.5, burst: 3 },
+describe.each(WEBHOOK_DOORS)(
+  'webhook rate limit on the %s runtime through the %s door',
+  (runtime, door) => {
+    let stack: TestStack;
+    let hooks: string;
+    beforeAll(async () => {
+      stack = await startStack(runtime, {
+        services: {
+          webhookIngest: withDoor(door, {
+            ...DEFAULT_WEBHOOK_INGEST_CONFIG,
+            rateLimit: { perSecond: 0.5, burst: 3 },
+          }),
         },
-      },
+      });
+      hooks = doorUrl(stack, door);
     });
-  });
-  afterAll(async () => {
-    await stack.stop();
-  });
+    afterAll(async () => {
+      await stack.stop();
+    });
 
-  test('beyond the burst an address gets 429 with Retry-After; other addresses are not affected', async () => {
-    const limited = randomUUID();
-    for (let i = 0; i < 3; i += 1) {
-      expect((await post(stack, limited, { i })).status).toBe(404);
-    }
-    const refused = await post(stack, limited, { i: 4 });
-    expect(refused.status).toBe(429);
-    expect(refused.body).toMatchObject({ code: 'RATE_LIMITED' });
-    expect(Number(refused.headers.get('retry-after'))).toBe(2);
-    expect((await post(stack, randomUUID(), { i: 1 })).status).toBe(404);
-  });
-});
+    test('beyond the burst an address gets 429 with Retry-After; other addresses are not affected', async () => {
+      const limited = randomUUID();
+      for (let i = 0; i < 3; i += 1) {
+        expect((await post(hooks, limited, { i })).status).toBe(404);
+      }
+      const refused = await post(hooks, limited, { i: 4 });
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({ code: 'RATE_LIMITED' });
+      expect(Number(refused.headers.get('retry-after'))).toBe(2);
+      expect((await post(hooks, randomUUID(), { i: 1 })).status).toBe(404);
+    });
+  },
+);

@@ -1,17 +1,18 @@
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { RouteSpec } from '@wap/contracts';
-import { errorHandler, notFoundHandler, requestId } from '@wap/http';
+import { errorHandler, notFoundHandler, requestIdFor } from '@wap/http';
 import { runInServerSpan } from '@wap/observability';
 import type { Platform } from '@wap/platform';
 import type { GatewayConfig } from '../config';
 import { mountDevSignIn } from '../dev/sign-in';
 import { buildOpenApiDocument } from '../openapi/openapi';
-import { mountRoutes, type ForwardingDeps } from '../routing/forward';
+import { createRouteTable, type ForwardingDeps } from '../routing/forward';
 import type { SessionAuthenticator } from '../sessions/authenticate';
 import { mountSessionRoutes } from '../web/session-routes';
 import { mountWebApp } from '../web/web-app';
 import { corsForOrigin } from './cors';
+import { mountMetrics, observeRequest, routeLabelOf } from './metrics';
 
 export interface GatewayAppDeps {
   config: GatewayConfig;
@@ -35,19 +36,31 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   app.set('trust proxy', config.trustProxyHops);
   app.set('query parser', 'simple');
 
-  app.use(requestId(logger));
   app.use((req, res, next) => {
-    void runInServerSpan(`${req.method} ${req.path}`, req.headers, async () => {
-      const started = process.hrtime.bigint();
+    const started = process.hrtime.bigint();
+    const id = requestIdFor(req.get('x-request-id'));
+    res.locals['requestId'] = id;
+    res.setHeader('X-Request-Id', id);
+    // Most requests log nothing beyond the request line: their child logger is made on first use.
+    let requestLogger: Logger | undefined;
+    Object.defineProperty(res.locals, 'logger', {
+      get: () => (requestLogger ??= logger.child({ request_id: id })),
+    });
+    // Named by its method until routed: the route template, not the path with its ids, names it.
+    void runInServerSpan(req.method, req.headers, async (span) => {
       await new Promise<void>((resolve) => {
         res.on('close', resolve);
         next();
       });
-      const log = res.locals['logger'] as Logger;
-      log.info(
+      const route = routeLabelOf(req, res);
+      span.updateName(`${req.method} ${route}`);
+      observeRequest(req.method, route, res.statusCode, started);
+      logger.info(
         {
+          request_id: id,
           method: req.method,
           path: req.path,
+          route,
           status: res.statusCode,
           duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
         },
@@ -56,6 +69,20 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
     });
   });
   app.use(corsForOrigin(config.webOrigin));
+  const routeTable = createRouteTable(deps.routes, {
+    bus: deps.platform.bus,
+    objects: deps.platform.objects,
+    ids: deps.platform.ids,
+    authenticator: deps.authenticator,
+    authenticateApiKey: deps.authenticateApiKey,
+    requestTimeoutMs: config.requestTimeoutMs,
+    bodyLimitBytes: config.bodyLimitBytes,
+    logger,
+    closing: deps.closing,
+  });
+  // The table's paths share nothing with the gateway's own routes below, so looking them up
+  // first changes no answer and spares most requests the walk through those routes.
+  app.use(routeTable.dispatch);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -64,6 +91,10 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
     const ready = deps.isReady();
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready' });
   });
+  mountMetrics(
+    app,
+    config.metricsAccess ?? (config.production ? { kind: 'none' } : { kind: 'open' }),
+  );
   const openApi = buildOpenApiDocument(deps.routes);
   app.get('/openapi.json', (_req, res) => {
     res.json(openApi);
@@ -93,17 +124,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
     secureCookie: config.sessionCookieSecure,
   });
 
-  mountRoutes(app, deps.routes, {
-    bus: deps.platform.bus,
-    objects: deps.platform.objects,
-    ids: deps.platform.ids,
-    authenticator: deps.authenticator,
-    authenticateApiKey: deps.authenticateApiKey,
-    requestTimeoutMs: config.requestTimeoutMs,
-    bodyLimitBytes: config.bodyLimitBytes,
-    logger,
-    closing: deps.closing,
-  });
+  routeTable.mount(app);
 
   app.use(notFoundHandler());
   app.use(errorHandler(logger));

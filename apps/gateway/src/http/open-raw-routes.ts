@@ -8,6 +8,7 @@ import { runInServerSpan } from '@wap/observability';
 import { callRawRoute, type Platform } from '@wap/platform';
 import { forwardedHeaders, unavailableWhenUnanswered } from '../routing/forward';
 import { allowConfiguredOrigin } from './cors';
+import { observeRequest } from './metrics';
 
 export interface OpenRawRoutesDeps {
   routes: readonly RouteSpec[];
@@ -81,7 +82,7 @@ export function createOpenRawRouteServer(deps: OpenRawRoutesDeps): RawRouteServe
     const requestId = requestIdFor(header(req, 'x-request-id'));
     res.setHeader('X-Request-Id', requestId);
     allowConfiguredOrigin(deps.webOrigin, header(req, 'origin'), res);
-    void runInServerSpan(`${req.method} ${path}`, req.headers, async () => {
+    void runInServerSpan(`${req.method} ${target.route.path}`, req.headers, async () => {
       try {
         const body = await readBody(req, target.route.bodyLimitBytes ?? deps.bodyLimitBytes);
         const reply = await callRawRoute(
@@ -112,6 +113,7 @@ export function createOpenRawRouteServer(deps: OpenRawRoutesDeps): RawRouteServe
         }
         writeReply(res, { status, body });
       }
+      observeRequest(target.route.method, target.route.path, res.statusCode, started);
       deps.logger.info(
         {
           request_id: requestId,

@@ -1,6 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
-import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
+import express, {
+  type Express,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
+import { match, type MatchFunction } from 'path-to-regexp';
 import {
   AppError,
   type ApiKeyPrincipal,
@@ -38,12 +45,66 @@ export interface ForwardingDeps {
   closing: AbortSignal;
 }
 
-/** Registers every route of the table: authenticate, validate at the edge, forward over the bus. */
-export function mountRoutes(
-  app: Express,
-  routes: readonly RouteSpec[],
-  deps: ForwardingDeps,
+/** Where `dispatchRoutes` leaves the template of the route it dispatched to. */
+export const DISPATCHED_ROUTE = 'dispatchedRoute';
+
+interface DispatchEntry {
+  route: RouteSpec;
+  matchPath: MatchFunction<Partial<Record<string, string>>>;
+  handlers: readonly RequestHandler[];
+}
+
+/** The table's routes, each with its handlers: authenticate, validate, forward over the bus. */
+export interface RouteTable {
+  /**
+   * Runs the handlers of the table route a request matches, straight from one lookup by method
+   * and first path segment: Express's router would test every layer before it in turn. Any
+   * request it cannot match exactly as Express does (a malformed escape) goes on to Express.
+   */
+  dispatch: RequestHandler;
+  /** Registers the same routes on Express, for what `dispatch` leaves (OPTIONS, odd paths). */
+  mount(app: Express): void;
+}
+
+function firstSegment(path: string): string {
+  const end = path.indexOf('/', 1);
+  return (end === -1 ? path.slice(1) : path.slice(1, end)).toLowerCase();
+}
+
+function runHandlers(
+  handlers: readonly RequestHandler[],
+  req: Request,
+  res: Response,
+  done: NextFunction,
 ): void {
+  let index = 0;
+  const step = (error?: unknown): void => {
+    if (error !== undefined) {
+      done(error);
+      return;
+    }
+    const handler = handlers[index];
+    index += 1;
+    if (!handler) {
+      // Passing on would reach the same route registered on Express and forward it twice.
+      done(new AppError('ROUTE_NOT_FOUND', 'Not found'));
+      return;
+    }
+    try {
+      const returned: unknown = handler(req, res, step);
+      // As Express 5 does: a handler's rejected promise is its error.
+      if (returned instanceof Promise) {
+        returned.catch((rejection: unknown) => done(rejection ?? new Error('Rejected promise')));
+      }
+    } catch (thrown) {
+      done(thrown);
+    }
+  };
+  step();
+}
+
+/** Builds the handlers of every route of the table. */
+export function createRouteTable(routes: readonly RouteSpec[], deps: ForwardingDeps): RouteTable {
   const parseJson = express.json({
     limit: deps.bodyLimitBytes,
     type: () => true,
@@ -55,8 +116,8 @@ export function mountRoutes(
       (res as Response).locals[HAS_UNICODE_ESCAPES] = raw.includes('\\u') || raw.includes(0);
     },
   });
+  const entries: DispatchEntry[] = [];
   for (const route of routes) {
-    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     const handlers: RequestHandler[] = [];
     if (route.bodyKind === 'json')
       handlers.push(requireJsonContentType, parseJson, requireStorableJson);
@@ -78,8 +139,71 @@ export function mountRoutes(
     } else {
       handlers.push(forward(route, deps));
     }
-    app[method](route.path, ...handlers);
+    entries.push({
+      route,
+      // As Express 5 matches a route path: any case, an optional trailing slash.
+      matchPath: match(route.path, { decode: false, sensitive: false, trailing: true }),
+      handlers,
+    });
   }
+
+  // Routes keep their table order within each method and first segment, as Express's first
+  // match wins. Express answers HEAD with a GET route.
+  const byMethod = new Map<string, Map<string, DispatchEntry[]>>();
+  for (const entry of entries) {
+    const segment = firstSegment(entry.route.path);
+    if (segment.startsWith(':') || segment.startsWith('*')) {
+      throw new Error(`route ${entry.route.operationId} must start with a literal segment`);
+    }
+    const methods = entry.route.method === 'GET' ? ['GET', 'HEAD'] : [entry.route.method];
+    for (const method of methods) {
+      const bySegment = byMethod.get(method) ?? new Map<string, DispatchEntry[]>();
+      byMethod.set(method, bySegment);
+      bySegment.set(segment, [...(bySegment.get(segment) ?? []), entry]);
+    }
+  }
+
+  function lookup(
+    method: string,
+    path: string,
+  ): { entry: DispatchEntry; params: Record<string, string> } | undefined {
+    const candidates = byMethod.get(method)?.get(firstSegment(path));
+    if (!candidates) return undefined;
+    for (const entry of candidates) {
+      const matched = entry.matchPath(path);
+      if (!matched) continue;
+      const params: Record<string, string> = {};
+      for (const [name, value] of Object.entries(matched.params)) {
+        if (value === undefined) continue;
+        try {
+          params[name] = decodeURIComponent(value);
+        } catch {
+          return undefined;
+        }
+      }
+      return { entry, params };
+    }
+    return undefined;
+  }
+
+  return {
+    dispatch(req, res, next) {
+      const found = lookup(req.method, req.path);
+      if (!found) {
+        next();
+        return;
+      }
+      req.params = found.params;
+      res.locals[DISPATCHED_ROUTE] = found.entry.route.path;
+      runHandlers(found.entry.handlers, req, res, next);
+    },
+    mount(app) {
+      for (const { route, handlers } of entries) {
+        const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+        app[method](route.path, ...handlers);
+      }
+    },
+  };
 }
 
 function hasBody(req: Request): boolean {
@@ -209,8 +333,11 @@ function pickHeaders(req: Request, names: readonly string[]): Record<string, str
 }
 
 export function writeReply(res: Response, reply: ServiceReply): void {
-  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
-  res.status(reply.status);
+  if (reply.headers) {
+    for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
+  }
+  // ServiceReply's schema bounds the status already: res.status would check it again.
+  res.statusCode = reply.status;
   if (reply.status === 204 || reply.body === undefined) {
     res.end();
   } else if (reply.bodyKind === 'text') {
@@ -219,6 +346,10 @@ export function writeReply(res: Response, reply: ServiceReply): void {
     if (!res.get('content-type')) res.type('text/plain');
     res.send(String(reply.body));
   } else {
-    res.json(reply.body);
+    // As res.json writes it, without the ETag and freshness work that no API answer uses.
+    const payload = JSON.stringify(reply.body);
+    if (!res.get('content-type')) res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Length', Buffer.byteLength(payload));
+    res.end(payload);
   }
 }

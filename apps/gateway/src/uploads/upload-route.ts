@@ -132,7 +132,10 @@ function receive(
       req.unpipe(busboy);
       // The rest of the body is read and dropped, so the answer can still be sent.
       req.resume();
-      // The store's write ends (with an error) before the caller deletes what it wrote.
+      // The store's write ends (with an error) before the caller deletes what it wrote. The
+      // failure is reported once, by reject: a file the store has read to its end has no
+      // listener left, and its error event would otherwise be an uncaught exception.
+      file?.on('error', () => undefined);
       file?.destroy(error instanceof Error ? error : undefined);
       void Promise.resolve(stored)
         .catch(() => undefined)

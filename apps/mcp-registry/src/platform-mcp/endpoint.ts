@@ -129,14 +129,14 @@ export function createPlatformMcpEndpoint(deps: { bus: Bus; logger: Logger }) {
         for (const item of Array.isArray(value) ? value : [value]) search.append(name, item);
       }
       const query = search.size > 0 ? `?${search.toString()}` : '';
-      const webRequest = new Request(
-        `${request.protocol}://${request.host}${request.path}${query}`,
-        {
-          method: 'POST',
-          headers: request.headers,
-          body: request.body,
-        },
-      );
+      const url = `${request.protocol}://${request.host}${request.path}${query}`;
+      // The Host header is the caller's to send: one that makes no URL is their mistake.
+      if (!URL.canParse(url)) throw new AppError('BAD_REQUEST', 'The Host header is not valid');
+      const webRequest = new Request(url, {
+        method: 'POST',
+        headers: request.headers,
+        body: request.body,
+      });
       const response = await handler.fetch(webRequest, {
         authInfo: {
           token: '',

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { AppError } from '@wap/contracts';
+import { metrics } from '@wap/observability';
 import { KvConflictError, type KvBucket } from '@wap/platform';
 import type { DiscoveredTool, ServerRecord, ServerRepository } from '../servers/repository';
 import { describeFailure, type Connect } from './connections';
@@ -137,10 +138,12 @@ export function createToolSync(deps: {
         transport,
       });
       logger.info({ serverId: server.id, discovered: listed.length, synced }, 'mcp tools synced');
+      metrics.mcpSyncs.inc({ outcome: 'ok' });
       return { discovered: listed.length, synced, errors, failed: false };
     } catch (error) {
       const message = describeFailure(error, deps.syncTimeoutMs);
       logger.info({ serverId: server.id, reason: message }, 'mcp tool sync failed');
+      metrics.mcpSyncs.inc({ outcome: 'failed' });
       await repository.recordSync(server.id, { status: 'failed', errors: [message] });
       return { discovered: 0, synced: 0, errors: [{ message }], failed: true };
     } finally {

@@ -7,6 +7,7 @@ import {
   type ListToolsReply,
   type ListToolsRequest,
 } from '@wap/contracts';
+import { metrics, runInSpan } from '@wap/observability';
 import type { Clock } from '@wap/platform';
 import type { DirectoryClient } from '@wap/workspace-directory';
 import { canUse } from '../servers/access';
@@ -117,7 +118,16 @@ export function createToolBusApi(deps: {
     },
 
     async callTool(request: CallTool): Promise<z.infer<typeof CallToolReply>> {
-      const { server, tool } = await resolveTool(request);
+      const startedAt = deps.clock.now().getTime();
+      const observe = (outcome: 'ok' | 'tool_error' | 'failed' | 'cancelled' | 'denied') =>
+        metrics.mcpToolCallDuration.observe(
+          { outcome },
+          Math.max(0, deps.clock.now().getTime() - startedAt) / 1000,
+        );
+      const { server, tool } = await resolveTool(request).catch((error: unknown) => {
+        observe('denied');
+        throw error;
+      });
       const timeout = request.timeoutMs ?? deps.callTimeoutMs;
       const cancellation = new AbortController();
       if (request.callId) running.set(request.callId, cancellation);
@@ -141,13 +151,22 @@ export function createToolBusApi(deps: {
           cancellation.signal,
         );
       try {
-        const result = await call().catch((error: unknown) => {
-          // 404 on a pooled session: the server forgot the session (restart, expiry) and ran
-          // nothing, so one retry on a fresh session is safe. Other failures may have run the
-          // tool and are not retried.
-          if (httpStatusOf(error) === 404) return call();
-          throw error;
-        });
+        const result = await runInSpan(
+          'mcp tools/call',
+          {
+            role: 'client',
+            attributes: { 'wap.mcp.server.id': server.id, 'wap.mcp.tool.name': tool.name },
+          },
+          () =>
+            call().catch((error: unknown) => {
+              // 404 on a pooled session: the server forgot the session (restart, expiry) and
+              // ran nothing, so one retry on a fresh session is safe. Other failures may have
+              // run the tool and are not retried.
+              if (httpStatusOf(error) === 404) return call();
+              throw error;
+            }),
+        );
+        observe(result.isError === true ? 'tool_error' : 'ok');
         return {
           isError: result.isError === true,
           content: Array.isArray(result.content) ? result.content : [],
@@ -156,6 +175,7 @@ export function createToolBusApi(deps: {
             : {}),
         };
       } catch (error) {
+        observe(cancellation.signal.aborted ? 'cancelled' : 'failed');
         if (cancellation.signal.aborted) {
           throw new AppError('MCP_CALL_FAILED', 'The tool call was cancelled');
         }

@@ -188,6 +188,34 @@ describe.each(runtimes)('storage directory on %s', (_runtime, startRuntime) => {
       expect(firstJoined).toBeLessThanOrEqual(secondJoined ?? Number.NaN);
     });
 
+    test('an answer kept from an earlier read follows every change that touches it', async () => {
+      const identity = newIdentity();
+      const actor = await signIn(platform, identity);
+      const owner = await newUser('owner');
+      const theirs = await createWorkspace(owner, 'Theirs');
+      const ids = async () => (await me(actor)).workspaces.map((workspace) => workspace.id);
+      expect(await ids()).toEqual([]);
+
+      const own = await createWorkspace(actor, 'Own');
+      expect(await ids()).toEqual([own]);
+
+      await addMember(owner, theirs, actor);
+      expect(await ids()).toEqual([own, theirs]);
+
+      await callDirectoryRoute(platform, 'delete_workspace', owner, {
+        params: { workspaceId: theirs },
+      });
+      expect(await ids()).toEqual([own]);
+
+      await callDirectoryRoute(platform, 'update_preferences', actor, {
+        body: { approval_tasks_email: false },
+      });
+      expect((await me(actor)).preferences).toEqual({ approval_tasks_email: false });
+
+      await signIn(platform, { ...identity, name: 'Renamed' });
+      expect((await me(actor)).user.name).toBe('Renamed');
+    });
+
     test('a request without an actor is UNAUTHORIZED', async () => {
       expect(await failureOf(callDirectoryRoute(platform, 'get_me', null))).toMatchObject({
         status: 401,

@@ -15,12 +15,15 @@ import {
   type FirstWorkspaceRequest,
   type MeResponse,
   type OperationsOf,
+  type OperatorDeleteWorkspaceReply,
+  type OperatorDeleteWorkspaceRequest,
   type ServiceReply,
   type VerifyApiKeyReply,
   type VerifyApiKeyRequest,
 } from '@wap/contracts';
 import { actorOf, parseRequestPart, type RouteHandler } from '@wap/platform';
 import { requireMember, requireMemberForNotificationSettings, requireOwner } from './access';
+import type { MeCache } from './me-cache';
 import type { DirectoryPublisher } from './publisher';
 import type { DirectoryRepository } from './repository';
 
@@ -31,18 +34,48 @@ export interface DirectoryHandlers {
   ensureUser(request: EnsureUserRequest): Promise<EnsureUserReply>;
   firstWorkspace(request: FirstWorkspaceRequest): Promise<FirstWorkspaceReply>;
   verifyApiKey(request: VerifyApiKeyRequest): Promise<VerifyApiKeyReply>;
+  /** The admin CLI's delete: no owner check, an operator acts for the platform. */
+  operatorDeleteWorkspace(
+    request: OperatorDeleteWorkspaceRequest,
+  ): Promise<OperatorDeleteWorkspaceReply>;
 }
 
 export interface DirectoryHandlersDeps {
   repository: DirectoryRepository;
   publisher: DirectoryPublisher;
+  /** Answers of `GET /me`; every write below that changes one tells it. */
+  meCache: MeCache;
   logger: Logger;
 }
 
 const INVALID_KEY: VerifyApiKeyReply = { valid: false, workspaceId: null, keyId: null };
 
 export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryHandlers {
-  const { repository, publisher, logger } = deps;
+  const { repository, publisher, meCache, logger } = deps;
+
+  async function readMe(userId: string): Promise<MeResponse | null> {
+    const [user, memberships] = await Promise.all([
+      repository.findUser(userId),
+      repository.listMemberships(userId),
+    ]);
+    if (!user) return null;
+    return {
+      user: { id: user.id, email: user.email, name: user.name },
+      workspaces: memberships.map((membership) => ({
+        id: membership.workspaceId,
+        name: membership.workspaceName,
+        role: membership.role,
+        joined_at: membership.joinedAt.toISOString(),
+      })),
+      preferences: { approval_tasks_email: user.approvalTasksEmail },
+    };
+  }
+
+  /** A deleted workspace leaves every member's `/me`. */
+  async function softDeleteWorkspace(workspaceId: string): Promise<void> {
+    await repository.softDeleteWorkspace(workspaceId);
+    meCache.changed(Object.keys((await repository.directoryEntry(workspaceId))?.members ?? {}));
+  }
 
   /**
    * The change is committed when this runs, so a failed publish must not turn the request into
@@ -60,19 +93,9 @@ export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryH
   const routes: Record<DirectoryOperation, RouteHandler> = {
     async get_me(request): Promise<ServiceReply> {
       const actor = actorOf(request);
-      const user = await repository.findUser(actor.userId);
-      if (!user) throw new AppError('NOT_FOUND', 'User not found');
-      const memberships = await repository.listMemberships(actor.userId);
-      const body: MeResponse = {
-        user: { id: user.id, email: user.email, name: user.name },
-        workspaces: memberships.map((membership) => ({
-          id: membership.workspaceId,
-          name: membership.workspaceName,
-          role: membership.role,
-          joined_at: membership.joinedAt.toISOString(),
-        })),
-        preferences: { approval_tasks_email: user.approvalTasksEmail },
-      };
+      const body =
+        meCache.get(actor.userId) ?? (await meCache.load(actor.userId, () => readMe(actor.userId)));
+      if (!body) throw new AppError('NOT_FOUND', 'User not found');
       return { status: 200, body };
     },
 
@@ -81,6 +104,7 @@ export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryH
       const body = parseRequestPart(PreferencesBody, request.body);
       const saved = await repository.setApprovalTasksEmail(actor.userId, body.approval_tasks_email);
       if (saved === null) throw new AppError('NOT_FOUND', 'User not found');
+      meCache.changed([actor.userId]);
       return { status: 200, body: { preferences: { approval_tasks_email: saved } } };
     },
 
@@ -88,6 +112,7 @@ export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryH
       const actor = actorOf(request);
       const body = parseRequestPart(CreateWorkspaceBody, request.body);
       const workspace = await repository.createWorkspace(actor.userId, body.name);
+      meCache.changed([actor.userId]);
       await publishAfterCommit(workspace.id);
       return {
         status: 201,
@@ -108,7 +133,7 @@ export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryH
         await repository.standingOf(workspaceId, actor.userId),
         'Only workspace owners can delete the workspace',
       );
-      await repository.softDeleteWorkspace(workspaceId);
+      await softDeleteWorkspace(workspaceId);
       await publishAfterCommit(workspaceId);
       return { status: 204 };
     },
@@ -146,6 +171,7 @@ export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryH
       if (!added) {
         throw new AppError('CONFLICT', 'User is already a member of this workspace');
       }
+      meCache.changed([user.id]);
       await publishAfterCommit(workspaceId);
       return {
         status: 201,
@@ -211,7 +237,10 @@ export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryH
     routes,
 
     async ensureUser(request) {
-      return { userId: await repository.ensureUser(request) };
+      const userId = await repository.ensureUser(request);
+      // A first sign-in may have renamed the user or claimed a placeholder with memberships.
+      meCache.changed([userId]);
+      return { userId };
     },
 
     async firstWorkspace(request) {
@@ -223,6 +252,16 @@ export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryH
       const match = await repository.findApiKeyByHash(hashApiKey(request.key));
       if (!match || match.revoked || match.workspaceDeleted) return INVALID_KEY;
       return { valid: true, workspaceId: match.workspaceId, keyId: match.keyId };
+    },
+
+    async operatorDeleteWorkspace({ workspaceId }) {
+      const workspace = await repository.findWorkspace(workspaceId);
+      if (!workspace) throw new AppError('NOT_FOUND', 'Workspace not found');
+      if (workspace.deletedAt) return { workspaceId, deleted: false };
+      await softDeleteWorkspace(workspaceId);
+      await publishAfterCommit(workspaceId);
+      logger.info({ workspaceId }, 'workspace deleted by an operator');
+      return { workspaceId, deleted: true };
     },
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { inflightClaimOf } from '@wap/contracts';
+import { inflightClaimOf, type InflightClaim } from '@wap/contracts';
 import { KvConflictError, decodeJson, encodeJson, type KvBucket } from '@wap/platform';
 
 /**
@@ -18,6 +18,8 @@ const IdempotencyRecord = z.object({
   stored: z.boolean(),
   /** When a still-unstored claim was made (ms); after the lease it may be taken over. */
   claimedAtMs: z.number(),
+  /** The replica holding a still-unstored claim: once it is dead, the claim may be taken over. */
+  holder: z.string().optional(),
 });
 type IdempotencyRecord = z.infer<typeof IdempotencyRecord>;
 
@@ -36,6 +38,8 @@ export type ClaimOutcome = HeldClaim | { kind: 'duplicate'; eventId: string };
 
 export interface DuplicateClaimsDeps {
   idempotency: KvBucket;
+  /** This replica's id, and whether the replica holding a claim is still alive. */
+  replica: { id: string; isAlive(replicaId: string): Promise<boolean> };
   inflight: KvBucket;
   nowMs: () => number;
   /** A claim whose run request is not stored after this long was abandoned (its replica died). */
@@ -56,34 +60,41 @@ export type EventRunState = 'none' | 'active' | 'ended';
 /** The first request still being stored did not finish in time: the sender should retry. */
 export class ClaimPendingError extends Error {}
 
-const LEFT_OVER_STATES = new Set<EventRunState | undefined>(['none', 'ended']);
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function createDuplicateClaims(deps: DuplicateClaimsDeps) {
+  /** A holder other than this replica that is known to be dead. */
+  async function heldByDeadReplica(holder: string | undefined): Promise<boolean> {
+    if (holder === undefined || holder === deps.replica.id) return false;
+    return !(await deps.replica.isAlive(holder));
+  }
+
   function idempotencyClaim(key: string, record: IdempotencyRecord, revision: number): HeldClaim {
     let current = revision;
+    /**
+     * Writes the record at the revision this claim wrote last. A conflict means another replica
+     * took the claim over, believing this one dead: it stores the same event and run ids, so
+     * whichever of the two stores first, the request runs once.
+     */
+    async function write(next: IdempotencyRecord): Promise<void> {
+      try {
+        current = await deps.idempotency.update(key, encodeJson(next), current);
+      } catch (error) {
+        if (!(error instanceof KvConflictError)) throw error;
+        const entry = await deps.idempotency.get(key);
+        const now = entry ? IdempotencyRecord.parse(decodeJson(entry.value)) : undefined;
+        if (now?.eventId !== record.eventId) throw error;
+      }
+    }
     return {
       kind: 'held',
       eventId: record.eventId,
       runId: record.runId,
       inflightKey: null,
-      async confirm() {
-        current = await deps.idempotency.update(
-          key,
-          encodeJson({ ...record, stored: true }),
-          current,
-        );
-      },
+      confirm: () => write({ ...record, stored: true }),
       // Released, the record keeps its ids and is at once open to takeover: a retry reuses the
       // run id, so a run request that was stored after all (a lost ack) is deduplicated.
-      async release() {
-        current = await deps.idempotency.update(
-          key,
-          encodeJson({ ...record, claimedAtMs: 0 }),
-          current,
-        );
-      },
+      release: () => write({ ...record, claimedAtMs: 0 }),
     };
   }
 
@@ -100,7 +111,12 @@ export function createDuplicateClaims(deps: DuplicateClaimsDeps) {
     // Many repeats may wait at once (a sender's burst of retries): back off, do not hammer KV.
     let pollMs = deps.pollMs;
     for (;;) {
-      const record: IdempotencyRecord = { ...fresh, stored: false, claimedAtMs: deps.nowMs() };
+      const record: IdempotencyRecord = {
+        ...fresh,
+        stored: false,
+        claimedAtMs: deps.nowMs(),
+        holder: deps.replica.id,
+      };
       try {
         return idempotencyClaim(
           key,
@@ -114,8 +130,11 @@ export function createDuplicateClaims(deps: DuplicateClaimsDeps) {
       if (!entry) continue;
       const existing = IdempotencyRecord.parse(decodeJson(entry.value));
       if (existing.stored) return { kind: 'duplicate', eventId: existing.eventId };
-      if (deps.nowMs() - existing.claimedAtMs > deps.leaseMs) {
-        const takenOver = { ...existing, claimedAtMs: deps.nowMs() };
+      if (
+        deps.nowMs() - existing.claimedAtMs > deps.leaseMs ||
+        (await heldByDeadReplica(existing.holder))
+      ) {
+        const takenOver = { ...existing, claimedAtMs: deps.nowMs(), holder: deps.replica.id };
         try {
           const revision = await deps.idempotency.update(
             key,
@@ -134,30 +153,61 @@ export function createDuplicateClaims(deps: DuplicateClaimsDeps) {
     }
   }
 
-  function fingerprintClaim(key: string, fresh: { eventId: string; runId: string }): HeldClaim {
+  function fingerprintClaim(key: string, ids: { eventId: string; runId: string }): HeldClaim {
     return {
       kind: 'held',
-      ...fresh,
+      ...ids,
       inflightKey: key,
+      // The runner deletes the key when the run ends: nothing to write once it is stored.
       confirm: async () => undefined,
-      release: () => deps.inflight.delete(key),
+      async release() {
+        // Not a claim another replica took over meanwhile (it believed this one dead).
+        const entry = await deps.inflight.get(key);
+        const claim = entry ? inflightClaimOf(entry.value) : null;
+        if (claim?.holder === deps.replica.id && claim.eventId === ids.eventId) {
+          await deps.inflight.delete(key);
+        }
+      },
     };
   }
 
+  const claimValue = (ids: { eventId: string; runId: string }): InflightClaim => ({
+    ...ids,
+    claimedAtMs: deps.nowMs(),
+    holder: deps.replica.id,
+  });
+
   /**
-   * Claims a fingerprint: held until workflow-runner deletes it at the end of the run. A claim
-   * older than `inflightAbandonMs` is left over when its event never became a run (a replica
-   * died before storing its request) or its run has ended (the runner died before deleting the
-   * key): an identical request takes it over rather than being skipped for good.
+   * The ids a takeover of `holder`'s claim stores its request under, or undefined while the
+   * claim stands. It is left over once it is older than `inflightAbandonMs`, or at once when
+   * its replica is dead, if its event never became a run (the replica died before storing the
+   * request) or its run has ended (the runner died before deleting the key). A run request the
+   * dead holder did store but the runner has not read yet also looks like no run: the takeover
+   * then stores the holder's own ids, which the stream and the runner deduplicate.
+   */
+  async function takeoverIds(
+    holder: InflightClaim,
+    fresh: { eventId: string; runId: string },
+  ): Promise<{ eventId: string; runId: string } | undefined> {
+    const old = deps.nowMs() - holder.claimedAtMs > deps.inflightAbandonMs;
+    if (!old && !(await heldByDeadReplica(holder.holder))) return undefined;
+    const state = await deps.runOfEvent(holder.eventId);
+    if (state === 'ended') return fresh;
+    if (state !== 'none') return undefined;
+    return holder.runId ? { eventId: holder.eventId, runId: holder.runId } : fresh;
+  }
+
+  /**
+   * Claims a fingerprint: held until workflow-runner deletes it at the end of the run, and
+   * taken over when it is left over (see `takeoverIds`) rather than skipped for good.
    */
   async function claimFingerprint(
     key: string,
     fresh: { eventId: string; runId: string },
   ): Promise<ClaimOutcome> {
     for (;;) {
-      const claim = encodeJson({ eventId: fresh.eventId, claimedAtMs: deps.nowMs() });
       try {
-        await deps.inflight.create(key, claim);
+        await deps.inflight.create(key, encodeJson(claimValue(fresh)));
         return fingerprintClaim(key, fresh);
       } catch (error) {
         if (!(error instanceof KvConflictError)) throw error;
@@ -166,14 +216,12 @@ export function createDuplicateClaims(deps: DuplicateClaimsDeps) {
       // Released between our create and get: the previous run ended, so this one may run.
       if (!entry) continue;
       const holder = inflightClaimOf(entry.value);
-      const leftOver =
-        holder === null ||
-        (deps.nowMs() - holder.claimedAtMs > deps.inflightAbandonMs &&
-          LEFT_OVER_STATES.has(await deps.runOfEvent(holder.eventId)));
-      if (holder && !leftOver) return { kind: 'duplicate', eventId: holder.eventId };
+      const ids = holder === null ? fresh : await takeoverIds(holder, fresh);
+      if (holder && !ids) return { kind: 'duplicate', eventId: holder.eventId };
+      const taken = ids ?? fresh;
       try {
-        await deps.inflight.update(key, claim, entry.revision);
-        return fingerprintClaim(key, fresh);
+        await deps.inflight.update(key, encodeJson(claimValue(taken)), entry.revision);
+        return fingerprintClaim(key, taken);
       } catch (error) {
         if (!(error instanceof KvConflictError)) throw error;
       }

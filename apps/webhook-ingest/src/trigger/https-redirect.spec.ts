@@ -51,7 +51,10 @@ describe('https redirect of the Custom Webhook trigger', () => {
     ['no PUBLIC_BASE_URL', undefined, 'https://hooks.example.com'],
   ])('with %s, plain http is sent to the https address', async (_case, publicBaseUrl, origin) => {
     const webhookId = randomUUID();
-    const reply = await handlersWith(publicBaseUrl).trigger(plainHttpRequest(webhookId));
+    const { reply, outcome, reason } = await handlersWith(publicBaseUrl).trigger(
+      plainHttpRequest(webhookId),
+    );
+    expect({ outcome, reason }).toEqual({ outcome: 'refused', reason: 'https_redirect' });
     expect(reply.status).toBe(308);
     expect(reply.headers).toEqual({ location: `${origin}/webhooks/${webhookId}` });
   });

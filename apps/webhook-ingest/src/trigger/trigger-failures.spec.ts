@@ -25,6 +25,9 @@ import { createTriggerHandlers } from './trigger-handler';
  * "Nothing is acknowledged that was not stored": with no WEBHOOK_EVENTS stream to take the
  * request, the trigger answers 503 and gives back the key it claimed, and a retry then goes through.
  */
+/** Replicas that are all alive: these claims are only ever left over by their age. */
+const aliveReplicas = { id: randomUUID(), isAlive: async () => true };
+
 describe.each(['embedded', 'distributed'] as const)(
   'trigger failures on the %s runtime',
   (runtime) => {
@@ -79,6 +82,7 @@ describe.each(['embedded', 'distributed'] as const)(
         credits,
         directory,
         claims: createDuplicateClaims({
+          replica: aliveReplicas,
           idempotency: await platform.kv.bucket(IDEMPOTENCY_BUCKET, { ttlMs: 60_000 }),
           inflight: await platform.kv.bucket(WEBHOOK_INFLIGHT_BUCKET),
           nowMs,
@@ -141,13 +145,14 @@ describe.each(['embedded', 'distributed'] as const)(
       expect(released).toMatchObject({ stored: false, claimedAtMs: 0 });
 
       await platform.streams.ensureStream(WEBHOOK_EVENTS_STREAM_CONFIG);
-      expect(await handlers.trigger(request(body))).toMatchObject({
+      expect((await handlers.trigger(request(body))).reply).toMatchObject({
         status: 200,
         body: { triggered: 1, skipped: 0 },
       });
       // The retry takes the released claim over with its ids: a run request that was stored
       // after all (a lost ack) would be deduplicated by its run id instead of running twice.
-      expect(await handlers.trigger(request({ n: 1 }, { 'idempotency-key': key }))).toMatchObject({
+      const retried = await handlers.trigger(request({ n: 1 }, { 'idempotency-key': key }));
+      expect(retried.reply).toMatchObject({
         status: 200,
         body: { triggered: 1, skipped: 0, eventId: released?.eventId },
       });
@@ -160,6 +165,7 @@ describe.each(['embedded', 'distributed'] as const)(
       state: EventRunState | undefined,
     ) {
       return createDuplicateClaims({
+        replica: aliveReplicas,
         idempotency: await platform.kv.bucket(IDEMPOTENCY_BUCKET, { ttlMs: 60_000 }),
         inflight,
         nowMs: () => Date.now(),

@@ -24,6 +24,7 @@ import {
 import type { DirectoryClient } from '@wap/workspace-directory';
 import type { KvMirror } from '../addresses/kv-mirror';
 import type { WebhookIngestConfig } from '../config';
+import type { Delivery } from '../http/deliveries';
 import { renderCustomResponse } from './custom-response';
 import { ClaimPendingError, type DuplicateClaims } from './duplicate-claims';
 import { parseJsonBody } from './json-body';
@@ -165,13 +166,20 @@ export function createTriggerHandlers(deps: TriggerDeps) {
     address: WebhookAddress,
     body: unknown,
     standard: WebhookTriggeredResponse | WebhookInactiveResponse,
-  ): ServiceReply {
+    outcome: Pick<Delivery, 'outcome' | 'reason'>,
+  ): Delivery {
     if (address.customResponse?.enabled) {
       const custom = renderCustomResponse(address.customResponse.body, body);
-      if (custom) return custom;
+      if (custom) return { reply: custom, ...outcome };
     }
-    return { status: 200, body: standard };
+    return { reply: { status: 200, body: standard }, ...outcome };
   }
+
+  const refused = (reply: ServiceReply, reason: string): Delivery => ({
+    reply,
+    outcome: 'refused',
+    reason,
+  });
 
   async function withStored<T>(work: () => Promise<T>): Promise<T> {
     try {
@@ -183,9 +191,9 @@ export function createTriggerHandlers(deps: TriggerDeps) {
     }
   }
 
-  async function trigger(request: RawServiceRequest): Promise<ServiceReply> {
+  async function trigger(request: RawServiceRequest): Promise<Delivery> {
     const redirect = httpsRedirect(request);
-    if (redirect) return redirect;
+    if (redirect) return refused(redirect, 'https_redirect');
     if (request.body.length > config.bodyLimitBytes) {
       throw new AppError('PAYLOAD_TOO_LARGE', 'The body is larger than the limit');
     }
@@ -193,11 +201,14 @@ export function createTriggerHandlers(deps: TriggerDeps) {
     const limited = deps.rateLimiter.take(webhookId);
     if (!limited.allowed) {
       const retryAfterSeconds = Math.max(1, Math.ceil(limited.retryAfterMs / 1000));
-      return {
-        status: 429,
-        headers: { 'retry-after': String(retryAfterSeconds) },
-        body: { error: 'Too many requests to this webhook', code: 'RATE_LIMITED' },
-      };
+      return refused(
+        {
+          status: 429,
+          headers: { 'retry-after': String(retryAfterSeconds) },
+          body: { error: 'Too many requests to this webhook', code: 'RATE_LIMITED' },
+        },
+        'RATE_LIMITED',
+      );
     }
     const body = parseJsonBody(request.body);
     const address = await resolveAddress(webhookId);
@@ -216,12 +227,17 @@ export function createTriggerHandlers(deps: TriggerDeps) {
 
     if (address.status === 'draft') {
       await storeAsTestEventOnly();
-      return success(address, body, {
-        success: true,
-        message: INACTIVE_MESSAGE,
-        workflowId: address.workflowId,
-        triggered: 0,
-      });
+      return success(
+        address,
+        body,
+        {
+          success: true,
+          message: INACTIVE_MESSAGE,
+          workflowId: address.workflowId,
+          triggered: 0,
+        },
+        { outcome: 'accepted', reason: 'inactive' },
+      );
     }
 
     const idempotencyValue = idempotencyValueOf(request.headers);
@@ -242,13 +258,18 @@ export function createTriggerHandlers(deps: TriggerDeps) {
     if (outcome.kind === 'duplicate') {
       // The repeat is a valid request too.
       await storeAsTestEventOnly();
-      return success(address, body, {
-        success: true,
-        workflowId: address.workflowId,
-        eventId: outcome.eventId,
-        triggered: 0,
-        skipped: 1,
-      });
+      return success(
+        address,
+        body,
+        {
+          success: true,
+          workflowId: address.workflowId,
+          eventId: outcome.eventId,
+          triggered: 0,
+          skipped: 1,
+        },
+        { outcome: 'skipped', reason: 'duplicate' },
+      );
     }
 
     const claim = outcome;
@@ -264,7 +285,7 @@ export function createTriggerHandlers(deps: TriggerDeps) {
       if (refusal) {
         await storeThisEvent();
         await claim.release();
-        return refusal;
+        return refused(refusal, 'INSUFFICIENT_CREDITS');
       }
 
       const window = checkRunningHours(address.runningHours, platform.clock.now());
@@ -273,15 +294,20 @@ export function createTriggerHandlers(deps: TriggerDeps) {
         // Dropped on purpose: a repeat of the same event is dropped too, an identical body may come again.
         if (claim.inflightKey) await claim.release();
         else await claim.confirm();
-        return success(address, body, {
-          success: true,
-          workflowId: address.workflowId,
-          eventId: claim.eventId,
-          triggered: 0,
-          skipped: 0,
-          outsideRunningHours: 'dropped',
-          message: 'Outside the running hours and queueing is off: no run was started.',
-        });
+        return success(
+          address,
+          body,
+          {
+            success: true,
+            workflowId: address.workflowId,
+            eventId: claim.eventId,
+            triggered: 0,
+            skipped: 0,
+            outsideRunningHours: 'dropped',
+            message: 'Outside the running hours and queueing is off: no run was started.',
+          },
+          { outcome: 'skipped', reason: 'outside_running_hours' },
+        );
       }
 
       const notBefore = window.open ? null : window.nextOpenAt;
@@ -294,20 +320,25 @@ export function createTriggerHandlers(deps: TriggerDeps) {
       );
       runStored = true;
       await withStored(() => claim.confirm());
-      return success(address, body, {
-        success: true,
-        workflowId: address.workflowId,
-        eventId: claim.eventId,
-        triggered: 1,
-        skipped: 0,
-        ...(notBefore
-          ? {
-              outsideRunningHours: 'queued' as const,
-              notBefore: notBefore.toISOString(),
-              message: 'Outside the running hours: the run waits for the next window.',
-            }
-          : {}),
-      });
+      return success(
+        address,
+        body,
+        {
+          success: true,
+          workflowId: address.workflowId,
+          eventId: claim.eventId,
+          triggered: 1,
+          skipped: 0,
+          ...(notBefore
+            ? {
+                outsideRunningHours: 'queued' as const,
+                notBefore: notBefore.toISOString(),
+                message: 'Outside the running hours: the run waits for the next window.',
+              }
+            : {}),
+        },
+        { outcome: 'accepted', reason: 'ok' },
+      );
     } catch (error) {
       if (!runStored) {
         await claim.release().catch((releaseError: unknown) => {

@@ -1,5 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Approval } from '@wap/contracts';
+import { metrics } from '@wap/observability';
 import type { Clock, SqlDatabase } from '@wap/platform';
 import { approvals, runs, runSteps, workflows } from '../db/schema';
 
@@ -99,7 +100,8 @@ export function createApprovalRepository(deps: { db: SqlDatabase; clock: Clock }
     ): Promise<boolean> {
       const now = clock.now();
       const at = now.toISOString();
-      return db.transaction(async (tx) => {
+      let rejectedRun: { startedAt: Date | null; createdAt: Date } | undefined;
+      const done = await db.transaction(async (tx) => {
         const [decided] = await tx
           .update(approvals)
           .set({ status: decision, decidedBy, decidedAt: now, comment })
@@ -145,7 +147,7 @@ export function createApprovalRepository(deps: { db: SqlDatabase; clock: Clock }
               sql`${runSteps.stepIndex} > ${decided.stepIndex}`,
             ),
           );
-        await tx
+        [rejectedRun] = await tx
           .update(runs)
           .set({
             status: 'failed',
@@ -153,9 +155,19 @@ export function createApprovalRepository(deps: { db: SqlDatabase; clock: Clock }
             finishedAt: now,
             wakeAt: null,
           })
-          .where(and(eq(runs.id, decided.runId), eq(runs.status, 'waiting_approval')));
+          .where(and(eq(runs.id, decided.runId), eq(runs.status, 'waiting_approval')))
+          .returning({ startedAt: runs.startedAt, createdAt: runs.createdAt });
         return true;
       });
+      // A rejection ends the run here, not in the executor: counted once it is committed.
+      if (rejectedRun) {
+        const from = rejectedRun.startedAt ?? rejectedRun.createdAt;
+        metrics.runDuration.observe(
+          { status: 'failed' },
+          Math.max(0, now.getTime() - from.getTime()) / 1000,
+        );
+      }
+      return done;
     },
   };
 }

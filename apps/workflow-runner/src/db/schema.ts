@@ -120,6 +120,8 @@ export const runs = workflowRunnerSchema.table(
     createdAt: timestamptz('created_at').notNull(),
     startedAt: timestamptz('started_at'),
     finishedAt: timestamptz('finished_at'),
+    /** W3C traceparent of what asked for the run: its execution, on any replica, continues that trace. */
+    traceparent: text('traceparent'),
   },
   (table) => [
     index('runs_workflow_idx').on(table.workflowId, table.createdAt),

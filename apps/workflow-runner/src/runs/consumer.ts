@@ -1,6 +1,11 @@
 import type { Logger } from 'pino';
 import { RUNS_STREAM, START_RUN_SUBJECT, StartRun, RUNS_STREAM_CONFIG } from '@wap/contracts';
-import { withTraceFromHeaders, type StreamConsumer, type Streams } from '@wap/platform';
+import {
+  activeTraceparent,
+  withTraceFromHeaders,
+  type StreamConsumer,
+  type Streams,
+} from '@wap/platform';
 import { consumeWithMembers, envelopeReader } from '../bus/durable-consumers';
 import { createGroupCommit } from '../db/group-commit';
 import type { WorkflowRepository } from '../workflows/repository';
@@ -28,6 +33,7 @@ async function runFor(deps: RunDeps, start: StartRun): Promise<NewRun | null> {
     input: start.trigger.input,
     inflightKey: null,
     notBefore: null,
+    traceparent: activeTraceparent(),
   };
 }
 

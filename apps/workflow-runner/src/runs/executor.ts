@@ -1,6 +1,13 @@
 import type { Logger } from 'pino';
 import { CREDIT_MESSAGES, creditShortfallMessage, type StepType } from '@wap/contracts';
-import { toJsonbStorable, type Clock, type IdSource, type KvBucket } from '@wap/platform';
+import { markSpanFailed, metrics, runInSpan } from '@wap/observability';
+import {
+  continueTrace,
+  toJsonbStorable,
+  type Clock,
+  type IdSource,
+  type KvBucket,
+} from '@wap/platform';
 import type { CreditLedger } from '../credits/ledger';
 import { createGroupCommit } from '../db/group-commit';
 import type { CreditSnapshots } from '../credits/snapshots';
@@ -113,6 +120,8 @@ export function startRunExecutor(deps: {
       await writeProgressOf({ run, progress });
       progress = { started: null, endedSteps: [], finish: null };
     };
+    // A run refused before it started (no credits) ends with the time it waited in the queue.
+    let runStartedAt = run.startedAt ?? run.createdAt;
     const finish = async (status: 'succeeded' | 'failed', error: string | null) => {
       const ended = new Set(progress.endedSteps.map((step) => step.stepIndex));
       const skipRemaining = steps.some(
@@ -121,6 +130,10 @@ export function startRunExecutor(deps: {
       progress.finish = { status, error, skipRemaining };
       await writeProgress();
       logger.info({ runId: run.id, status }, 'run ended');
+      metrics.runDuration.observe(
+        { status },
+        Math.max(0, clock.now().getTime() - runStartedAt.getTime()) / 1000,
+      );
       await releaseInflight(run);
     };
 
@@ -131,6 +144,8 @@ export function startRunExecutor(deps: {
         return;
       }
       progress.started = clock.now();
+      runStartedAt = progress.started;
+      metrics.runsStarted.inc({ trigger: run.triggerType });
     }
 
     const outputs: Record<string, unknown> = {};
@@ -181,12 +196,20 @@ export function startRunExecutor(deps: {
         await deps.snapshots.publish(run.workspaceId);
       }
 
-      const outcome = await deps.steps.execute(step.type as StepType, input, {
-        workspaceId: run.workspaceId,
-        actingUserId: run.actingUserId,
-        startedAt,
-        now: clock.now(),
-      });
+      const outcome = await runInSpan(
+        `workflow step ${step.type}`,
+        { attributes: { 'wap.step.index': step.stepIndex, 'wap.step.name': step.name } },
+        async (span) => {
+          const stepOutcome = await deps.steps.execute(step.type as StepType, input, {
+            workspaceId: run.workspaceId,
+            actingUserId: run.actingUserId,
+            startedAt,
+            now: clock.now(),
+          });
+          if (stepOutcome.kind === 'failed') markSpanFailed(span, stepOutcome.error);
+          return stepOutcome;
+        },
+      );
       if (outcome.kind === 'succeeded' || outcome.kind === 'failed') {
         // What a step brings back comes from outside (a response, a tool): a NUL in it must
         // not make the run's writes fail.
@@ -249,7 +272,18 @@ export function startRunExecutor(deps: {
       },
       Math.max(250, Math.floor(config.leaseMs / 3)),
     );
-    const execution = execute(loaded, balances)
+    // Claimed by a timer or created in a batch of other requests' runs: the run's own stored
+    // trace, not the context at hand, is its parent.
+    const execution = continueTrace(
+      loaded.run.traceparent,
+      'workflow run',
+      {
+        'wap.run.id': runId,
+        'wap.workflow.id': loaded.run.workflowId,
+        'wap.workspace.id': loaded.run.workspaceId,
+      },
+      () => execute(loaded, balances),
+    )
       .catch((error: unknown) => {
         // The lease lapses and another claim resumes the run; nothing is lost.
         logger.error({ err: error, runId }, 'run execution failed; it resumes after its lease');

@@ -59,6 +59,8 @@ export interface NewRun {
   input: unknown;
   inflightKey: string | null;
   notBefore: Date | null;
+  /** The trace of what asked for the run (`activeTraceparent` where it was asked). */
+  traceparent: string | null;
 }
 
 /** A step that started and ended without a write in between (a free, local step). */
@@ -203,6 +205,7 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
           createdAt: now,
           startedAt: null,
           finishedAt: null,
+          traceparent: input.traceparent,
         },
         steps: stepsOfWorkflow(input.workflow).map((step, index) => ({
           runId: input.runId,
@@ -239,6 +242,7 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
       wake_at: iso(run.wakeAt),
       lease_owner: run.leaseOwner,
       lease_until: iso(run.leaseUntil),
+      traceparent: run.traceparent,
     }));
     const stepRows = loaded.flatMap(({ steps }) =>
       steps.map((step) => ({
@@ -253,15 +257,18 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
       with created as (
         insert into workflow_runner.runs (id, workflow_id, workspace_id, status, trigger_type,
           event_id, test_event_id, key_id, input, acting_user_id, stop_on_node_failure,
-          credit_cost, inflight_key, not_before, wake_at, lease_owner, lease_until, created_at)
+          credit_cost, inflight_key, not_before, wake_at, lease_owner, lease_until, created_at,
+          traceparent)
         select id, workflow_id, workspace_id, 'queued', trigger_type, event_id, test_event_id,
           key_id, input, acting_user_id, stop_on_node_failure, credit_cost, inflight_key,
-          not_before, wake_at, lease_owner, lease_until, ${now.toISOString()}::timestamptz
+          not_before, wake_at, lease_owner, lease_until, ${now.toISOString()}::timestamptz,
+          traceparent
         from jsonb_to_recordset(${JSON.stringify(runRows)}::jsonb) as x(id uuid,
           workflow_id uuid, workspace_id uuid, trigger_type text, event_id uuid,
           test_event_id uuid, key_id uuid, input jsonb, acting_user_id uuid,
           stop_on_node_failure boolean, credit_cost integer, inflight_key text,
-          not_before timestamptz, wake_at timestamptz, lease_owner text, lease_until timestamptz)
+          not_before timestamptz, wake_at timestamptz, lease_owner text, lease_until timestamptz,
+          traceparent text)
         on conflict (id) do nothing
         returning id
       ), created_steps as (

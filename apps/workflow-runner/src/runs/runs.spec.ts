@@ -570,6 +570,7 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
       input: {},
       inflightKey: null,
       notBefore: new Date(Date.now() + 60_000),
+      traceparent: null,
     });
     expect(createdRun).toBe(true);
     await runs.markRunning(runId);
@@ -603,6 +604,7 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
       input: {},
       inflightKey: null,
       notBefore,
+      traceparent: null,
     });
     const later = new Date(Date.now() + 60_000);
     const requested = [newRun(later), newRun(null), newRun(null)];

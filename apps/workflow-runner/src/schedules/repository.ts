@@ -224,6 +224,8 @@ export function createScheduleRepository(deps: {
               input: { scheduledFor: fireAt.toISOString() },
               inflightKey: null,
               notBefore: decision.notBefore,
+              // A fire is decided by the scheduler's loop, not asked for: its run starts a trace.
+              traceparent: null,
             });
           }
           fireRows.push({

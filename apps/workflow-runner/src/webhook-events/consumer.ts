@@ -8,6 +8,7 @@ import {
   WEBHOOK_EVENTS_STREAM_CONFIG,
 } from '@wap/contracts';
 import {
+  activeTraceparent,
   withTraceFromHeaders,
   type ObjectStore,
   type SqlDatabase,
@@ -33,6 +34,8 @@ const MAX_RETRY_DELAY_MS = 60_000;
 interface ReceivedEvent {
   event: WebhookReceived;
   body: unknown;
+  /** The trace of this event's delivery: a batch is written in the context of one of them. */
+  traceparent: string | null;
 }
 
 /**
@@ -69,7 +72,7 @@ export async function consumeWebhookEvents(deps: {
     ]);
     const testEvents: NewTestEvent[] = [];
     const runs: NewRun[] = [];
-    for (const { event, body } of received) {
+    for (const { event, body, traceparent } of received) {
       const workflow = workflows.get(event.workflowId);
       if (!workflow || workflow.workspaceId !== event.workspaceId) {
         deps.logger.warn(
@@ -97,6 +100,7 @@ export async function consumeWebhookEvents(deps: {
           input: body,
           inflightKey: event.run.inflightKey,
           notBefore: event.run.notBefore ? new Date(event.run.notBefore) : null,
+          traceparent,
         });
       }
     }
@@ -193,7 +197,11 @@ export async function consumeWebhookEvents(deps: {
           }
           deps.logger.warn({ eventId: event.eventId }, 'webhook event body is no longer stored');
         }
-        const received: ReceivedEvent = { event, body: payload.body };
+        const received: ReceivedEvent = {
+          event,
+          body: payload.body,
+          traceparent: activeTraceparent(),
+        };
         const failures = await writeInBatch(received);
         if (failures.has(received)) {
           retryLater(message, event.eventId, failures.get(received));

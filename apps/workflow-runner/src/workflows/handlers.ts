@@ -14,6 +14,7 @@ import {
   type ServiceRequest,
 } from '@wap/contracts';
 import {
+  activeTraceparent,
   decodeKeysetCursor,
   encodeKeysetCursor,
   type IdSource,
@@ -184,6 +185,7 @@ export function workflowHandlers(deps: {
         input: event?.body ?? {},
         inflightKey: null,
         notBefore: null,
+        traceparent: activeTraceparent(),
       });
       await workflows.markTestRun(workflow.id);
       deps.onRunCreated();

@@ -83,6 +83,14 @@ export async function createDistributedPlatform(
   pool?.on('error', (error: Error & { code?: string }) =>
     logger.error({ code: error.code, reason: error.message }, 'postgres idle client failed'),
   );
+  // A client checked out of the pool has no listener of its own: losing its connection between
+  // two statements (PostgreSQL restarting mid-transaction) would be an unhandled 'error' event,
+  // which ends the process. The statement that follows fails, and the pool drops the client.
+  pool?.on('connect', (client) =>
+    client.on('error', (error: Error & { code?: string }) =>
+      logger.warn({ code: error.code, reason: error.message }, 'postgres connection lost'),
+    ),
+  );
 
   const open = new OpenResources();
   let closed: Promise<void> | undefined;

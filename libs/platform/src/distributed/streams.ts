@@ -134,6 +134,10 @@ export function createJetStreamStreams(
       };
       return stopConsumer;
     },
+
+    async pending(stream, durable) {
+      return (await jsm.consumers.info(stream, durable)).num_pending;
+    },
   };
 }
 

@@ -211,6 +211,11 @@ class Durable {
     return seq;
   }
 
+  /** Stored messages past the highest one ever delivered, within the filter. */
+  pending(): number {
+    return this.stream.countAfter(this.deliveredUpTo, this.config.filterSubject);
+  }
+
   private exhausted(seq: number): boolean {
     const { maxDeliver } = this.config;
     return maxDeliver !== undefined && maxDeliver > 0 && (this.counts.get(seq) ?? 0) >= maxDeliver;
@@ -349,6 +354,15 @@ class EmbeddedStream {
       if (message && (!filter || subjectMatches(filter, message.subject))) return candidate;
     }
     return null;
+  }
+
+  /** How many stored messages after `seq` pass `filter`. */
+  countAfter(seq: number, filter: string | undefined): number {
+    let count = 0;
+    for (const [candidate, message] of this.messages) {
+      if (candidate > seq && (!filter || subjectMatches(filter, message.subject))) count += 1;
+    }
+    return count;
   }
 
   async publish(
@@ -540,6 +554,12 @@ export async function createEmbeddedStreams(
           await owner.removeMember(member);
         },
       };
+    },
+
+    async pending(streamName, durableName) {
+      const durable = streams.get(streamName)?.durables.get(durableName);
+      if (!durable) throw new Error(`consumer ${durableName} of stream ${streamName} not found`);
+      return durable.pending();
     },
 
     async close() {

@@ -29,6 +29,7 @@ export function recordingCreatedStreams(platform: Platform, created: Set<string>
     },
     publish: (subject, data, options) => streams.publish(subject, data, options),
     consume: (config, handler) => streams.consume(config, handler),
+    pending: (stream, durable) => streams.pending(stream, durable),
   };
   recording.kv = {
     bucket: (name, options) => {

@@ -23,6 +23,7 @@ const MESSAGES: Record<ApiErrorCode, string | null> = {
   CONFLICT: null,
   GONE: 'This was deleted.',
   PAYLOAD_TOO_LARGE: 'That is too large to send.',
+  HEADERS_TOO_LARGE: 'The request was too large to send. Sign out and in again, then retry.',
   UNSUPPORTED_MEDIA_TYPE: 'This kind of file or content is not accepted here.',
   RATE_LIMITED: 'Too many requests. Wait a moment and try again.',
   INTERNAL_ERROR: 'Something went wrong on our side. Try again in a moment.',

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { parseConfig } from '@wap/http';
+import { ServiceEnv } from '@wap/service-runtime';
+
+/**
+ * The admin CLI's environment: the deployment's NATS as the services see it (it reaches the
+ * data through the services that own it, so it needs no DATABASE_URL), and the session secret.
+ */
+export const AdminEnv = ServiceEnv.pick({
+  NODE_ENV: true,
+  NATS_URL: true,
+  NATS_NAMESPACE: true,
+}).extend({
+  /** How long to wait for a service's answer, in milliseconds. */
+  ADMIN_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** pino level of the CLI's own diagnostics (written to stderr). */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
+  /** HS256 secret the gateway verifies development sessions with (`session` only). */
+  SESSION_JWT_SECRET: z.string().min(32).optional(),
+  /** An embedded runtime's data folder, whose generated session secret `session` falls back to. */
+  DATA_DIR: z.string().min(1).default('./data'),
+});
+export type AdminEnv = z.infer<typeof AdminEnv>;
+
+export function loadConfig(env: NodeJS.ProcessEnv): AdminEnv {
+  return parseConfig(AdminEnv, env);
+}

@@ -1,0 +1,19 @@
+import { OPERATIONS_SUBJECTS, OperatorRewrapCredentialsReply } from '@wap/contracts';
+import { callApi } from '@wap/platform';
+import type { AdminContext } from '../operator';
+
+/**
+ * `credentials rotate`: mcp-registry holds the keys, so it re-wraps; the CLI never sees a key.
+ * One replica answers (queue group); its newest key is the one reported.
+ */
+export function rotateCredentialsKey(
+  context: AdminContext,
+): Promise<OperatorRewrapCredentialsReply> {
+  return callApi(
+    context.platform.bus,
+    OPERATIONS_SUBJECTS.rewrapCredentials,
+    {},
+    OperatorRewrapCredentialsReply,
+    { timeoutMs: context.timeoutMs },
+  );
+}

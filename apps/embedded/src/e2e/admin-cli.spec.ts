@@ -1,0 +1,325 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { sql } from 'drizzle-orm';
+import { generateCredentialKey, parseCredentialKeys, sealedKeyId } from '@wap/auth';
+import { startMcpRegistryService, type McpRegistryConfig } from '@wap/mcp-registry-service';
+import { parseAllowlist } from '@wap/egress';
+import { testNatsUrl } from '@wap/testing';
+import { repositoryRoot } from './processes';
+import {
+  createWorkspace,
+  http,
+  SESSION_SECRET,
+  signedInPerson,
+  startStack,
+  uniqueEmail,
+  type Person,
+  type TestStack,
+} from './stack';
+
+interface CliResult {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A credential key id per run, so the keys of this file are its own. */
+const OLD_KEY = generateCredentialKey('k1');
+const NEW_KEY = generateCredentialKey('k2');
+
+function registryConfig(keys: string): McpRegistryConfig {
+  return {
+    keyring: parseCredentialKeys(keys),
+    // The registered server is a closed local port: registration stores the credential, the
+    // sync fails at once, and nothing leaves the machine.
+    egressAllowlist: parseAllowlist('127.0.0.1'),
+    envAllowlist: new Set(),
+    extraCaCerts: [],
+    connectTimeoutMs: 2000,
+    syncTimeoutMs: 5000,
+    callTimeoutMs: 5000,
+  };
+}
+
+// Each CLI run is a Node process that loads its bundle and connects to NATS: seconds each on a
+// busy machine, several per test.
+jest.setTimeout(240_000);
+
+// The CLI is a process of its own on the deployment's NATS (it keeps nothing in-process), so it
+// runs against the distributed runtime; `session` alone needs no platform.
+describe('the admin CLI against a distributed stack', () => {
+  let stack: TestStack;
+  let owner: Person;
+  /** The CLI bundled as the image's build bundles it (tools/build-app.mjs), in a folder of its own. */
+  let bundleDir: string;
+
+  /** Runs the CLI as `node dist/apps/admin/src/main.js <args>` does in an image, in the stack's namespace. */
+  function admin(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+    return new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        [join(bundleDir, 'main.js'), ...args],
+        {
+          cwd: repositoryRoot,
+          env: {
+            PATH: process.env['PATH'] ?? '',
+            HOME: process.env['HOME'] ?? '',
+            NATS_URL: testNatsUrl(),
+            NATS_NAMESPACE: stack.natsNamespace ?? '',
+            ...env,
+          },
+        },
+        (error, stdout, stderr) => {
+          const status = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+          resolve({ status, stdout, stderr });
+        },
+      );
+    });
+  }
+
+  async function adminJson<T>(args: string[]): Promise<T> {
+    const result = await admin([...args, '--json']);
+    if (result.status !== 0) throw new Error(`admin ${args.join(' ')}: ${result.stderr}`);
+    return JSON.parse(result.stdout) as T;
+  }
+
+  beforeAll(async () => {
+    // Inside the repository, so the bundle finds node_modules as it does in the image.
+    mkdirSync(join(repositoryRoot, 'tmp'), { recursive: true });
+    bundleDir = mkdtempSync(join(repositoryRoot, 'tmp', 'admin-cli-'));
+    await build({
+      entryPoints: [join(repositoryRoot, 'apps/admin/src/main.ts')],
+      outfile: join(bundleDir, 'main.js'),
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      packages: 'external',
+      tsconfig: join(repositoryRoot, 'tsconfig.base.json'),
+      logLevel: 'warning',
+    });
+    stack = await startStack('distributed', {
+      services: {
+        mcpRegistry: { config: registryConfig(`${NEW_KEY},${OLD_KEY}`), environment: {} },
+      },
+    });
+    owner = await signedInPerson(stack, 'admin-cli-owner');
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
+  });
+
+  test('the stack runs in a namespace the CLI can join', () => {
+    expect(stack.natsNamespace).toMatch(/^[a-z0-9]+$/);
+  });
+
+  test('credits grant adds credits through workflow-runner; members read the new balance', async () => {
+    const workspaceId = await createWorkspace(stack, owner, 'credits');
+    const granted = await admin(['credits', 'grant', workspaceId, '25', '--reason', 'trial']);
+    expect(granted).toMatchObject({ status: 0, stderr: '' });
+    expect(granted.stdout).toBe(`granted 25 credits on workspace ${workspaceId}: balance 25\n`);
+    const corrected = await adminJson<{ balance: number }>([
+      'credits',
+      'grant',
+      workspaceId,
+      '-5',
+      '--reason=typo',
+    ]);
+    expect(corrected).toEqual({ workspaceId, amount: -5, balance: 20 });
+    const balance = await http(`${stack.url}/workspaces/${workspaceId}/credits`, {
+      cookie: owner.cookie,
+    });
+    expect(balance).toMatchObject({ status: 200, body: { balance: 20 } });
+  });
+
+  test('credits grant on a workspace that does not exist fails with its Error code', async () => {
+    const result = await admin([
+      'credits',
+      'grant',
+      '00000000-0000-4000-8000-000000000000',
+      '5',
+      '--reason',
+      'nobody',
+    ]);
+    expect(result).toEqual({
+      status: 1,
+      stdout: '',
+      stderr: 'error: Workspace not found (NOT_FOUND)\n',
+    });
+  });
+
+  test('workspaces list shows each workspace with its owners; delete removes it for its members', async () => {
+    const workspaceId = await createWorkspace(stack, owner, 'to be deleted');
+    const listed = await adminJson<{ workspaces: unknown[] }>(['workspaces', 'list']);
+    expect(listed.workspaces).toContainEqual({
+      id: workspaceId,
+      name: 'to be deleted',
+      deleted: false,
+      members: 1,
+      owners: [owner.userId],
+    });
+    const text = await admin(['workspaces', 'list']);
+    expect(text.stdout).toMatch(/^ID +NAME +MEMBERS +OWNERS +STATE\n/);
+    expect(text.stdout).toContain(`${workspaceId}  to be deleted`);
+
+    const deleted = await admin(['workspaces', 'delete', workspaceId]);
+    expect(deleted).toEqual({
+      status: 0,
+      stdout: `deleted workspace ${workspaceId}\n`,
+      stderr: '',
+    });
+    const me = await http(`${stack.url}/me`, { cookie: owner.cookie });
+    expect((me.body as { workspaces: { id: string }[] }).workspaces.map((w) => w.id)).not.toContain(
+      workspaceId,
+    );
+    const again = await admin(['workspaces', 'delete', workspaceId]);
+    expect(again.stdout).toBe(`workspace ${workspaceId} was already deleted\n`);
+
+    const active = await adminJson<{ workspaces: { id: string }[] }>(['workspaces', 'list']);
+    expect(active.workspaces.map((workspace) => workspace.id)).not.toContain(workspaceId);
+    const all = await adminJson<{ workspaces: unknown[] }>(['workspaces', 'list', '--all']);
+    expect(all.workspaces).toContainEqual(
+      expect.objectContaining({ id: workspaceId, deleted: true }),
+    );
+
+    const unknown = await admin(['workspaces', 'delete', '00000000-0000-4000-8000-000000000000']);
+    expect(unknown).toMatchObject({
+      status: 1,
+      stderr: 'error: Workspace not found (NOT_FOUND)\n',
+    });
+  });
+
+  test('session mints a cookie the gateway accepts; --admin makes it a platform administrator', async () => {
+    const email = uniqueEmail('minted');
+    const minted = await admin(['session', email, 'Minted Person'], {
+      SESSION_JWT_SECRET: SESSION_SECRET,
+    });
+    expect(minted.status).toBe(0);
+    const cookie = minted.stdout.trim();
+    expect(cookie).toMatch(/^session=[\w-]+\.[\w-]+\.[\w-]+$/);
+    const me = await http(`${stack.url}/me`, { cookie });
+    expect(me).toMatchObject({ status: 200, body: { user: { email, name: 'Minted Person' } } });
+
+    const workspaceId = await createWorkspace(stack, owner, 'granted by a minted admin');
+    const grant = (adminCookie: string) =>
+      http(`${stack.url}/workspaces/${workspaceId}/credits/grants`, {
+        method: 'POST',
+        cookie: adminCookie,
+        body: { amount: 3, reason: 'minted' },
+      });
+    expect((await grant(cookie)).status).toBe(403);
+    const adminSession = await admin(
+      ['session', uniqueEmail('minted-admin'), '--admin', '--json'],
+      {
+        SESSION_JWT_SECRET: SESSION_SECRET,
+      },
+    );
+    const adminCookie = (JSON.parse(adminSession.stdout) as { cookie: string }).cookie;
+    expect(await grant(adminCookie)).toMatchObject({ status: 201, body: { balance: 3 } });
+
+    const refused = await admin(['session', email], {
+      SESSION_JWT_SECRET: SESSION_SECRET,
+      NODE_ENV: 'production',
+    });
+    expect(refused).toEqual({
+      status: 1,
+      stdout: '',
+      stderr: 'error: development sessions are refused when NODE_ENV=production\n',
+    });
+  });
+
+  test('credentials rotate re-wraps credentials an older replica left under the old key', async () => {
+    const workspaceId = await createWorkspace(stack, owner, 'mcp keys');
+    const registered = await http(`${stack.url}/mcp-registry`, {
+      method: 'POST',
+      cookie: owner.cookie,
+      body: {
+        workspaceId,
+        name: 'keyed',
+        serverType: 'custom',
+        description: 'a server with a bearer token',
+        serverUrl: 'https://127.0.0.1:1/mcp',
+        authConfig: { value: 'bearer-token-of-the-rotation-test' },
+      },
+    });
+    expect(registered.status).toBe(201);
+    const serverId = (registered.body as { mcp: { id: string } }).mcp.id;
+    const keyOfStoredSecret = async () => {
+      const result = await stack.platform.sql.db.execute(
+        sql`select sealed_secret from mcp_registry.servers where id = ${serverId}`,
+      );
+      const [row] = (result as { rows: { sealed_secret: string }[] }).rows;
+      return sealedKeyId(row?.sealed_secret ?? '');
+    };
+    expect(await keyOfStoredSecret()).toBe('k2');
+
+    // A replica whose list still names the old key first (a rollback, or a deploy that put the
+    // keys in the wrong order) re-wraps everything under that key when it starts.
+    const older = await startMcpRegistryService({
+      platform: stack.platform,
+      logger: stack.logger,
+      config: registryConfig(`${OLD_KEY},${NEW_KEY}`),
+      environment: {},
+      migrationsFolder: join(repositoryRoot, 'apps/mcp-registry/migrations'),
+    });
+    await older.stop();
+    expect(await keyOfStoredSecret()).toBe('k1');
+
+    const rotated = await admin(['credentials', 'rotate']);
+    expect(rotated).toEqual({
+      status: 0,
+      stdout: 'credentials of 1 MCP server(s) re-wrapped; all are now under key k2\n',
+      stderr: '',
+    });
+    expect(await keyOfStoredSecret()).toBe('k2');
+    expect(await adminJson(['credentials', 'rotate'])).toEqual({ keyId: 'k2', rewrapped: 0 });
+  });
+
+  test('streams shows the namespace streams, KV buckets and durable consumers, and no others', async () => {
+    const namespace = stack.natsNamespace ?? '';
+    const { streams } = await adminJson<{
+      streams: { name: string; kind: string; subjects: string[]; consumers: { name: string }[] }[];
+    }>(['streams']);
+    const names = streams.map((stream) => stream.name);
+    expect(names).toContain(`${namespace.toUpperCase()}_WEBHOOK_EVENTS`);
+    expect(names).toContain(`${namespace.toUpperCase()}_RUNS`);
+    expect(names).toContain(`KV_${namespace}_directory`);
+    const ours = new RegExp(`^(${namespace.toUpperCase()}_|KV_${namespace}_|OBJ_${namespace}_)`);
+    expect(names.filter((name) => !ours.test(name))).toEqual([]);
+    const events = streams.find((stream) => stream.name.endsWith('_WEBHOOK_EVENTS'));
+    expect(events).toMatchObject({
+      kind: 'stream',
+      subjects: [`${namespace}.webhook.evt.received.v1`],
+    });
+    expect(events?.consumers.map((consumer) => consumer.name)).toContain(
+      'workflow-runner-test-events',
+    );
+    const text = await admin(['streams']);
+    expect(text.stdout).toMatch(/_WEBHOOK_EVENTS \(stream\): \d+ messages/);
+    expect(text.stdout).toMatch(/CONSUMER +FILTER +PENDING +ACK PENDING +REDELIVERED +WAITING/);
+  });
+
+  test('usage errors exit 2 with the usage text; an absent service exits 3 and says which', async () => {
+    const wrong = await admin(['credits', 'grant', 'not-a-uuid', '5', '--reason', 'x']);
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toMatch(/^error: not a workspace id \(a UUID\): not-a-uuid\n\nusage: /);
+    const unknown = await admin(['workspaces', 'rename']);
+    expect(unknown).toMatchObject({ status: 2, stdout: '' });
+    expect(unknown.stderr).toContain('error: unknown command: workspaces rename');
+    const help = await admin(['help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('credentials rotate');
+
+    const elsewhere = await admin(['credentials', 'rotate'], { NATS_NAMESPACE: 'nobodyhere' });
+    expect(elsewhere).toEqual({
+      status: 3,
+      stdout: '',
+      stderr:
+        'error: mcp-registry did not answer on nobodyhere.mcp.api.operator_rewrap_credentials.v1 ' +
+        'in namespace nobodyhere (no responders): is it running?\n',
+    });
+  });
+});

@@ -1,0 +1,1 @@
+ALTER TABLE "workflow_runner"."runs" ADD COLUMN "traceparent" text;
