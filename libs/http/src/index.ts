@@ -10,3 +10,11 @@ export { validate } from './validation';
 export { startHealthServer, type HealthServer } from './health';
 export { onShutdown, type ShutdownStep } from './shutdown';
 export { envBoolean, parseConfig, redactConfig } from './env';
+export {
+  clientAddressOf,
+  payloadTooLarge,
+  protocolOf,
+  requestHeader,
+  simpleQueryOf,
+  writeServiceReply,
+} from './raw-request';

@@ -1,9 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parse as parseQuery } from 'node:querystring';
 import { match, type MatchFunction } from 'path-to-regexp';
 import type { Logger } from 'pino';
-import { AppError, type RouteSpec, type ServiceReply } from '@wap/contracts';
-import { errorReplyOf, requestIdFor } from '@wap/http';
+import { AppError, type RouteSpec } from '@wap/contracts';
+import {
+  clientAddressOf,
+  errorReplyOf,
+  payloadTooLarge,
+  protocolOf,
+  requestHeader,
+  requestIdFor,
+  simpleQueryOf,
+  writeServiceReply,
+} from '@wap/http';
 import { runInServerSpan } from '@wap/observability';
 import { callRawRoute, type Platform } from '@wap/platform';
 import { forwardedHeaders, unavailableWhenUnanswered } from '../routing/forward';
@@ -79,9 +87,9 @@ export function createOpenRawRouteServer(deps: OpenRawRoutesDeps): RawRouteServe
     if (!target) return false;
 
     const started = process.hrtime.bigint();
-    const requestId = requestIdFor(header(req, 'x-request-id'));
+    const requestId = requestIdFor(requestHeader(req, 'x-request-id'));
     res.setHeader('X-Request-Id', requestId);
-    allowConfiguredOrigin(deps.webOrigin, header(req, 'origin'), res);
+    allowConfiguredOrigin(deps.webOrigin, requestHeader(req, 'origin'), res);
     void runInServerSpan(`${req.method} ${target.route.path}`, req.headers, async () => {
       try {
         const body = await readBody(req, target.route.bodyLimitBytes ?? deps.bodyLimitBytes);
@@ -93,17 +101,17 @@ export function createOpenRawRouteServer(deps: OpenRawRoutesDeps): RawRouteServe
             method: req.method ?? '',
             path,
             params: target.params,
-            query: queryAt === -1 ? {} : queryOf(url.slice(queryAt + 1)),
+            query: queryAt === -1 ? {} : simpleQueryOf(url.slice(queryAt + 1)),
             headers: forwardedHeaders(req),
             protocol: protocolOf(req, deps.trustProxyHops),
-            host: header(req, 'host') ?? '',
+            host: requestHeader(req, 'host') ?? '',
             remoteAddress: clientAddressOf(req, deps.trustProxyHops),
             apiKey: null,
           },
           body,
           { timeoutMs: deps.requestTimeoutMs },
         ).catch(unavailableWhenUnanswered(target.route));
-        writeReply(res, reply);
+        writeServiceReply(res, reply);
       } catch (error) {
         const log = deps.logger.child({ request_id: requestId });
         const { status, body } = errorReplyOf(error, log, path);
@@ -111,7 +119,7 @@ export function createOpenRawRouteServer(deps: OpenRawRoutesDeps): RawRouteServe
         if (error instanceof AppError && error.code === 'PAYLOAD_TOO_LARGE') {
           res.setHeader('Connection', 'close');
         }
-        writeReply(res, { status, body });
+        writeServiceReply(res, { status, body });
       }
       observeRequest(target.route.method, target.route.path, res.statusCode, started);
       deps.logger.info(
@@ -129,49 +137,10 @@ export function createOpenRawRouteServer(deps: OpenRawRoutesDeps): RawRouteServe
   };
 }
 
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
-/** The query string as Express's 'simple' query parser reads it. */
-function queryOf(search: string): Record<string, string | string[]> {
-  const query: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(parseQuery(search))) {
-    if (value !== undefined) query[name] = value;
-  }
-  return query;
-}
-
-/** As Express's `req.protocol` with `trust proxy` set to a number of hops. */
-function protocolOf(req: IncomingMessage, trustProxyHops: number): 'http' | 'https' {
-  const own = 'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http';
-  const forwarded = trustProxyHops > 0 ? header(req, 'x-forwarded-proto') : undefined;
-  if (!forwarded) return own;
-  return forwarded.split(',')[0]?.trim() === 'https' ? 'https' : 'http';
-}
-
-/** As Express's `req.ip`: the address `trustProxyHops` hops back along X-Forwarded-For. */
-function clientAddressOf(req: IncomingMessage, trustProxyHops: number): string {
-  const socketAddress = req.socket.remoteAddress ?? '';
-  if (trustProxyHops === 0) return socketAddress;
-  const forwardedFor = (header(req, 'x-forwarded-for') ?? '')
-    .split(',')
-    .map((address) => address.trim())
-    .filter((address) => address !== '')
-    .reverse();
-  const chain = [socketAddress, ...forwardedFor];
-  return chain[Math.min(trustProxyHops, chain.length - 1)] ?? socketAddress;
-}
-
-function tooLarge(): AppError {
-  return new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large');
-}
-
 /** The whole body, refused as soon as it is known to exceed `limitBytes`. */
 function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (declared > limitBytes) return Promise.reject(tooLarge());
+  if (declared > limitBytes) return Promise.reject(payloadTooLarge());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
@@ -180,7 +149,7 @@ function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
       if (received > limitBytes) {
         req.removeAllListeners('data');
         req.pause();
-        reject(tooLarge());
+        reject(payloadTooLarge());
         return;
       }
       chunks.push(chunk);
@@ -192,31 +161,4 @@ function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
       reject(new AppError('BAD_REQUEST', 'Request body was not received completely')),
     );
   });
-}
-
-/** Content-Type with its charset set to UTF-8, as Express's `res.send` writes strings. */
-function withUtf8Charset(contentType: string): string {
-  const [mediaType, ...parameters] = contentType.split(';').map((part) => part.trim());
-  const others = parameters.filter((parameter) => !/^charset=/i.test(parameter));
-  return [mediaType?.toLowerCase(), ...others, 'charset=utf-8'].join('; ');
-}
-
-/** The service's reply as Express's `writeReply` sends it (`res.json`, or text). */
-function writeReply(res: ServerResponse, reply: ServiceReply): void {
-  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
-  if (reply.status === 204 || reply.body === undefined) {
-    res.writeHead(reply.status).end();
-    return;
-  }
-  const text = reply.bodyKind === 'text';
-  const payload = text ? String(reply.body) : JSON.stringify(reply.body);
-  const contentType = res.getHeader('content-type');
-  res.setHeader(
-    'Content-Type',
-    withUtf8Charset(
-      contentType === undefined ? (text ? 'text/plain' : 'application/json') : String(contentType),
-    ),
-  );
-  res.setHeader('Content-Length', Buffer.byteLength(payload));
-  res.writeHead(reply.status).end(payload);
 }

@@ -1,6 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parse as parseQuery } from 'node:querystring';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Transform } from 'node:stream';
 import { match, type MatchFunction } from 'path-to-regexp';
@@ -10,9 +9,17 @@ import {
   WEBHOOK_BODY_LIMIT_BYTES,
   type RawServiceRequest,
   type RouteSpec,
-  type ServiceReply,
 } from '@wap/contracts';
-import { errorReplyOf, requestIdFor } from '@wap/http';
+import {
+  clientAddressOf,
+  errorReplyOf,
+  payloadTooLarge,
+  protocolOf,
+  requestHeader,
+  requestIdFor,
+  simpleQueryOf,
+  writeServiceReply,
+} from '@wap/http';
 import { runInServerSpan } from '@wap/observability';
 import type { DirectDoorConfig } from '../config';
 import { countRefusal, refusalReason, type RawRouteHandler, type WebhookEntry } from './deliveries';
@@ -98,17 +105,17 @@ export async function startDirectDoor(deps: {
         method: req.method ?? '',
         path,
         params: found.params,
-        query: queryAt === -1 ? {} : queryOf(url.slice(queryAt + 1)),
+        query: queryAt === -1 ? {} : simpleQueryOf(url.slice(queryAt + 1)),
         headers: handedHeaders(req),
         protocol: protocolOf(req, deps.config.trustProxyHops),
-        host: header(req, 'host') ?? '',
+        host: requestHeader(req, 'host') ?? '',
         remoteAddress: clientAddressOf(req, deps.config.trustProxyHops),
         apiKey: null,
         body,
       };
       // From here the handler counts the request itself, as it does for the gateway's.
       entry = undefined;
-      writeReply(res, await found.target.handler(request));
+      writeServiceReply(res, await found.target.handler(request));
     } catch (error) {
       if (entry) countRefusal(entry, refusalReason(error));
       const { status, body } = errorReplyOf(
@@ -120,13 +127,13 @@ export async function startDirectDoor(deps: {
       if (error instanceof AppError && error.code === 'PAYLOAD_TOO_LARGE') {
         res.setHeader('Connection', 'close');
       }
-      writeReply(res, { status, body });
+      writeServiceReply(res, { status, body });
     }
   }
 
   const server: Server = createServer((req, res) => {
     const started = process.hrtime.bigint();
-    const requestId = requestIdFor(header(req, 'x-request-id'));
+    const requestId = requestIdFor(requestHeader(req, 'x-request-id'));
     res.setHeader('X-Request-Id', requestId);
     const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
     void runInServerSpan(`${req.method} ${path}`, req.headers, () =>
@@ -166,11 +173,6 @@ export async function startDirectDoor(deps: {
   };
 }
 
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
 /** Every request header but the caller's credentials, lower-cased, as the gateway forwards them. */
 function handedHeaders(req: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -179,40 +181,6 @@ function handedHeaders(req: IncomingMessage): Record<string, string> {
     headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return headers;
-}
-
-/** The query string as Express's 'simple' query parser reads it. */
-function queryOf(search: string): Record<string, string | string[]> {
-  const query: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(parseQuery(search))) {
-    if (value !== undefined) query[name] = value;
-  }
-  return query;
-}
-
-/** As Express's `req.protocol` with `trust proxy` set to a number of hops. */
-function protocolOf(req: IncomingMessage, trustProxyHops: number): 'http' | 'https' {
-  const own = 'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http';
-  const forwarded = trustProxyHops > 0 ? header(req, 'x-forwarded-proto') : undefined;
-  if (!forwarded) return own;
-  return forwarded.split(',')[0]?.trim() === 'https' ? 'https' : 'http';
-}
-
-/** As Express's `req.ip`: the address `trustProxyHops` hops back along X-Forwarded-For. */
-function clientAddressOf(req: IncomingMessage, trustProxyHops: number): string {
-  const socketAddress = req.socket.remoteAddress ?? '';
-  if (trustProxyHops === 0) return socketAddress;
-  const forwardedFor = (header(req, 'x-forwarded-for') ?? '')
-    .split(',')
-    .map((address) => address.trim())
-    .filter((address) => address !== '')
-    .reverse();
-  const chain = [socketAddress, ...forwardedFor];
-  return chain[Math.min(trustProxyHops, chain.length - 1)] ?? socketAddress;
-}
-
-function tooLarge(): AppError {
-  return new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large');
 }
 
 /** The decoder of a Content-Encoding the gateway's body parser inflates too. */
@@ -231,10 +199,10 @@ function decoderOf(encoding: string): Transform | undefined {
 
 /** The whole (inflated) body, refused as soon as it is known to exceed `limitBytes`. */
 function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
-  const encoding = (header(req, 'content-encoding') ?? 'identity').trim().toLowerCase();
+  const encoding = (requestHeader(req, 'content-encoding') ?? 'identity').trim().toLowerCase();
   const identity = encoding === 'identity';
   if (identity && Number(req.headers['content-length']) > limitBytes) {
-    return Promise.reject(tooLarge());
+    return Promise.reject(payloadTooLarge());
   }
   const decoder = identity ? undefined : decoderOf(encoding);
   const source = decoder ? req.pipe(decoder) : req;
@@ -247,7 +215,7 @@ function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
         source.removeAllListeners('data');
         req.unpipe();
         req.pause();
-        reject(tooLarge());
+        reject(payloadTooLarge());
         return;
       }
       chunks.push(chunk);
@@ -260,31 +228,4 @@ function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
     req.on('error', incomplete);
     decoder?.on('error', incomplete);
   });
-}
-
-/** Content-Type with its charset set to UTF-8, as Express's `res.send` writes strings. */
-function withUtf8Charset(contentType: string): string {
-  const [mediaType, ...parameters] = contentType.split(';').map((part) => part.trim());
-  const others = parameters.filter((parameter) => !/^charset=/i.test(parameter));
-  return [mediaType?.toLowerCase(), ...others, 'charset=utf-8'].join('; ');
-}
-
-/** The reply as the gateway writes a service's reply (`res.json`, or text). */
-function writeReply(res: ServerResponse, reply: ServiceReply): void {
-  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
-  if (reply.status === 204 || reply.body === undefined) {
-    res.writeHead(reply.status).end();
-    return;
-  }
-  const text = reply.bodyKind === 'text';
-  const payload = text ? String(reply.body) : JSON.stringify(reply.body);
-  const contentType = res.getHeader('content-type');
-  res.setHeader(
-    'Content-Type',
-    withUtf8Charset(
-      contentType === undefined ? (text ? 'text/plain' : 'application/json') : String(contentType),
-    ),
-  );
-  res.setHeader('Content-Length', Buffer.byteLength(payload));
-  res.writeHead(reply.status).end(payload);
 }
