@@ -63,6 +63,10 @@ export default [
       'tools/test-services.ts',
       // The cluster test reads the runner's table to match each acknowledged webhook to its runs.
       'tools/cluster-test/**',
+      // The security suite attacks the bus as a plain NATS client would.
+      'apps/embedded/src/e2e/security.spec.ts',
+      // Connects to a server run from the generated configuration, as each principal would.
+      'tools/bus-credentials.spec.ts',
     ],
     rules: {
       'no-restricted-imports': [

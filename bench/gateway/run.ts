@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { type z } from 'zod';
-import { mintSessionToken } from '@wap/auth';
+import { createBusSigner, createBusVerifier, generateBusKeySet, mintSessionToken } from '@wap/auth';
+import { requestDigest } from '@wap/platform';
 import {
   cpuTimeMs,
   createProcessGroup,
@@ -91,8 +92,57 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   const bare = await measure('bare node:http baseline', baselines.http, cookie, env);
 
   printTable([gateway, nats, bare]);
+  await printAssertionCost(meBody);
   const targetsHold = reportTargets(gateway, nats, bare);
   if (!targetsHold) process.exitCode = 1;
+}
+
+/** Signings and verifications timed for the figure below. */
+const ASSERTION_ROUNDS = 5_000;
+
+/**
+ * What signed actors (decision 112) cost each hop of a request: the gateway signs one assertion
+ * (with the person) per forwarded request, the serving service verifies it; timed in this process
+ * on a forwarded `GET /me` of the size the gateway sends, digest included.
+ */
+async function printAssertionCost(meBody: string): Promise<void> {
+  const keys = generateBusKeySet('bench');
+  const signer = await createBusSigner(keys.signingKeys.gateway);
+  const verifier = await createBusVerifier(keys.trustedKeys, { now: () => Date.now() });
+  const data = new TextEncoder().encode(
+    JSON.stringify({
+      requestId: randomBytes(8).toString('hex'),
+      params: {},
+      query: {},
+      headers: {},
+      body: null,
+    }),
+  );
+  const user = {
+    userId: '6f0e7f3c-3a55-4f7b-9d6c-2b1e0f4a5b6c',
+    subject: 'bench|bench@example.com',
+    email: 'bench@example.com',
+    name: 'Bench',
+    platformAdmin: false,
+  };
+  const tokens: string[] = [];
+  const signStarted = process.hrtime.bigint();
+  for (let round = 0; round < ASSERTION_ROUNDS; round += 1) {
+    tokens.push(await signer.sign({ audience: 'storage', digest: requestDigest(data, {}), user }));
+  }
+  const signUs = Number(process.hrtime.bigint() - signStarted) / 1000 / ASSERTION_ROUNDS;
+  const verifyStarted = process.hrtime.bigint();
+  for (const token of tokens) {
+    const verified = await verifier.verify(token, 'storage');
+    if (verified.digest !== requestDigest(data, {})) throw new Error('digest mismatch');
+  }
+  const verifyUs = Number(process.hrtime.bigint() - verifyStarted) / 1000 / ASSERTION_ROUNDS;
+  console.log(
+    `
+signed actors, per forwarded request (${ASSERTION_ROUNDS} rounds, ${meBody.length}-byte answer ` +
+      `not included): sign ${signUs.toFixed(1)} µs in the gateway, verify ${verifyUs.toFixed(1)} µs ` +
+      `in the service, ${(signUs + verifyUs).toFixed(1)} µs in all`,
+  );
 }
 
 /** An HTTP server under test, and the processes whose CPU serves its requests. */

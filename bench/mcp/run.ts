@@ -27,7 +27,13 @@ import {
   serveApi,
   withNamespace,
 } from '@wap/platform';
-import { createTestDatabase, removeNamespaceFromNats, testLogger, testNatsUrl } from '@wap/testing';
+import {
+  asBusPrincipal,
+  createTestDatabase,
+  removeNamespaceFromNats,
+  testLogger,
+  testNatsUrl,
+} from '@wap/testing';
 import { startMcpRegistryService } from '@wap/mcp-registry-service';
 
 /** Starts the bench's MCP server in a process of its own and reads its address. */
@@ -95,8 +101,17 @@ async function main(): Promise<void> {
   });
   const namespace = `b${randomBytes(6).toString('hex')}`;
   const platform = withNamespace(connected, namespace);
+  // Each side signs and verifies as in production: the bus hop below includes that cost.
+  const gateway = await asBusPrincipal(platform, 'gateway', { logger });
+  const chat = await asBusPrincipal(platform, 'chat', { logger });
+  const echoing = await asBusPrincipal(platform, 'storage', {
+    logger,
+    subjects: [
+      { subject: 'bench.api.echo.v1', server: 'storage', callers: ['storage'], user: false },
+    ],
+  });
   const service = await startMcpRegistryService({
-    platform,
+    platform: await asBusPrincipal(platform, 'mcp-registry', { logger }),
     logger,
     environment: {},
     config: {
@@ -138,7 +153,7 @@ async function main(): Promise<void> {
       body,
     });
     const created = await callRoute(
-      platform.bus,
+      gateway.bus,
       'mcp.api.register_mcp_server.v1',
       request({ workspaceId, name: 'bench', serverUrl: tools.url }),
       { timeoutMs: 10_000 },
@@ -150,7 +165,7 @@ async function main(): Promise<void> {
     for (let round = 0; round < SYNC_ROUNDS;) {
       const started = process.hrtime.bigint();
       const reply = await callRoute(
-        platform.bus,
+        gateway.bus,
         'mcp.api.refresh_mcp_server.v1',
         { ...request(undefined, { id: serverId }), query: { workspace_id: workspaceId } },
         { timeoutMs: 30_000 },
@@ -185,7 +200,7 @@ async function main(): Promise<void> {
     await direct.listTools();
     const viaRegistry = () =>
       callApi(
-        platform.bus,
+        chat.bus,
         MCP_SUBJECTS.callTool,
         { workspaceId, userId, serverId, toolName: 'echo', arguments: { message: 'hi' } },
         CallToolReply,
@@ -204,7 +219,7 @@ async function main(): Promise<void> {
     }
     // The bus hop alone (an echo subject on the same platform): the floor of any proxied call.
     const echo = serveApi(
-      platform.bus,
+      echoing.bus,
       'bench.api.echo.v1',
       EchoMessage,
       async (message) => message,
@@ -222,7 +237,7 @@ async function main(): Promise<void> {
       await Promise.all(
         Array.from({ length: CONCURRENCY }, () =>
           timed(busMs, () =>
-            callApi(platform.bus, 'bench.api.echo.v1', { message: 'hi' }, EchoMessage, {
+            callApi(echoing.bus, 'bench.api.echo.v1', { message: 'hi' }, EchoMessage, {
               timeoutMs: 30_000,
             }),
           ),

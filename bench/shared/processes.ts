@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { isBusPrincipal } from '@wap/contracts';
+import { createBusCredentials } from '@wap/service-runtime';
 
 /** A child process of the bench, stopped with the others when the bench ends. */
 export interface BenchProcess {
@@ -174,11 +176,23 @@ export function serviceLauncher(
     NATS_NAMESPACE: options.namespace,
     LOG_LEVEL: 'warn',
   };
-  const start = (name: string, app: string, env: Record<string, string>) =>
-    group.start(name, [...profiling, join(options.repoRoot, `dist/apps/${app}/src/main.js`)], {
-      ...common,
-      ...env,
-    });
+  // Signed actors on, as in production: each app signs with a key of its own. The bench's NATS is
+  // the open server the tests use; NKey authentication costs at connect time only.
+  const credentials = createBusCredentials('bench');
+  const start = (name: string, app: string, env: Record<string, string>) => {
+    if (!isBusPrincipal(app)) throw new Error(`${app} is not a bus principal`);
+    const { BUS_SIGNING_KEY, BUS_TRUSTED_KEYS } = credentials.environmentOf(app);
+    return group.start(
+      name,
+      [...profiling, join(options.repoRoot, `dist/apps/${app}/src/main.js`)],
+      {
+        ...common,
+        BUS_SIGNING_KEY,
+        BUS_TRUSTED_KEYS,
+        ...env,
+      },
+    );
+  };
 
   return {
     /** A service (`app` is its folder under apps/), ready once its /readyz answers. */

@@ -10,6 +10,16 @@ const INTERPOLATION = /\$\{[A-Z_][A-Z0-9_]*(?:(?::?[-?])[^}]*)?\}/g;
 /** Stands for an interpolated value when the schema parses the environment. */
 const FROM_ENVIRONMENT = 'value-from-the-environment-0123456789abcdef';
 const INFRASTRUCTURE = new Set(['nats', 'postgres', 'proxy']);
+/**
+ * What an app's credential file (`npm run bus:credentials`, decision 113) gives it, as
+ * placeholders of the values' shapes: the file is generated apart, never committed.
+ */
+const CREDENTIAL_FILE_VARIABLES = {
+  BUS_SIGNING_KEY: FROM_ENVIRONMENT,
+  BUS_TRUSTED_KEYS: FROM_ENVIRONMENT,
+  NATS_NKEY_SEED: `SU${FROM_ENVIRONMENT}`,
+};
+const credentialFileOf = (app: string) => `.bus-credentials/${app}.env`;
 
 /** Services listed under depends_on, each with the condition it waits for. */
 function dependencies(service: Loose): Record<string, string | undefined> {
@@ -38,6 +48,12 @@ export function checkCompose(root: string, schemas: Record<string, EnvSchema>): 
     !nats?.['healthcheck']
   ) {
     problems.push('nats: JetStream (-js), a volume and a health check');
+  }
+  const natsConfig = (nats?.['volumes'] ?? []).some((volume: string) =>
+    volume.startsWith('./.bus-credentials/nats-server.conf:'),
+  );
+  if (!natsConfig || !nats?.['command']?.includes('-c')) {
+    problems.push('nats: must run the generated nats-server.conf, which admits only the platform');
   }
   const postgres = services['postgres'];
   if (
@@ -78,7 +94,11 @@ export function checkCompose(root: string, schemas: Record<string, EnvSchema>): 
       if (condition !== 'service_healthy')
         problems.push(`${app}: waits for ${dependency} without service_healthy`);
     }
-    const parsedEnv: Record<string, string> = {};
+    const envFiles = (service['env_file'] ?? []) as string[];
+    if (envFiles.length !== 1 || envFiles[0] !== credentialFileOf(app)) {
+      problems.push(`${app}: its bus credentials come from ${credentialFileOf(app)} alone`);
+    }
+    const parsedEnv: Record<string, string> = { ...CREDENTIAL_FILE_VARIABLES };
     for (const [name, value] of Object.entries(env)) {
       const text = String(value);
       if (!Object.hasOwn(schema.shape, name) && !RUNTIME_VARIABLES.has(name)) {

@@ -11,7 +11,10 @@ export interface EnvSchema {
 export const RUNTIME_VARIABLES = new Set(['NODE_OPTIONS']);
 
 /** Names whose values are secrets: never a value in a manifest, only a reference. */
-export const SECRET_NAME = /(_SECRET|_KEY|_KEYS|_TOKEN|PASSWORD|^DATABASE_URL|^SMTP_URL)$/;
+export const SECRET_NAME = /(_SECRET|_KEY|_KEYS|_SEED|_TOKEN|PASSWORD|^DATABASE_URL|^SMTP_URL)$/;
+
+/** A principal's bus identity (decision 113): each from the principal's own Secret. */
+const BUS_IDENTITY = new Set(['BUS_SIGNING_KEY', 'BUS_TRUSTED_KEYS', 'NATS_NKEY_SEED']);
 
 /** The services that may reach public addresses, and on which ports (decision 106; all: any). */
 export const INTERNET_EGRESS: Record<string, number[] | 'all'> = {
@@ -160,6 +163,7 @@ export function placeholderSecret(name: string): string {
   if (name === 'CREDENTIALS_ENCRYPTION_KEYS')
     return 'k1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=';
   if (name.endsWith('_URL')) return 'https://secret.example.com/';
+  if (name === 'NATS_NKEY_SEED') return 'SUAPLACEHOLDERSEEDOFANKEYUSEROFTHEPLATFORM';
   return 'a-placeholder-secret-value-of-forty-chars';
 }
 
@@ -212,6 +216,11 @@ export function checkEnvironment(
         problems.push(`${app}: ${name} is a secret and must come from a secretKeyRef`);
       }
       if (from?.['secretKeyRef']) {
+        // A service's own identity comes from its own Secret: another's would let it act as that one.
+        const ownSecret = `${app}-bus`;
+        if (BUS_IDENTITY.has(name) && from['secretKeyRef']['name'] !== ownSecret) {
+          problems.push(`${app}: ${name} must come from its own Secret ${ownSecret}`);
+        }
         env[name] = placeholderSecret(name);
       } else if (from?.['configMapKeyRef']) {
         const { name: mapName, key, optional } = from['configMapKeyRef'];

@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GatewayEnv } from '@wap/gateway-service';
 import { ChatServiceEnv } from '@wap/chat-service';
@@ -113,11 +114,55 @@ describe('the checks find what is wrong', () => {
 
   test("a value the app's schema refuses, and a shared ConfigMap key one app does not know", () => {
     const objects = production();
-    container(objects, 'storage')['env'][0].value = 'nine thousand';
+    const env = container(objects, 'storage')['env'] as Loose[];
+    const healthPort = env.find((entry) => entry['name'] === 'HEALTH_PORT');
+    if (!healthPort) throw new Error('storage has no HEALTH_PORT');
+    healthPort['value'] = 'nine thousand';
     const shared = objects.find((object) => object.metadata.name === 'platform-config') as Loose;
     shared['data']['PUBLIC_BASE_URL'] = 'https://platform.example.com';
     const problems = checkEnvironment(objects, SCHEMAS);
     expect(problems).toContain('gateway: PUBLIC_BASE_URL is not a variable of its config.ts');
+    expect(problems.some((problem) => problem.startsWith('storage: its config.ts refuses'))).toBe(
+      true,
+    );
+  });
+
+  test('a compose file whose NATS admits anyone, or whose app has no credential file', () => {
+    const broken = mkdtempSync(join(tmpdir(), 'compose-'));
+    try {
+      mkdirSync(join(broken, 'deploy/compose'), { recursive: true });
+      copyFileSync(
+        join(root, 'deploy/compose/Caddyfile'),
+        join(broken, 'deploy/compose/Caddyfile'),
+      );
+      const text = readFileSync(join(root, 'docker-compose.yml'), 'utf8')
+        .replace("command: ['-js', '-c', '/etc/nats/nats-server.conf']", "command: ['-js']")
+        .replace("    env_file: ['.bus-credentials/chat.env']\n", '');
+      writeFileSync(join(broken, 'docker-compose.yml'), text);
+      const problems = checkCompose(broken, SCHEMAS);
+      expect(problems).toContain(
+        'nats: must run the generated nats-server.conf, which admits only the platform',
+      );
+      expect(problems).toContain(
+        'chat: its bus credentials come from .bus-credentials/chat.env alone',
+      );
+    } finally {
+      rmSync(broken, { recursive: true, force: true });
+    }
+  });
+
+  test("a service given another principal's bus identity, or none", () => {
+    const objects = production();
+    const env = container(objects, 'chat')['env'] as Loose[];
+    const signingKey = env.find((entry) => entry['name'] === 'BUS_SIGNING_KEY');
+    if (!signingKey) throw new Error('chat has no BUS_SIGNING_KEY');
+    signingKey['valueFrom']['secretKeyRef']['name'] = 'gateway-bus';
+    const storage = container(objects, 'storage');
+    storage['env'] = (storage['env'] as Loose[]).filter(
+      (entry) => entry['name'] !== 'NATS_NKEY_SEED' && entry['name'] !== 'BUS_SIGNING_KEY',
+    );
+    const problems = checkEnvironment(objects, SCHEMAS);
+    expect(problems).toContain('chat: BUS_SIGNING_KEY must come from its own Secret chat-bus');
     expect(problems.some((problem) => problem.startsWith('storage: its config.ts refuses'))).toBe(
       true,
     );

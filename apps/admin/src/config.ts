@@ -11,6 +11,17 @@ export const AdminEnv = ServiceEnv.pick({
   NATS_URL: true,
   NATS_NAMESPACE: true,
 }).extend({
+  /**
+   * The operators' private Ed25519 JWK (kid `operator:<version>`): every command that asks a
+   * service signs with it (decision 112). Not needed by `session` and `help`.
+   */
+  BUS_SIGNING_KEY: z.string().min(1).optional(),
+  /** The JWKS of every bus principal's public key (BUS_TRUSTED_KEYS of the services). */
+  BUS_TRUSTED_KEYS: z.string().min(1).optional(),
+  /** The operators' NATS NKey seed (`SU...`); unset for an open server (decision 113). */
+  NATS_NKEY_SEED: z.string().startsWith('SU').optional(),
+  /** A CA certificate (PEM file) to verify the NATS servers' TLS certificates. */
+  NATS_TLS_CA_FILE: z.string().min(1).optional(),
   /** How long to wait for a service's answer, in milliseconds. */
   ADMIN_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** pino level of the CLI's own diagnostics (written to stderr). */

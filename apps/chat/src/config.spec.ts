@@ -25,9 +25,11 @@ describe('the chat settings', () => {
     expect(() => chatSettings({ TURN_LEASE_MS: 5000, TURN_HEARTBEAT_MS: 3000 })).toThrow(
       /TURN_LEASE_MS must be at least twice TURN_HEARTBEAT_MS/,
     );
-    expect(() => loadConfig({ TURN_LEASE_MS: '5000', TURN_HEARTBEAT_MS: '3000' })).toThrow(
-      /TURN_LEASE_MS/,
-    );
-    expect(loadConfig({ LLM_MODEL: 'm', CHAT_MAX_STEPS: '3' }).CHAT_MAX_STEPS).toBe(3);
+    // Every service process needs its bus keys (decision 112); their values do not matter here.
+    const busKeys = { BUS_SIGNING_KEY: '{}', BUS_TRUSTED_KEYS: '{}' };
+    expect(() =>
+      loadConfig({ ...busKeys, TURN_LEASE_MS: '5000', TURN_HEARTBEAT_MS: '3000' }),
+    ).toThrow(/TURN_LEASE_MS/);
+    expect(loadConfig({ ...busKeys, LLM_MODEL: 'm', CHAT_MAX_STEPS: '3' }).CHAT_MAX_STEPS).toBe(3);
   });
 });

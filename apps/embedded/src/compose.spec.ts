@@ -9,7 +9,7 @@ import {
   WEBHOOK_PAYLOADS_BUCKET_OPTIONS,
 } from '@wap/contracts';
 import type { KvBucketOptions, ObjectBucketOptions, Platform, StreamConfig } from '@wap/platform';
-import { startTestRuntime, testLogger } from '@wap/testing';
+import { startTestRuntime, testBusKeys, testLogger } from '@wap/testing';
 import { DEFAULT_WEBHOOK_INGEST_CONFIG } from '@wap/webhook-ingest-service';
 import { startAllServices, webhookOrigin } from './compose';
 
@@ -56,7 +56,7 @@ describe('the services together', () => {
         return platform.kv.bucket(name, options);
       },
     };
-    const services = await startAllServices(recording, () => testLogger());
+    const services = await startAllServices(recording, testBusKeys(), () => testLogger());
     try {
       expect(opened).toEqual([WEBHOOK_INFLIGHT_BUCKET_OPTIONS, WEBHOOK_INFLIGHT_BUCKET_OPTIONS]);
     } finally {
@@ -74,7 +74,7 @@ describe('the services together', () => {
       if ([WEBHOOK_EVENTS_STREAM, RUNS_STREAM].includes(config.name)) ensured.push(config);
       return platform.streams.ensureStream(config);
     };
-    const services = await startAllServices(recording, () => testLogger());
+    const services = await startAllServices(recording, testBusKeys(), () => testLogger());
     try {
       const byName = (name: string) => ensured.filter((config) => config.name === name);
       // webhook-ingest and workflow-runner both ensure WEBHOOK_EVENTS; the runner ensures RUNS.
@@ -100,7 +100,7 @@ describe('the services together', () => {
       if (bucket === WEBHOOK_PAYLOADS_BUCKET) ensured.push(options);
       return platform.objects.ensureBucket(bucket, options);
     };
-    const services = await startAllServices(recording, () => testLogger());
+    const services = await startAllServices(recording, testBusKeys(), () => testLogger());
     try {
       // webhook-ingest parks bodies there; workflow-runner reads and deletes them.
       expect(ensured).toEqual([WEBHOOK_PAYLOADS_BUCKET_OPTIONS, WEBHOOK_PAYLOADS_BUCKET_OPTIONS]);

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import type { ServiceName } from '@wap/contracts';
 import type { Platform } from '@wap/platform';
-import type { ServiceHandle } from '@wap/service-runtime';
+import { busKeysOf, withBusKeys, type ServiceHandle } from '@wap/service-runtime';
+import type { BusKeySet } from '@wap/auth';
 import { startChatService, type ChatSettings } from '@wap/chat-service';
 import { generateCredentialKey, parseCredentialKeys } from '@wap/auth';
 import { parseAllowlist } from '@wap/egress';
@@ -80,12 +82,18 @@ export interface RunningServices extends ServiceHandle {
   webhookUrl?: string;
 }
 
-/** Starts every service (not the gateway) on one platform; stop() stops them in reverse. */
+/**
+ * Starts every service (not the gateway) on one platform, each behind the bus trust layer with
+ * its own key of `busKeys`; stop() stops them in reverse.
+ */
 export async function startAllServices(
-  platform: Platform,
+  shared: Platform,
+  busKeys: BusKeySet,
   serviceLogger: (service: string) => Logger,
   options: ServiceOptions = {},
 ): Promise<RunningServices> {
+  const platformOf = (service: ServiceName) =>
+    withBusKeys(shared, service, busKeysOf(busKeys, service), serviceLogger(service));
   const publicBaseUrl = webhookOrigin(options);
   const workflowRunner = publicBaseUrl
     ? { ...options.workflowRunner, PUBLIC_BASE_URL: publicBaseUrl }
@@ -95,32 +103,32 @@ export async function startAllServices(
     : options.webhookIngest;
   const services: ServiceHandle[] = [
     await startStorageService({
-      platform,
+      platform: await platformOf('storage'),
       logger: serviceLogger('storage'),
       migrationsFolder: migrationsOf('storage'),
       ...options.storage,
     }),
     await startWorkflowRunnerService({
-      platform,
+      platform: await platformOf('workflow-runner'),
       logger: serviceLogger('workflow-runner'),
       migrationsFolder: migrationsOf('workflow-runner'),
       settings: workflowRunner,
     }),
     await startChatService({
-      platform,
+      platform: await platformOf('chat'),
       logger: serviceLogger('chat'),
       migrationsFolder: migrationsOf('chat'),
       settings: options.chat,
     }),
     await startMcpRegistryService({
-      platform,
+      platform: await platformOf('mcp-registry'),
       logger: serviceLogger('mcp-registry'),
       migrationsFolder: migrationsOf('mcp-registry'),
       ...(options.mcpRegistry ?? throwAwayMcpRegistrySettings()),
     }),
   ];
   const ingest = await startWebhookIngestService({
-    platform,
+    platform: await platformOf('webhook-ingest'),
     logger: serviceLogger('webhook-ingest'),
     config: webhookIngest,
   });

@@ -13,6 +13,8 @@ import { chatSettings } from '@wap/chat-service';
 import { gatewayConfigFromEnv, startGateway } from '@wap/gateway-service';
 import { toMcpRegistryConfig } from '@wap/mcp-registry-service';
 import { WEBHOOK_SECRET_KEYS, webhookIngestConfigFromEnv } from '@wap/webhook-ingest-service';
+import { generateBusKeySet } from '@wap/auth';
+import { busKeysOf, withBusKeys } from '@wap/service-runtime';
 import { startAllServices } from './compose';
 import { loadEmbeddedEnv } from './config';
 import { dataDirSecret } from './secrets';
@@ -44,9 +46,11 @@ async function main(): Promise<void> {
   });
 
   const platform = withMetrics(await createEmbeddedPlatform({ dataDir, logger }), platformMetrics);
+  // One process holds every key: fresh ones at each start, since an assertion lives 30 seconds.
+  const busKeys = generateBusKeySet();
   const credentialKeys =
     env.CREDENTIALS_ENCRYPTION_KEYS ?? `local:${dataDirSecret(dataDir, 'credentials-key')}`;
-  const services = await startAllServices(platform, loggerFor, {
+  const services = await startAllServices(platform, busKeys, loggerFor, {
     mcpRegistry: {
       config: toMcpRegistryConfig({ ...env, CREDENTIALS_ENCRYPTION_KEYS: credentialKeys }),
       // The env_var auth type reads allow-listed variables of this process at connect time.
@@ -71,7 +75,12 @@ async function main(): Promise<void> {
   const gatewayConfig = gatewayConfigFromEnv({ ...env, SESSION_JWT_SECRET: sessionSecret });
   let draining = false;
   const gateway = await startGateway({
-    platform,
+    platform: await withBusKeys(
+      platform,
+      'gateway',
+      busKeysOf(busKeys, 'gateway'),
+      loggerFor('gateway'),
+    ),
     logger: loggerFor('gateway'),
     config: gatewayConfig,
     isReady: () => !draining && platform.isReady(),

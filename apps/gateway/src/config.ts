@@ -50,6 +50,22 @@ export type GatewayHttpEnv = z.infer<typeof GatewayHttpEnv>;
 export const GatewayEnv = GatewayHttpEnv.extend({
   /** NATS server(s), comma-separated. */
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /**
+   * The gateway's private Ed25519 JWK (kid `gateway:<version>`): it signs who is asking on every
+   * request it forwards, and no other process holds it (decision 112).
+   */
+  BUS_SIGNING_KEY: z.string().min(1),
+  /** The JWKS of every bus principal's public key. */
+  BUS_TRUSTED_KEYS: z.string().min(1),
+  /** The gateway's NATS NKey seed (`SU...`); unset for an open server (decision 113). */
+  NATS_NKEY_SEED: z.string().startsWith('SU').optional(),
+  /** A CA certificate (PEM file) to verify the NATS servers' TLS certificates. */
+  NATS_TLS_CA_FILE: z.string().min(1).optional(),
+  /**
+   * Copies JetStream keeps of each stream and bucket this process creates: 3 on a production
+   * cluster (a node's loss loses nothing acknowledged), 1 on a single server.
+   */
+  NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   /** Prefix for every subject, shared with the services of the same deployment. */
   NATS_NAMESPACE: z
     .string()

@@ -6,6 +6,8 @@ import {
   startTelemetry,
 } from '@wap/observability';
 import { createDistributedPlatform, withMetrics, withNamespace } from '@wap/platform';
+import { inboxPrefixOf } from '@wap/contracts';
+import { withBusKeys } from '@wap/service-runtime';
 import { gatewayConfigFromEnv, loadGatewayEnv } from './config';
 import { startGateway } from './service';
 
@@ -13,7 +15,17 @@ import { startGateway } from './service';
 async function main(): Promise<void> {
   const env = loadGatewayEnv(process.env);
   const logger = createLogger({ service: 'gateway', level: env.LOG_LEVEL });
-  logger.info({ config: redactConfig(env, ['SESSION_JWT_SECRET', 'METRICS_TOKEN']) }, 'starting');
+  logger.info(
+    {
+      config: redactConfig(env, [
+        'SESSION_JWT_SECRET',
+        'METRICS_TOKEN',
+        'BUS_SIGNING_KEY',
+        'NATS_NKEY_SEED',
+      ]),
+    },
+    'starting',
+  );
   collectProcessMetrics('gateway');
   const telemetry = startTelemetry({
     serviceName: 'gateway',
@@ -23,10 +35,21 @@ async function main(): Promise<void> {
     natsUrl: env.NATS_URL,
     serviceName: 'gateway',
     logger,
+    replicas: env.NATS_STREAM_REPLICAS,
+    nats: {
+      nkeySeed: env.NATS_NKEY_SEED,
+      inboxPrefix: inboxPrefixOf('gateway'),
+      tlsCaFile: env.NATS_TLS_CA_FILE,
+    },
   });
-  const platform = withMetrics(
-    env.NATS_NAMESPACE ? withNamespace(connected, env.NATS_NAMESPACE) : connected,
-    platformMetrics,
+  const platform = await withBusKeys(
+    withMetrics(
+      env.NATS_NAMESPACE ? withNamespace(connected, env.NATS_NAMESPACE) : connected,
+      platformMetrics,
+    ),
+    'gateway',
+    { signingKey: env.BUS_SIGNING_KEY, trustedKeys: env.BUS_TRUSTED_KEYS },
+    logger,
   );
   let draining = false;
   const gateway = await startGateway({

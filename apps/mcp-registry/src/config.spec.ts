@@ -1,13 +1,17 @@
 import { generateCredentialKey } from '@wap/auth';
 import { loadConfig, toMcpRegistryConfig } from './config';
 
+/** Every service process needs its bus keys (decision 112); their values do not matter here. */
+const BUS_KEYS = { BUS_SIGNING_KEY: '{}', BUS_TRUSTED_KEYS: '{}' };
+
 describe('mcp-registry configuration', () => {
   test('the service refuses to start without credential encryption keys', () => {
-    expect(() => loadConfig({})).toThrow(/CREDENTIALS_ENCRYPTION_KEYS/);
+    expect(() => loadConfig({ ...BUS_KEYS })).toThrow(/CREDENTIALS_ENCRYPTION_KEYS/);
   });
 
   test('keys, allow-lists and timeouts are parsed once', () => {
     const env = loadConfig({
+      ...BUS_KEYS,
       CREDENTIALS_ENCRYPTION_KEYS: `${generateCredentialKey('new')},${generateCredentialKey('old')}`,
       SSRF_ALLOWLIST: '10.0.0.0/8, internal.example',
       MCP_ENV_ALLOWLIST: 'GITHUB_TOKEN, LINEAR_TOKEN',
@@ -23,7 +27,7 @@ describe('mcp-registry configuration', () => {
   });
 
   test('unusable keys fail at start, not at the first request', () => {
-    const env = loadConfig({ CREDENTIALS_ENCRYPTION_KEYS: 'k1:c2hvcnQ=' });
+    const env = loadConfig({ ...BUS_KEYS, CREDENTIALS_ENCRYPTION_KEYS: 'k1:c2hvcnQ=' });
     expect(() => toMcpRegistryConfig(env)).toThrow('Credential key k1 must hold at least 32 bytes');
   });
 });

@@ -7,6 +7,7 @@ import {
   MCP_SUBJECTS,
   mcpRoutes,
   OPERATIONS_SUBJECTS,
+  SYNC_LOCKS_BUCKET,
   OperatorRewrapCredentialsRequest,
 } from '@wap/contracts';
 import { createGuardedFetch } from '@wap/egress';
@@ -27,7 +28,6 @@ import { createConnectionPool } from './tools/connection-pool';
 const QUEUE_GROUP = 'mcp-registry';
 const SQL_SCHEMA = 'mcp_registry';
 /** KV bucket of per-server sync locks; its TTL frees the lock of a replica that died mid-sync. */
-const SYNC_LOCKS_BUCKET = 'mcp-sync-locks';
 /** Pooled sessions for tool calls close after this long without a call. */
 const POOL_IDLE_MS = 60_000;
 

@@ -191,4 +191,4 @@ export {
 export { fingerprintKey, idempotencyKey } from './trigger/request-identity';
 /** Where claims and replica liveness are kept, for tests that play a replica that died. */
 export { IDEMPOTENCY_BUCKET } from './trigger/duplicate-claims';
-export { REPLICAS_BUCKET } from './trigger/replica-liveness';
+export { REPLICAS_BUCKET } from '@wap/contracts';

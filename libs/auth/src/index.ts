@@ -38,3 +38,16 @@ export {
   type SignatureInput,
   type SignedHeaders,
 } from './webhook-signatures';
+export {
+  createBusSigner,
+  createBusVerifier,
+  generateBusKeySet,
+  BusAssertionError,
+  BUS_ASSERTION_LIFETIME_SECONDS,
+  type BusSigner,
+  type BusVerifier,
+  type BusKeySet,
+  type BusAssertionClaims,
+  type BusAssertionRefusal,
+  type VerifiedAssertion,
+} from './bus-assertions';

@@ -10,6 +10,7 @@ export {
 export {
   Actor,
   ServiceRequest,
+  ForwardedRequest,
   ServiceReply,
   BusErrorReply,
   ApiKeyPrincipal,
@@ -19,6 +20,7 @@ export {
 } from './service-protocol';
 export {
   defineRoutes,
+  SERVICE_NAMES,
   type RouteSpec,
   type UploadRoute,
   type RouteAuth,
@@ -125,6 +127,7 @@ export {
   GrantCreditsFromPaymentRequest,
   GrantCreditsFromPaymentReply,
   webhookReplicaAliveSubject,
+  REPLICA_ALIVE_SUBJECT,
 } from './webhooks';
 export {
   mcpRoutes,
@@ -344,3 +347,27 @@ export {
   OperatorRewrapCredentialsRequest,
   OperatorRewrapCredentialsReply,
 } from './operations';
+export {
+  BUS_PRINCIPALS,
+  isBusPrincipal,
+  REQUEST_SUBJECTS,
+  EVENT_SUBJECTS,
+  requestSubjectSpec,
+  routeSubject,
+  subjectTemplate,
+  type BusPrincipal,
+  type RequestSubjectSpec,
+  type EventSubjectSpec,
+} from './bus-registry';
+export {
+  JETSTREAM_RESOURCES,
+  REQUEST_BODIES_BUCKET,
+  IDEMPOTENCY_BUCKET,
+  REPLICAS_BUCKET,
+  SYNC_LOCKS_BUCKET,
+  natsPermissions,
+  allNatsPermissions,
+  inboxPrefixOf,
+  type JetStreamResource,
+  type NatsPermissions,
+} from './bus-permissions';

@@ -2,9 +2,16 @@ import type { z } from 'zod';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/** The services: each owns its routes and serves their bus subjects. */
+export const SERVICE_NAMES = [
+  'storage',
+  'chat',
+  'mcp-registry',
+  'workflow-runner',
+  'webhook-ingest',
+] as const;
 /** The service that owns a route and serves its bus subject. */
-export type ServiceName =
-  'storage' | 'chat' | 'mcp-registry' | 'workflow-runner' | 'webhook-ingest';
+export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 /**
  * How the gateway authenticates the caller:

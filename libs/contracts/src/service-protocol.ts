@@ -22,6 +22,13 @@ export const ServiceRequest = z.object({
 });
 export type ServiceRequest = z.infer<typeof ServiceRequest>;
 
+/**
+ * A REST request as it travels on the bus: without the actor, which only the request's signed
+ * assertion may carry (the serving side adds it from there).
+ */
+export const ForwardedRequest = ServiceRequest.omit({ actor: true });
+export type ForwardedRequest = z.infer<typeof ForwardedRequest>;
+
 /** A service's answer, written to HTTP by the gateway as it is. */
 export const ServiceReply = z.object({
   status: z.number().int().min(100).max(599),

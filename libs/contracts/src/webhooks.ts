@@ -169,6 +169,7 @@ export type GrantCreditsFromPaymentReply = z.infer<typeof GrantCreditsFromPaymen
  * answers "no responders" at once when the replica's connection is gone (the process died):
  * the claims it took are then taken over (decision 91).
  */
+export const REPLICA_ALIVE_SUBJECT = 'webhook.api.replica_alive.v1';
 export function webhookReplicaAliveSubject(replicaId: string): string {
-  return `webhook.api.replica_alive.v1.${replicaId}`;
+  return `${REPLICA_ALIVE_SUBJECT}.${replicaId}`;
 }

@@ -491,8 +491,8 @@ export const UploadTarget = z.object({
 });
 export type UploadTarget = z.infer<typeof UploadTarget>;
 /** `storage.api.prepare_task_attachment.v1`: may the actor upload to this task, and where. */
+/** The uploading person travels in the request's signed assertion, not here. */
 export const PrepareUploadRequest = z.object({
-  actor: z.object({ userId: z.uuid() }),
   params: z.record(z.string(), z.string()),
 });
 export type PrepareUploadRequest = z.infer<typeof PrepareUploadRequest>;

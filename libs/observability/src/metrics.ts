@@ -53,6 +53,16 @@ export const metrics = {
     buckets: durationBuckets,
     registers,
   }),
+  /**
+   * Bus requests this service refused before any handler ran, by subject template and reason
+   * (`missing`, `bad_signature`, `expired`, `audience`, `replayed`, `caller`, `user_required`...).
+   */
+  busRefused: new Counter({
+    name: 'wap_bus_refused_total',
+    help: 'Bus requests refused by the trust layer, by subject and reason',
+    labelNames: ['subject', 'reason'] as const,
+    registers,
+  }),
   /** Stream messages handled by a durable consumer, by outcome (`acked`, `retried`, `dropped`). */
   streamMessages: new Counter({
     name: 'wap_stream_messages_total',
@@ -162,6 +172,9 @@ export const platformMetrics = {
     seconds: number,
   ): void {
     metrics.busRequestDuration.observe(labels, seconds);
+  },
+  busRefused(labels: { subject: string; reason: string }): void {
+    metrics.busRefused.inc(labels);
   },
   streamMessage(labels: { stream: string; consumer: string; outcome: string }): void {
     metrics.streamMessages.inc(labels);

@@ -1,16 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { AppError } from '@wap/contracts';
+import { AppError, subjectTemplate } from '@wap/contracts';
 import {
   callApi,
   encodeJson,
   serveApi,
-  subjectTemplate,
   withMetrics,
   type Platform,
   type StreamMessage,
 } from '@wap/platform';
-import { eventually, testLogger, testRuntimes, type RuntimeUnderTest } from '@wap/testing';
+import {
+  asBusPrincipal,
+  eventually,
+  testLogger,
+  testRuntimes,
+  type RuntimeUnderTest,
+} from '@wap/testing';
 import { metrics, platformMetrics } from './metrics';
 
 /** A histogram's count, or a counter's value, for exactly these labels. */
@@ -67,8 +72,13 @@ describe.each(testRuntimes('metrics-spec'))('withMetrics on the %s runtime', (_l
 
   test('both sides of a bus request are timed by subject template and outcome', async () => {
     const Request = z.object({ kind: z.enum(['ok', 'user', 'bug']) });
+    const trusted = await asBusPrincipal(platform, 'storage', {
+      subjects: [
+        { subject: subject('answer'), server: 'storage', callers: ['storage'], user: false },
+      ],
+    });
     const served = serveApi(
-      platform.bus,
+      trusted.bus,
       subject('answer'),
       Request,
       async ({ kind }) => {
@@ -89,7 +99,7 @@ describe.each(testRuntimes('metrics-spec'))('withMetrics on the %s runtime', (_l
     });
     try {
       const call = (kind: string) =>
-        callApi(platform.bus, subject('answer'), { kind }, z.unknown(), { timeoutMs: 5_000 });
+        callApi(trusted.bus, subject('answer'), { kind }, z.unknown(), { timeoutMs: 5_000 });
       await call('ok');
       await expect(call('user')).rejects.toMatchObject({ code: 'NOT_FOUND' });
       await expect(call('bug')).rejects.toMatchObject({ code: 'INTERNAL_ERROR' });

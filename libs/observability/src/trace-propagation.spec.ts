@@ -19,6 +19,7 @@ import {
   type StreamConsumer,
   type Subscription,
 } from '@wap/platform';
+import { asBusPrincipal } from '@wap/testing';
 import { startInMemoryTracing, type InMemoryTracing } from './testing';
 import { createLogger } from './logger';
 import { currentTraceId, runInServerSpan } from './spans';
@@ -56,7 +57,11 @@ describe('trace propagation: gateway → service → stream consumer', () => {
   beforeAll(async () => {
     tracing = startInMemoryTracing();
     dataDir = await mkdtemp(path.join(tmpdir(), 'wap-trace-'));
-    platform = await createEmbeddedPlatform({ dataDir, logger });
+    // The service both asks and answers: one principal, serving a subject of this spec's own.
+    platform = await asBusPrincipal(await createEmbeddedPlatform({ dataDir, logger }), 'storage', {
+      logger,
+      subjects: [{ subject: API_SUBJECT, server: 'storage', callers: ['storage'], user: false }],
+    });
     await platform.streams.ensureStream({ name: STREAM, subjects: ['tracetest.evt.>'] });
 
     served = serveApi(

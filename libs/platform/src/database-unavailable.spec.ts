@@ -7,6 +7,8 @@ import { z } from 'zod';
 import { createEmbeddedBus } from './embedded/bus';
 import { isDatabaseUnavailable } from './errors';
 import { callApi, serveApi } from './rpc';
+import { createBusSigner, createBusVerifier, generateBusKeySet } from '@wap/auth';
+import { trustedBus } from './bus-trust';
 
 // The helpers of @wap/testing build on this lib, so this spec reads the server's URL itself.
 const DATABASE_URL = process.env['DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -83,7 +85,14 @@ describe('isDatabaseUnavailable (the errors PostgreSQL and pg really raise)', ()
 
   test('a bus handler whose database is away answers SERVICE_UNAVAILABLE (503), not INTERNAL_ERROR', async () => {
     const logger = pino({ level: 'silent' });
-    const bus = createEmbeddedBus(logger);
+    const embeddedBus = createEmbeddedBus(logger);
+    const keys = generateBusKeySet('spec');
+    const bus = trustedBus(embeddedBus, {
+      signer: await createBusSigner(keys.signingKeys.storage),
+      verifier: await createBusVerifier(keys.trustedKeys, { now: () => Date.now() }),
+      logger,
+      subjects: (subject) => ({ subject, server: 'storage', callers: ['storage'], user: false }),
+    });
     const pool = new Pool({ connectionString: await refusedUrl() });
     const served = serveApi(
       bus,
@@ -99,7 +108,7 @@ describe('isDatabaseUnavailable (the errors PostgreSQL and pg really raise)', ()
       expect(error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
     } finally {
       await served.unsubscribe();
-      await bus.close();
+      await embeddedBus.close();
       await pool.end();
     }
   });

@@ -2,6 +2,7 @@ export type {
   Platform,
   Bus,
   BusMessage,
+  BusCaller,
   BusReply,
   BusRequestOptions,
   BusServeOptions,
@@ -37,7 +38,6 @@ export {
   callRoute,
   callRawRoute,
   INLINE_BODY_LIMIT_BYTES,
-  REQUEST_BODIES_BUCKET,
   encodeJson,
   decodeJson,
   injectTraceHeaders,
@@ -55,8 +55,16 @@ export { createDistributedPlatform, type DistributedPlatformOptions } from './di
 export { createEmbeddedPlatform, type EmbeddedPlatformOptions } from './embedded';
 export { withNamespace } from './namespace';
 export {
+  withBusTrust,
+  trustedBus,
+  requestDigest,
+  ASSERTION_HEADER,
+  type BusTrust,
+  type AssertionSigner,
+  type AssertionVerifier,
+} from './bus-trust';
+export {
   withMetrics,
-  subjectTemplate,
   type PlatformMetrics,
   type BusRequestOutcome,
   type StreamMessageOutcome,
@@ -64,3 +72,10 @@ export {
 export { isJsonbStorable, toJsonbStorable } from './jsonb';
 export { actorOf, parseRequestPart } from './route-requests';
 export { encodeKeysetCursor, decodeKeysetCursor, type KeysetPosition } from './keyset-cursor';
+export {
+  generateNatsUsers,
+  natsServerConfig,
+  natsAuthorization,
+  type NatsUser,
+  type NatsClusterSettings,
+} from './distributed/nats-credentials';

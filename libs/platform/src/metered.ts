@@ -1,3 +1,4 @@
+import { subjectTemplate } from '@wap/contracts';
 import { BusTimeoutError, NoRespondersError } from './errors';
 import type { Bus, BusMessage, Platform, StreamMessage, Streams } from './platform';
 import { replyOutcome } from './rpc';
@@ -25,19 +26,6 @@ export interface PlatformMetrics {
     labels: { stream: string; consumer: string },
     read: () => Promise<number>,
   ): () => void;
-}
-
-const VERSION_TOKEN = /^v\d+$/;
-
-/**
- * The subject's template, `<owner>.<kind>.<name>.v<major>`, without a namespace before it or a
- * per-request suffix after it (`chat.api.control_turn.v1.<requestId>`); `other` for a subject
- * outside the convention, so that no free-form subject becomes a label.
- */
-export function subjectTemplate(subject: string): string {
-  const tokens = subject.split('.');
-  const version = tokens.findIndex((token, index) => index >= 3 && VERSION_TOKEN.test(token));
-  return version < 0 ? 'other' : tokens.slice(version - 3, version + 1).join('.');
 }
 
 function busOutcomeOfFailure(error: unknown): BusRequestOutcome {

@@ -1,13 +1,24 @@
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type { Actor, BusPrincipal } from '@wap/contracts';
 
 /** Headers carried with a bus or stream message (trace context, actor, message ids). */
 export type MessageHeaders = Record<string, string>;
+
+/** Who sent a request, as its verified assertion says (set by `withBusTrust`, never by the wire). */
+export interface BusCaller {
+  principal: BusPrincipal;
+  /** The signed-in person the request acts for, when the gateway (or the operators' CLI) named one. */
+  user?: Actor;
+  requestId?: string;
+}
 
 /** A message received from the bus. */
 export interface BusMessage {
   subject: string;
   data: Uint8Array;
   headers: MessageHeaders;
+  /** Present on requests served through `withBusTrust`, once their assertion was verified. */
+  caller?: BusCaller;
 }
 
 /** What a request handler answers with. */
@@ -20,6 +31,10 @@ export interface BusRequestOptions {
   /** How long to wait for a reply before failing with BusTimeoutError. */
   timeoutMs: number;
   headers?: MessageHeaders;
+  /** The signed-in person the request acts for; only the gateway's and the operators' keys may name one. */
+  onBehalfOf?: Actor;
+  /** The HTTP request this bus request serves, for the logs of the service that answers. */
+  requestId?: string;
 }
 
 export interface BusServeOptions {

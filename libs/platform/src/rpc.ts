@@ -15,16 +15,20 @@ import type { z } from 'zod';
 import {
   AppError,
   BusErrorReply,
+  ForwardedRequest,
   RawRequestMeta,
+  REQUEST_BODIES_BUCKET,
   ServiceReply,
-  ServiceRequest,
   isErrorCode,
+  type Actor,
+  type ServiceRequest,
   type RawServiceRequest,
   type RouteSpec,
   type ServiceName,
 } from '@wap/contracts';
 import type {
   Bus,
+  BusCaller,
   BusMessage,
   BusReply,
   IdSource,
@@ -33,6 +37,7 @@ import type {
   Subscription,
 } from './platform';
 import { isDatabaseUnavailable } from './errors';
+import { parseRequestPart } from './route-requests';
 
 const ERROR_HEADER = 'wap-error';
 const tracer = trace.getTracer('@wap/platform');
@@ -171,6 +176,17 @@ function errorReply(error: unknown, subject: string, logger: Logger): BusReply {
   return { data: encodeJson(body), headers: { [ERROR_HEADER]: kind } };
 }
 
+/**
+ * The answer to a request whose caller could not be established: the same reply whatever the
+ * reason, so that a prober learns nothing from it.
+ */
+export function refusalReply(): BusReply {
+  const body: BusErrorReply = {
+    error: { code: 'UNAUTHORIZED', message: 'The bus request was refused' },
+  };
+  return { data: encodeJson(body), headers: { [ERROR_HEADER]: USER_ERROR } };
+}
+
 function toAppError(reply: BusErrorReply): AppError {
   const { code, message, details, exposeCode } = reply.error;
   return new AppError(isErrorCode(code) ? code : 'INTERNAL_ERROR', message, {
@@ -194,38 +210,47 @@ export function serveApi<Schema extends z.ZodType, Reply>(
   bus: Bus,
   subject: string,
   requestSchema: Schema,
-  handler: (request: z.infer<Schema>) => Promise<Reply>,
+  handler: (request: z.infer<Schema>, caller: BusCaller) => Promise<Reply>,
   options: ServeOptions,
 ): Subscription {
   return serveMessages(
     bus,
     subject,
-    async (message) => {
+    async (message, caller) => {
       const parsed = requestSchema.safeParse(decodeJson(message.data));
       if (!parsed.success) {
         throw new AppError('VALIDATION_ERROR', 'Invalid request', {
           details: parsed.error.issues,
         });
       }
-      return handler(parsed.data);
+      return handler(parsed.data, caller);
     },
     options,
   );
 }
 
-/** Serves a subject whose handler answers JSON; failures become typed error replies. */
+/**
+ * Serves a subject whose handler answers JSON; failures become typed error replies. A message
+ * without a verified caller (a bus not wrapped by `withBusTrust`) is refused: a composition root
+ * that forgot the trust layer serves nothing rather than everything.
+ */
 function serveMessages(
   bus: Bus,
   subject: string,
-  handler: (message: BusMessage) => Promise<unknown>,
+  handler: (message: BusMessage, caller: BusCaller) => Promise<unknown>,
   options: ServeOptions,
 ): Subscription {
   return bus.serve(
     subject,
     (message) =>
       withTraceFromHeaders(message.headers, subject, async () => {
+        const { caller } = message;
+        if (!caller) {
+          options.logger.warn({ subject }, 'bus request without a verified caller refused');
+          return refusalReply();
+        }
         try {
-          return { data: encodeJson(await handler(message)) };
+          return { data: encodeJson(await handler(message, caller)) };
         } catch (error) {
           return errorReply(error, subject, options.logger);
         }
@@ -237,6 +262,9 @@ function serveMessages(
 export interface CallOptions {
   timeoutMs: number;
   headers?: MessageHeaders;
+  /** The signed-in person the call acts for (the gateway's and the operators' CLI's calls only). */
+  onBehalfOf?: Actor;
+  requestId?: string;
 }
 
 /**
@@ -253,7 +281,7 @@ export async function callApi<Schema extends z.ZodType>(
   const reply = await tracer.startActiveSpan(subject, { kind: SpanKind.PRODUCER }, async (span) => {
     try {
       return await bus.request(subject, encodeJson(payload), {
-        timeoutMs: options.timeoutMs,
+        ...options,
         headers: injectTraceHeaders({ ...options.headers }),
       });
     } finally {
@@ -310,7 +338,16 @@ export function serveRoutes<Routes extends readonly RouteSpec[], Owner extends S
       const handler = byOperation[route.operationId];
       if (!handler) throw new Error(`no handler for route ${route.operationId}`);
       if (route.bodyKind !== 'raw') {
-        return serveApi(bus, route.subject, ServiceRequest, handler as RouteHandler, options);
+        return serveApi(
+          bus,
+          route.subject,
+          ForwardedRequest,
+          (forwarded, caller) => {
+            checkRouteParts(route, forwarded);
+            return (handler as RouteHandler)({ ...forwarded, actor: caller.user ?? null });
+          },
+          options,
+        );
       }
       const { objects } = options;
       if (!objects) throw new Error(`raw route ${route.operationId} needs the object store`);
@@ -323,11 +360,22 @@ export function serveRoutes<Routes extends readonly RouteSpec[], Owner extends S
     });
 }
 
-const RAW_META_HEADER = 'wap-raw-request';
+/**
+ * The route's own schemas, again on the serving side: a part the gateway would have refused is a
+ * 400 here too, whoever sent it, before any handler reads it (a handler's own parse of the same
+ * part with the same schema then cannot fail).
+ */
+function checkRouteParts(route: RouteSpec, request: ForwardedRequest): void {
+  const { params, query, body } = route.request ?? {};
+  if (params) parseRequestPart(params, request.params);
+  if (query) parseRequestPart(query, request.query);
+  // JSON has no undefined: a request without a body may carry null, which means none.
+  if (body && route.bodyKind === 'json') parseRequestPart(body, request.body ?? undefined);
+}
+
+export const RAW_META_HEADER = 'wap-raw-request';
 /** Bodies above this travel through the object store: a NATS message holds 1 MiB at most. */
 export const INLINE_BODY_LIMIT_BYTES = 512 * 1024;
-/** Object bucket where the gateway parks large raw bodies for the duration of one request. */
-export const REQUEST_BODIES_BUCKET = 'request-bodies';
 
 async function readRawRequest(
   message: BusMessage,
@@ -380,7 +428,8 @@ export async function callRawRoute(
       async (span) => {
         try {
           return await deps.bus.request(subject, bodyRef ? new Uint8Array() : body, {
-            timeoutMs: options.timeoutMs,
+            ...options,
+            requestId: meta.requestId,
             headers,
           });
         } finally {
@@ -394,12 +443,20 @@ export async function callRawRoute(
   }
 }
 
-/** Calls a route subject the way the gateway does, returning the service's reply. */
+/**
+ * Calls a route subject the way the gateway does, returning the service's reply. The actor
+ * travels in the signed assertion, never in the payload: the service takes it from there.
+ */
 export function callRoute(
   bus: Bus,
   subject: string,
-  request: ServiceRequest,
+  { actor, ...forwarded }: ServiceRequest,
   options: CallOptions,
 ): Promise<ServiceReply> {
-  return callApi(bus, subject, request, ServiceReply, options);
+  const request: ForwardedRequest = forwarded;
+  return callApi(bus, subject, request, ServiceReply, {
+    ...options,
+    onBehalfOf: actor ?? undefined,
+    requestId: forwarded.requestId,
+  });
 }

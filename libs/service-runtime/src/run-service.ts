@@ -12,6 +12,8 @@ import {
   withNamespace,
   type Platform,
 } from '@wap/platform';
+import { inboxPrefixOf, type ServiceName } from '@wap/contracts';
+import { withBusKeys } from './bus-keys';
 import type { ServiceEnv } from './service-env';
 
 /** A started service: what its composition root needs to stop it. */
@@ -25,7 +27,7 @@ export interface ServiceHandle {
  * reverse: not ready, stop the service, drain the bus, close the pool, flush traces, exit.
  */
 export async function runServiceProcess<Env extends ServiceEnv>(options: {
-  name: string;
+  name: ServiceName;
   env: Env;
   secretKeys?: readonly (keyof Env)[];
   start: (deps: { platform: Platform; logger: Logger; env: Env }) => Promise<ServiceHandle>;
@@ -33,7 +35,14 @@ export async function runServiceProcess<Env extends ServiceEnv>(options: {
   const { env, name } = options;
   const logger = createLogger({ service: name, level: env.LOG_LEVEL });
   logger.info(
-    { config: redactConfig(env, ['DATABASE_URL', ...(options.secretKeys ?? [])]) },
+    {
+      config: redactConfig(env, [
+        'DATABASE_URL',
+        'BUS_SIGNING_KEY',
+        'NATS_NKEY_SEED',
+        ...(options.secretKeys ?? []),
+      ]),
+    },
     'starting',
   );
   collectProcessMetrics(name);
@@ -47,10 +56,21 @@ export async function runServiceProcess<Env extends ServiceEnv>(options: {
     serviceName: name,
     logger,
     poolSize: env.DATABASE_POOL_SIZE,
+    replicas: env.NATS_STREAM_REPLICAS,
+    nats: {
+      nkeySeed: env.NATS_NKEY_SEED,
+      inboxPrefix: inboxPrefixOf(name),
+      tlsCaFile: env.NATS_TLS_CA_FILE,
+    },
   });
-  const platform = withMetrics(
-    env.NATS_NAMESPACE ? withNamespace(connected, env.NATS_NAMESPACE) : connected,
-    platformMetrics,
+  const platform = await withBusKeys(
+    withMetrics(
+      env.NATS_NAMESPACE ? withNamespace(connected, env.NATS_NAMESPACE) : connected,
+      platformMetrics,
+    ),
+    name,
+    { signingKey: env.BUS_SIGNING_KEY, trustedKeys: env.BUS_TRUSTED_KEYS },
+    logger,
   );
   const service = await options.start({ platform, logger, env });
   const health = await startHealthServer({

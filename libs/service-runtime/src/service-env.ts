@@ -6,11 +6,31 @@ export const ServiceEnv = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   /** NATS server(s), comma-separated. */
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /**
+   * This service's NATS NKey seed (`SU...`): with it the connection authenticates as the
+   * service's own NATS user, whose permissions the server configuration derives from the
+   * subject registry (`npm run bus:credentials`, decision 113). Unset: an open server.
+   */
+  NATS_NKEY_SEED: z.string().startsWith('SU').optional(),
+  /**
+   * Copies JetStream keeps of each stream and bucket this process creates: 3 on a production
+   * cluster (a node's loss loses nothing acknowledged), 1 on a single server.
+   */
+  NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  /** A CA certificate (PEM file) to verify the NATS servers' TLS certificates (`tls://` URLs). */
+  NATS_TLS_CA_FILE: z.string().min(1).optional(),
   /** Prefix for every subject, stream and bucket, so several deployments can share one NATS. */
   NATS_NAMESPACE: z
     .string()
     .regex(/^[a-z0-9]{1,32}$/)
     .optional(),
+  /**
+   * This service's private Ed25519 JWK (JSON) for signing its bus requests; its kid names the
+   * service (`storage:1`). `npm run bus:credentials` makes a development set (decision 112).
+   */
+  BUS_SIGNING_KEY: z.string().min(1),
+  /** The JWKS (JSON) of every bus principal's public key: what this service accepts. */
+  BUS_TRUSTED_KEYS: z.string().min(1),
   /** PostgreSQL connection string; each service keeps its tables in its own schema. */
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/postgres'),
   /** Connections in the service's PostgreSQL pool. */

@@ -29,3 +29,5 @@ export {
   type ServerSentEvent,
 } from './event-streams';
 export { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver';
+export { testBusKeys, asBusPrincipal, busKeyEnvironment } from './bus-keys';
+export { startOwnNats, type OwnNats, type NatsNode } from './nats-servers';

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import {
+  AppError,
   DIRECTORY_BUCKET,
   DirectoryWorkspace,
   directoryKey,
@@ -25,6 +26,11 @@ export interface DirectoryClient {
    * lag a write by milliseconds, and a workspace created a moment ago must not answer 404.
    */
   confirmedRoleOf(workspaceId: string, userId: string): Promise<WorkspaceRole | undefined>;
+  /**
+   * The user's confirmed role, else 404 `Workspace not found`: outsiders cannot tell a workspace
+   * they are not in from one that does not exist.
+   */
+  requireMember(workspaceId: string, userId: string): Promise<WorkspaceRole>;
   /** The workspace, read from KV directly when the local copy does not know it yet. */
   confirmedWorkspace(workspaceId: string): Promise<DirectoryWorkspace | undefined>;
   /** Resolves once the bucket's current content has been read. */
@@ -88,13 +94,23 @@ export async function createDirectoryClient(deps: DirectoryClientDeps): Promise<
     if (entry) apply({ kind: 'put', entry });
   }
 
+  async function confirmedRoleOf(
+    workspaceId: string,
+    userId: string,
+  ): Promise<WorkspaceRole | undefined> {
+    const cached = roleOf(workspaceId, userId);
+    if (cached) return cached;
+    await readThrough(workspaceId);
+    return roleOf(workspaceId, userId);
+  }
+
   return {
     workspace: (workspaceId) => workspaces.get(workspaceId),
-    async confirmedRoleOf(workspaceId, userId) {
-      const cached = roleOf(workspaceId, userId);
-      if (cached) return cached;
-      await readThrough(workspaceId);
-      return roleOf(workspaceId, userId);
+    confirmedRoleOf,
+    async requireMember(workspaceId, userId) {
+      const role = await confirmedRoleOf(workspaceId, userId);
+      if (!role) throw new AppError('NOT_FOUND', 'Workspace not found');
+      return role;
     },
     async confirmedWorkspace(workspaceId) {
       if (!workspaces.has(workspaceId)) await readThrough(workspaceId);

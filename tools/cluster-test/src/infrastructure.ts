@@ -1,6 +1,7 @@
-// The cluster test's own nats-server and PostgreSQL cluster, on free ports in a temp folder: the
-// machine's servers are shared with everyone, and restarting them is one of the faults.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+// The cluster test's own PostgreSQL cluster, on free ports in a temp folder (its NATS cluster is
+// `startOwnNats` of @wap/testing): the machine's servers are shared with everyone, and
+// restarting them is one of the faults.
+import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
@@ -37,51 +38,6 @@ async function waitForPort(port: number, what: string, timeoutMs = 30_000): Prom
     await sleep(50);
   }
   throw new Error(`${what} did not accept connections on port ${port} within ${timeoutMs} ms`);
-}
-
-/** A nats-server with JetStream whose store is on disk, so a restart keeps streams and consumers. */
-export interface OwnNatsServer {
-  url: string;
-  pid(): number | undefined;
-  start(): Promise<void>;
-  /** SIGTERM: the server flushes its stores and closes client connections. */
-  stop(): Promise<void>;
-}
-
-export async function ownNatsServer(dir: string): Promise<OwnNatsServer> {
-  const port = await freePort();
-  const storeDir = join(dir, 'nats');
-  mkdirSync(storeDir, { recursive: true });
-  let child: ChildProcess | undefined;
-  return {
-    url: `nats://127.0.0.1:${port}`,
-    pid: () => child?.pid,
-    async start() {
-      child = spawn(
-        'nats-server',
-        [
-          '-a',
-          '127.0.0.1',
-          '-p',
-          String(port),
-          '-js',
-          '-sd',
-          storeDir,
-          '-l',
-          join(dir, 'nats.log'),
-        ],
-        { stdio: 'ignore' },
-      );
-      await waitForPort(port, 'nats-server');
-    },
-    async stop() {
-      const running = child;
-      if (!running || running.exitCode !== null || running.signalCode !== null) return;
-      const exited = new Promise((resolve) => running.once('exit', resolve));
-      running.kill('SIGTERM');
-      await exited;
-    },
-  };
 }
 
 /** A PostgreSQL cluster of the test's own (trust auth, its own port and socket folder). */

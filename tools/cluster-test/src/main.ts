@@ -1,9 +1,11 @@
 // `npm run test:cluster`: the distributed runtime as separate processes, two replicas of every
-// service, on a nats-server and a PostgreSQL cluster of its own; under a bounded mixed load it
-// kills one replica of each service with SIGKILL (and starts it again), restarts NATS, then
-// restarts PostgreSQL after an immediate (crash) stop. It prints and checks what was acknowledged,
-// lost and duplicated, the failures during and after each recovery, and the seconds to recover.
-// Exits 1 when a target misses (decisions 103 and 104).
+// service, on a three-node JetStream cluster (authentication on, every stream and bucket at three
+// replicas) and a PostgreSQL cluster of its own; under a bounded mixed load it kills one replica
+// of each service with SIGKILL (and starts it again), kills one NATS node and then the node that
+// leads the webhook stream with SIGKILL, restarts every NATS node, then restarts PostgreSQL after
+// an immediate (crash) stop. It prints and checks what was acknowledged, lost and duplicated, the
+// failures during and after each recovery, and the seconds to recover. Exits 1 when a target
+// misses (decisions 103, 104 and 114).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -11,9 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { generateCredentialKey, mintSessionToken } from '@wap/auth';
-import { startChatCompletionsProvider, textReply } from '@wap/testing';
+import { WEBHOOK_EVENTS_STREAM } from '@wap/contracts';
+import { createBusCredentials } from '@wap/service-runtime';
+import { startChatCompletionsProvider, startOwnNats, textReply } from '@wap/testing';
+import { streamLeader } from './stream-leader';
 import { checkAcknowledged, type Findings } from './final-checks';
-import { ownNatsServer, ownPostgres } from './infrastructure';
+import { ownPostgres } from './infrastructure';
 import { gatewayClient, mixedLoad, type GatewayCall, type Outcome } from './mixed-load';
 import { APPS, createReplicas, type Replica } from './replicas';
 
@@ -84,7 +89,14 @@ async function main(): Promise<boolean> {
   const cleanups: (() => Promise<void> | void)[] = [];
   let passed = false;
   try {
-    const nats = await ownNatsServer(dir);
+    const namespace = `cluster${randomBytes(3).toString('hex')}`;
+    const credentials = createBusCredentials('cluster');
+    const nats = await startOwnNats({
+      dir: join(dir, 'nats'),
+      users: credentials.natsUsers,
+      nodes: 3,
+      namespace,
+    });
     await nats.start();
     cleanups.push(() => nats.stop());
     const postgres = await ownPostgres(dir);
@@ -98,10 +110,12 @@ async function main(): Promise<boolean> {
     const replicas = await createReplicas({
       repoRoot: REPO_ROOT,
       logDir,
+      credentials,
       common: {
         NODE_ENV: 'development',
         NATS_URL: nats.url,
-        NATS_NAMESPACE: `cluster${randomBytes(3).toString('hex')}`,
+        NATS_STREAM_REPLICAS: '3',
+        NATS_NAMESPACE: namespace,
         DATABASE_URL: postgres.url,
         SESSION_JWT_SECRET: SESSION_SECRET,
         LOG_LEVEL: 'warn',
@@ -137,7 +151,9 @@ async function main(): Promise<boolean> {
     second.forEach((replica) => replica.start());
     await waitUntilReady(replicas);
     const gateways = replicas.filter((replica) => replica.app === 'gateway').map((r) => r.url);
-    console.log(`\n${replicas.length} processes ready; NATS ${nats.url}; logs in ${logDir}`);
+    console.log(
+      `\n${replicas.length} processes ready; NATS cluster ${nats.url}; logs in ${logDir}`,
+    );
 
     const cookie = `session=${await mintSessionToken({
       secret: SESSION_SECRET,
@@ -227,12 +243,32 @@ async function main(): Promise<boolean> {
       await awaitRecovery(phase);
     }
 
+    const webhookStreamLeader = () =>
+      streamLeader(nats.url, credentials, `${namespace.toUpperCase()}_${WEBHOOK_EVENTS_STREAM}`);
+    for (const which of ['a follower', 'the webhook stream leader'] as const) {
+      const leader = await webhookStreamLeader();
+      const node = nats.nodes.find((candidate) =>
+        which === 'a follower' ? candidate.name !== leader : candidate.name === leader,
+      );
+      if (!node) throw new Error(`no NATS node is ${which} (leader: ${leader})`);
+      const faultAt = Date.now();
+      await node.kill9();
+      await sleep(OUTAGE_MS);
+      await node.start();
+      const phase: Phase = {
+        name: `kill -9 NATS ${node.name} (${which})`,
+        faultAt,
+        returnedAt: Date.now(),
+      };
+      phases.push(phase);
+      await awaitRecovery(phase);
+    }
     {
       const faultAt = Date.now();
       await nats.stop();
       await sleep(OUTAGE_MS);
       await nats.start();
-      const phase: Phase = { name: 'restart NATS', faultAt, returnedAt: Date.now() };
+      const phase: Phase = { name: 'restart every NATS node', faultAt, returnedAt: Date.now() };
       phases.push(phase);
       await awaitRecovery(phase);
     }

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { BusCredentials } from '@wap/service-runtime';
 import { freePort } from './infrastructure';
 
 export const APPS = [
@@ -43,6 +44,8 @@ export async function createReplicas(options: {
   logDir: string;
   /** Environment every process gets (NATS, PostgreSQL, namespace, secrets). */
   common: Record<string, string>;
+  /** Each app's bus signing key and NATS user. */
+  credentials: BusCredentials;
   /** What one app's processes get besides. */
   perApp: Partial<Record<App, Record<string, string>>>;
 }): Promise<Replica[]> {
@@ -61,7 +64,12 @@ export async function createReplicas(options: {
           port,
           script: join(options.repoRoot, `dist/apps/${app}/src/main.js`),
           logFile: join(options.logDir, `${app}-${index}.log`),
-          env: { ...options.common, ...options.perApp[app], ...portEnv },
+          env: {
+            ...options.common,
+            ...options.credentials.environmentOf(app),
+            ...options.perApp[app],
+            ...portEnv,
+          },
         }),
       );
     }

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { AppError } from '@wap/contracts';
+import { AppError, inboxPrefixOf } from '@wap/contracts';
 import {
   BusTimeoutError,
   createDistributedPlatform,
@@ -7,6 +7,7 @@ import {
   withNamespace,
   type Platform,
 } from '@wap/platform';
+import { withBusKeys } from '@wap/service-runtime';
 import type { AdminEnv } from '../config';
 import { rotateCredentialsKey } from '../credentials/rotate-credentials-key';
 import { grantCredits } from '../credits/grant-credits';
@@ -14,7 +15,7 @@ import type { AdminContext } from '../operator';
 import { developmentSessionCookie } from '../sessions/session-command';
 import { streamStates } from '../streams/stream-state';
 import { deleteWorkspace, listWorkspaces } from '../workspaces/workspace-commands';
-import { EXIT, USAGE, type AdminCommand, type CommandLine } from './command-line';
+import { EXIT, USAGE, UsageError, type AdminCommand, type CommandLine } from './command-line';
 import { grantText, streamsText, workspacesText } from './text-output';
 
 /** Where the CLI writes: stdout for results, stderr for errors. */
@@ -83,7 +84,16 @@ async function runOnPlatform(
 
 async function connect(env: AdminEnv, logger: Logger): Promise<Platform> {
   try {
-    return await createDistributedPlatform({ natsUrl: env.NATS_URL, serviceName: 'admin', logger });
+    return await createDistributedPlatform({
+      natsUrl: env.NATS_URL,
+      serviceName: 'admin',
+      logger,
+      nats: {
+        nkeySeed: env.NATS_NKEY_SEED,
+        inboxPrefix: inboxPrefixOf('operator'),
+        tlsCaFile: env.NATS_TLS_CA_FILE,
+      },
+    });
   } catch (error) {
     throw new UnavailableError(
       `cannot reach NATS at ${env.NATS_URL}: ${error instanceof Error ? error.message : String(error)}`,
@@ -99,9 +109,20 @@ async function outcomeOf(command: AdminCommand, env: AdminEnv, logger: Logger): 
     const result = await developmentSessionCookie(env, command);
     return { data: result, text: result.cookie };
   }
+  if (!env.BUS_SIGNING_KEY || !env.BUS_TRUSTED_KEYS) {
+    throw new UsageError(
+      'BUS_SIGNING_KEY (the operator key) and BUS_TRUSTED_KEYS are required: services answer only signed requests',
+    );
+  }
+  const keys = { signingKey: env.BUS_SIGNING_KEY, trustedKeys: env.BUS_TRUSTED_KEYS };
   const server = await connect(env, logger);
   try {
-    const platform = env.NATS_NAMESPACE ? withNamespace(server, env.NATS_NAMESPACE) : server;
+    const platform = await withBusKeys(
+      env.NATS_NAMESPACE ? withNamespace(server, env.NATS_NAMESPACE) : server,
+      'operator',
+      keys,
+      logger,
+    );
     return await runOnPlatform(command, {
       platform,
       server,
@@ -140,6 +161,10 @@ export async function runCommand(
     if (error instanceof UnavailableError) {
       output.err(`error: ${error.message}`);
       return EXIT.unavailable;
+    }
+    if (error instanceof UsageError) {
+      output.err(`error: ${error.message}`);
+      return EXIT.usage;
     }
     output.err(`error: ${error instanceof Error ? error.message : String(error)}`);
     return EXIT.failed;

@@ -66,13 +66,6 @@ export function createConversationHandlers(
 ): Record<ConversationOperation, RouteHandler> {
   const { repository, guard, directory } = deps;
 
-  /** Outsiders cannot tell a workspace they are not in from one that does not exist. */
-  async function requireMember(workspaceId: string, userId: string): Promise<void> {
-    if (!(await directory.confirmedRoleOf(workspaceId, userId))) {
-      throw new AppError('NOT_FOUND', 'Workspace not found');
-    }
-  }
-
   /** A chat the caller owns; anyone else who can open it gets 403 FORBIDDEN. */
   async function ownedChat(
     id: string,
@@ -107,7 +100,7 @@ export function createConversationHandlers(
     async create_conversation(request) {
       const actor = actorOf(request);
       const body = parseRequestPart(CreateConversationBody, request.body);
-      await requireMember(body.workspaceId, actor.userId);
+      await directory.requireMember(body.workspaceId, actor.userId);
       const metadata = splitMetadataPatch(body.metadata);
       const record = await repository.create({
         workspaceId: body.workspaceId,
@@ -130,7 +123,7 @@ export function createConversationHandlers(
     async list_conversations(request) {
       const actor = actorOf(request);
       const query = parseRequestPart(ListConversationsQuery, request.query);
-      await requireMember(query.workspaceId, actor.userId);
+      await directory.requireMember(query.workspaceId, actor.userId);
       const limit = pageLimit(query.limit, CONVERSATIONS_PAGE);
       const archived = query.archived ?? 'false';
       const rows = await repository.listForViewer({

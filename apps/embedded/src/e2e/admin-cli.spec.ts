@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm';
 import { generateCredentialKey, parseCredentialKeys, sealedKeyId } from '@wap/auth';
 import { startMcpRegistryService, type McpRegistryConfig } from '@wap/mcp-registry-service';
 import { parseAllowlist } from '@wap/egress';
-import { testNatsUrl } from '@wap/testing';
+import { busKeyEnvironment, testNatsUrl } from '@wap/testing';
 import { repositoryRoot } from './processes';
 import {
   createWorkspace,
@@ -54,6 +54,7 @@ describe('the admin CLI against a distributed stack', () => {
   let owner: Person;
   /** The CLI bundled as the image's build bundles it (tools/build-app.mjs), in a folder of its own. */
   let bundleDir: string;
+  let operatorKeys: Record<string, string>;
 
   /** Runs the CLI as `node dist/apps/admin/src/main.js <args>` does in an image, in the stack's namespace. */
   function admin(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
@@ -68,6 +69,7 @@ describe('the admin CLI against a distributed stack', () => {
             HOME: process.env['HOME'] ?? '',
             NATS_URL: testNatsUrl(),
             NATS_NAMESPACE: stack.natsNamespace ?? '',
+            ...operatorKeys,
             ...env,
           },
         },
@@ -100,6 +102,7 @@ describe('the admin CLI against a distributed stack', () => {
       tsconfig: join(repositoryRoot, 'tsconfig.base.json'),
       logLevel: 'warning',
     });
+    operatorKeys = busKeyEnvironment('operator');
     stack = await startStack('distributed', {
       services: {
         mcpRegistry: { config: registryConfig(`${NEW_KEY},${OLD_KEY}`), environment: {} },
@@ -259,7 +262,7 @@ describe('the admin CLI against a distributed stack', () => {
     // A replica whose list still names the old key first (a rollback, or a deploy that put the
     // keys in the wrong order) re-wraps everything under that key when it starts.
     const older = await startMcpRegistryService({
-      platform: stack.platform,
+      platform: await stack.as('mcp-registry'),
       logger: stack.logger,
       config: registryConfig(`${OLD_KEY},${NEW_KEY}`),
       environment: {},

@@ -452,7 +452,7 @@ describe.each(RUNTIMES)('chat turns and the assistant on the %s runtime', (runti
   test('the workflow step assistant_prompt gets one answer of the model, for members only', async () => {
     provider.enqueue(textReply('A summary of the order.'));
     const answer = await callApi(
-      stack.platform.bus,
+      (await stack.as('workflow-runner')).bus,
       STEP_SUBJECTS.assistantPrompt,
       { workspaceId, userId: owner.userId, prompt: 'Summarize the order' },
       AssistantPromptReply,
@@ -465,7 +465,7 @@ describe.each(RUNTIMES)('chat turns and the assistant on the %s runtime', (runti
     const outsider = await person('prompt-outsider');
     await expect(
       callApi(
-        stack.platform.bus,
+        (await stack.as('workflow-runner')).bus,
         STEP_SUBJECTS.assistantPrompt,
         { workspaceId, userId: outsider.userId, prompt: 'Summarize the order' },
         AssistantPromptReply,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { SignJWT } from 'jose';
 import { z } from 'zod';
-import { defineRoutes, ServiceRequest, type RouteSpec } from '@wap/contracts';
+import { defineRoutes, ForwardedRequest, type RouteSpec } from '@wap/contracts';
 import { serveApi } from '@wap/platform';
 import { repositoryRoot } from './processes';
 import { http, RUNTIMES, SESSION_SECRET, startStack, uniqueEmail, type TestStack } from './stack';
@@ -314,9 +314,9 @@ describe('gateway edge cases on the embedded runtime', () => {
     ] as const) satisfies readonly RouteSpec[];
     const stack = await startStack('embedded', { routes: failingRoute });
     const subscription = serveApi(
-      stack.platform.bus,
+      (await stack.as('storage')).bus,
       'test.api.explode.v1',
-      ServiceRequest,
+      ForwardedRequest,
       async () => {
         throw new TypeError('secret internal detail at line 42');
       },
@@ -353,9 +353,9 @@ describe('gateway edge cases on the embedded runtime', () => {
     });
     let delayMs = 2000;
     const subscription = serveApi(
-      stack.platform.bus,
+      (await stack.as('storage')).bus,
       'test.api.slow.v1',
-      ServiceRequest,
+      ForwardedRequest,
       async () => {
         await new Promise((resolve) => setTimeout(resolve, delayMs));
         return { status: 200, body: { ok: true } };

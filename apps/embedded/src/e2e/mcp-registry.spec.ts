@@ -267,7 +267,7 @@ describe.each(RUNTIMES)('the MCP registry on the %s runtime', (runtime) => {
     });
     await settled(serverId);
     const reply = await callApi(
-      stack.platform.bus,
+      (await stack.as('chat')).bus,
       MCP_SUBJECTS.callTool,
       {
         workspaceId,
@@ -282,7 +282,7 @@ describe.each(RUNTIMES)('the MCP registry on the %s runtime', (runtime) => {
     expect(reply).toEqual({ isError: false, content: [{ type: 'text', text: 'Echo: hello' }] });
 
     const listed = await callApi(
-      stack.platform.bus,
+      (await stack.as('chat')).bus,
       MCP_SUBJECTS.listTools,
       { workspaceId, userId: owner.userId },
       ListToolsReply,
@@ -299,9 +299,10 @@ describe.each(RUNTIMES)('the MCP registry on the %s runtime', (runtime) => {
       serverUrl: `${servers.origin}/expiring/mcp`,
     });
     await settled(serverId);
+    const chat = await stack.as('chat');
     const call = (message: string) =>
       callApi(
-        stack.platform.bus,
+        chat.bus,
         MCP_SUBJECTS.callTool,
         { workspaceId, userId: owner.userId, serverId, toolName: 'echo', arguments: { message } },
         CallToolReply,
@@ -319,7 +320,7 @@ describe.each(RUNTIMES)('the MCP registry on the %s runtime', (runtime) => {
     const view = await settled(serverId);
     expect(view).toMatchObject({ sync_status: 'succeeded', transport: 'sse' });
     const reply = await callApi(
-      stack.platform.bus,
+      (await stack.as('chat')).bus,
       MCP_SUBJECTS.callTool,
       {
         workspaceId,
@@ -521,7 +522,7 @@ describe.each(RUNTIMES)('the MCP registry on the %s runtime', (runtime) => {
         expect(ids.includes(serverId)).toBe(visible);
       }
       const call = callApi(
-        stack.platform.bus,
+        (await stack.as('chat')).bus,
         MCP_SUBJECTS.callTool,
         {
           workspaceId,
@@ -592,7 +593,7 @@ describe.each(RUNTIMES)('the MCP registry on the %s runtime', (runtime) => {
     );
 
     const offered = await callApi(
-      stack.platform.bus,
+      (await stack.as('chat')).bus,
       MCP_SUBJECTS.listTools,
       { workspaceId, userId: owner.userId },
       ListToolsReply,

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { isBusPrincipal } from '@wap/contracts';
+import { busKeyEnvironment } from '@wap/testing';
 
 /** The repository's root, where tools/ and the apps' sources are. */
 export const repositoryRoot = join(__dirname, '../../../..');
@@ -19,7 +21,10 @@ const PROCESS_DEFAULTS: Record<string, Record<string, string>> = {
   'webhook-ingest': { WEBHOOK_PORT: '0' },
 };
 
-/** Runs an app's main.ts from source, as `npm start` and the distributed commands do. */
+/**
+ * Runs an app's main.ts from source, as `npm start` and the distributed commands do. A service
+ * or the gateway gets its bus keys from the test key set, which this process's stack shares.
+ */
 export function runApp(app: string, env: Record<string, string>): RunningProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', join('apps', app, 'src/main.ts')], {
     cwd: repositoryRoot,
@@ -27,6 +32,7 @@ export function runApp(app: string, env: Record<string, string>): RunningProcess
       PATH: process.env['PATH'] ?? '',
       HOME: process.env['HOME'] ?? '',
       ...PROCESS_DEFAULTS[app],
+      ...(isBusPrincipal(app) ? busKeyEnvironment(app) : {}),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -55,7 +55,7 @@ describe.each(RUNTIMES)('raw routes through the gateway on the %s runtime', (run
       config: { trustProxyHops: 1, webOrigin: WEB_ORIGIN },
     });
     serveRoutes(
-      stack.platform.bus,
+      (await stack.as('webhook-ingest')).bus,
       testRoutes,
       'webhook-ingest',
       {

@@ -1,9 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { mintSessionToken } from '@wap/auth';
-import { ROUTES, type RouteSpec } from '@wap/contracts';
+import {
+  REQUEST_SUBJECTS,
+  ROUTES,
+  routeSubject,
+  type BusPrincipal,
+  type RouteSpec,
+} from '@wap/contracts';
 import type { Platform } from '@wap/platform';
-import { startTestRuntime, testLogger, type RuntimeKind } from '@wap/testing';
+import {
+  asBusPrincipal,
+  startTestRuntime,
+  testBusKeys,
+  testLogger,
+  type RuntimeKind,
+} from '@wap/testing';
 import { startGateway, type GatewayConfig, type GatewayHandle } from '@wap/gateway-service';
 import { startAllServices, type RunningServices, type ServiceOptions } from '../compose';
 
@@ -19,6 +31,11 @@ export interface TestStack {
   url: string;
   /** NATS_NAMESPACE for a process joining the distributed runtime's stack; none when embedded. */
   natsNamespace?: string;
+  /**
+   * The stack's platform as one principal sees it, for a spec that asks or serves on the bus
+   * itself; the registry includes the stack's extra test routes.
+   */
+  as(principal: BusPrincipal): Promise<Platform>;
   /** A session cookie header for a (new) user with this email. */
   cookieFor(email: string, options?: { platformAdmin?: boolean }): Promise<string>;
   stop(): Promise<void>;
@@ -38,9 +55,18 @@ export async function startStack(
     serviceName: 'wap-e2e',
     logger,
   });
-  const services = await startAllServices(platform, () => logger, options.services);
+  const busKeys = testBusKeys();
+  const services = await startAllServices(platform, busKeys, () => logger, options.services);
+  const registered = new Set(REQUEST_SUBJECTS.map((spec) => spec.subject));
+  const subjects = [
+    ...REQUEST_SUBJECTS,
+    ...(options.routes ?? [])
+      .filter((route) => !registered.has(route.subject))
+      .map((route) => routeSubject(route)),
+  ];
+  const as = (principal: BusPrincipal) => asBusPrincipal(platform, principal, { logger, subjects });
   const gateway = await startGateway({
-    platform,
+    platform: await as('gateway'),
     logger,
     isReady: () => platform.isReady(),
     routes: options.routes ?? ROUTES,
@@ -63,6 +89,7 @@ export async function startStack(
     logger,
     url: gateway.url,
     natsNamespace,
+    as,
     cookieFor: async (email, cookieOptions = {}) =>
       `session=${await mintSessionToken({
         secret: SESSION_SECRET,

@@ -209,13 +209,11 @@ export function uploadHandler(
       if (!req.is('multipart/form-data')) {
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be multipart/form-data');
       }
-      target = await callApi(
-        deps.bus,
-        upload.prepareSubject,
-        { actor: { userId: actor.userId }, params },
-        UploadTarget,
-        { timeoutMs: deps.requestTimeoutMs },
-      ).catch(unavailableWhenUnanswered(route));
+      target = await callApi(deps.bus, upload.prepareSubject, { params }, UploadTarget, {
+        timeoutMs: deps.requestTimeoutMs,
+        onBehalfOf: actor,
+        requestId: String(res.locals['requestId']),
+      }).catch(unavailableWhenUnanswered(route));
       const received = await receive(req, upload, target, deps.objects);
       const body: StoredUpload = {
         bucket: target.bucket,

@@ -10,15 +10,13 @@ import {
   RegisterMcpServerBody,
   UpdateMcpServerBody,
   UpdateMcpToolBody,
-  type Actor,
   type McpToolRecord,
   type mcpRoutes,
   type OperationsOf,
-  type ServiceRequest,
   type WorkspaceRole,
 } from '@wap/contracts';
 import { EgressBlockedError, assertPublicUrl, type EgressAllowlist } from '@wap/egress';
-import { callApi, type Bus, type RouteHandler } from '@wap/platform';
+import { actorOf, callApi, type Bus, type RouteHandler } from '@wap/platform';
 import type { DirectoryClient } from '@wap/workspace-directory';
 import type { ToolSync } from '../sync/tool-sync';
 import type { ConnectionPool } from '../tools/connection-pool';
@@ -58,23 +56,11 @@ function parse<Schema extends z.ZodType>(schema: Schema, value: unknown): z.infe
   return parsed.data;
 }
 
-function actorOf(request: ServiceRequest): Actor {
-  if (!request.actor) throw new AppError('UNAUTHORIZED', 'Authentication required');
-  return request.actor;
-}
-
 /** The route handlers of the registry's REST API. */
 export function createServerHandlers(
   deps: ServerHandlersDeps,
 ): Record<McpRestOperation, RouteHandler> {
   const { repository, directory, toolSync } = deps;
-
-  /** Outsiders cannot tell a workspace they are not in from one that does not exist. */
-  async function requireMember(workspaceId: string, userId: string): Promise<WorkspaceRole> {
-    const role = await directory.confirmedRoleOf(workspaceId, userId);
-    if (!role) throw new AppError('NOT_FOUND', 'Workspace not found');
-    return role;
-  }
 
   /** A server the caller may use, else 404 (a hidden server and a missing one look the same). */
   async function visibleServer(
@@ -156,7 +142,7 @@ export function createServerHandlers(
     async register_mcp_server(request) {
       const actor = actorOf(request);
       const body = parse(RegisterMcpServerBody, request.body);
-      await requireMember(body.workspaceId, actor.userId);
+      await directory.requireMember(body.workspaceId, actor.userId);
       const serverUrl = await checkServerUrl(body.serverUrl);
       checkAccessibleTo(body.workspaceId, body.accessibleTo);
       const serverId = repository.newId();
@@ -185,7 +171,7 @@ export function createServerHandlers(
       const actor = actorOf(request);
       const workspaceId = queryWorkspace(request);
       if (!workspaceId) throw new AppError('WORKSPACE_ID_REQUIRED', 'workspaceId is required');
-      const role = await requireMember(workspaceId, actor.userId);
+      const role = await directory.requireMember(workspaceId, actor.userId);
       const servers = (await repository.listByWorkspace(workspaceId)).filter((server) =>
         canUse(server, actor.userId, role),
       );
@@ -196,7 +182,7 @@ export function createServerHandlers(
       const actor = actorOf(request);
       const workspaceId = queryWorkspace(request);
       if (!workspaceId) throw new AppError('WORKSPACE_ID_REQUIRED', 'workspaceId is required');
-      const role = await requireMember(workspaceId, actor.userId);
+      const role = await directory.requireMember(workspaceId, actor.userId);
       const { servers, tools } = await toolsVisibleTo(workspaceId, actor.userId, role);
       const group = request.query['groupByServer'];
       if (group === 'true' || group === '1') {

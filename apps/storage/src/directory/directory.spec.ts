@@ -13,7 +13,7 @@ import {
   type MeResponse,
 } from '@wap/contracts';
 import { callApi, decodeJson, type KvBucket, type Platform } from '@wap/platform';
-import { testLogger, uniqueName } from '@wap/testing';
+import { asBusPrincipal, testLogger, uniqueName } from '@wap/testing';
 import { apiKeys, users } from '../db/schema';
 import { startStorageService, type StorageService } from '../service';
 import {
@@ -31,13 +31,19 @@ const NOT_FOUND = { status: 404, code: 'NOT_FOUND', message: 'Workspace not foun
 describe.each(runtimes)('storage directory on %s', (_runtime, startRuntime) => {
   let runtime: RuntimeUnderTest;
   let platform: Platform;
+  let mcpRegistry: Platform;
   let service: StorageService;
   let bucket: KvBucket;
 
   beforeAll(async () => {
     runtime = await startRuntime();
-    platform = runtime.platform;
-    service = await startStorageService({ platform, logger: testLogger() });
+    // The spec asks as the gateway does; storage serves behind its own trust layer.
+    platform = await asBusPrincipal(runtime.platform, 'gateway');
+    mcpRegistry = await asBusPrincipal(runtime.platform, 'mcp-registry');
+    service = await startStorageService({
+      platform: await asBusPrincipal(runtime.platform, 'storage'),
+      logger: testLogger(),
+    });
     bucket = await platform.kv.bucket(DIRECTORY_BUCKET);
   });
 
@@ -81,7 +87,7 @@ describe.each(runtimes)('storage directory on %s', (_runtime, startRuntime) => {
   }
 
   const firstWorkspace = (userId: string) =>
-    callApi(platform.bus, DIRECTORY_SUBJECTS.firstWorkspace, { userId }, FirstWorkspaceReply, {
+    callApi(mcpRegistry.bus, DIRECTORY_SUBJECTS.firstWorkspace, { userId }, FirstWorkspaceReply, {
       timeoutMs: CALL_TIMEOUT_MS,
     });
 
@@ -684,7 +690,10 @@ describe.each(runtimes)('storage directory on %s', (_runtime, startRuntime) => {
       await bucket.delete(directoryKey(gone));
 
       await service.stop();
-      service = await startStorageService({ platform, logger: testLogger() });
+      service = await startStorageService({
+        platform: await asBusPrincipal(runtime.platform, 'storage'),
+        logger: testLogger(),
+      });
 
       expect(await directoryEntry(live)).toMatchObject({ id: live, deleted: false });
       expect(await directoryEntry(gone)).toMatchObject({ id: gone, deleted: true });
@@ -696,7 +705,10 @@ describe.each(runtimes)('storage directory on %s', (_runtime, startRuntime) => {
       const lines: string[] = [];
       const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
       await service.stop();
-      service = await startStorageService({ platform, logger });
+      service = await startStorageService({
+        platform: await asBusPrincipal(runtime.platform, 'storage'),
+        logger,
+      });
 
       const owner = await newUser('owner');
       const outsider = await newUser('outsider');

@@ -16,7 +16,13 @@ import {
   type UploadTarget,
   WorkspaceListQuery,
 } from '@wap/contracts';
-import { actorOf, parseRequestPart, type IdSource, type RouteHandler } from '@wap/platform';
+import {
+  actorOf,
+  parseRequestPart,
+  type BusCaller,
+  type IdSource,
+  type RouteHandler,
+} from '@wap/platform';
 import { requireMember, requireVisible, type WorkspaceStanding } from '../directory/access';
 import { newestFirstPage, pageRequest } from '../http/pages';
 import type { AttachmentRecord, CommentRecord, TaskRecord, TasksRepository } from './repository';
@@ -218,9 +224,14 @@ export function createTasksHandlers(deps: TasksHandlersDeps) {
   };
 
   /** Before a byte is stored: the caller may attach to this task; the file's object name. */
-  async function prepareUpload(request: PrepareUploadRequest): Promise<UploadTarget> {
+  async function prepareUpload(
+    request: PrepareUploadRequest,
+    caller: BusCaller,
+  ): Promise<UploadTarget> {
     const { taskId } = parseRequestPart(TaskIdParams, request.params);
-    const task = await visibleTask(taskId, request.actor.userId);
+    // The subject registry makes the trust layer refuse a prepare that names nobody.
+    if (!caller.user) throw new AppError('UNAUTHORIZED', 'Authentication required');
+    const task = await visibleTask(taskId, caller.user.userId);
     return {
       bucket: TASK_FILES_BUCKET,
       objectName: `${folderOf(task.workspaceId, task.id)}${deps.ids.uuid()}`,

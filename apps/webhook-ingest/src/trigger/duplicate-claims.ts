@@ -10,7 +10,7 @@ import { KvConflictError, decodeJson, encodeJson, type KvBucket } from '@wap/pla
  * - a fingerprint (bucket WEBHOOK_INFLIGHT_BUCKET): value = the InflightClaim of the contract
  *   with workflow-runner; the runner deletes the key when the run ends.
  */
-export const IDEMPOTENCY_BUCKET = 'webhook-idempotency';
+export { IDEMPOTENCY_BUCKET } from '@wap/contracts';
 
 const IdempotencyRecord = z.object({
   eventId: z.string(),

@@ -8,7 +8,8 @@ import {
   createDuplicateClaims,
   type EventRunState,
 } from './duplicate-claims';
-import { REPLICAS_BUCKET, startReplicaLiveness } from './replica-liveness';
+import { REPLICAS_BUCKET } from '@wap/contracts';
+import { startReplicaLiveness } from './replica-liveness';
 
 /** Claims and liveness between replicas that share one platform, as replicas share NATS. */
 describe.each(['embedded', 'distributed'] as const)(

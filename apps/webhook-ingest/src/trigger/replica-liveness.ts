@@ -1,12 +1,11 @@
 import type { Logger } from 'pino';
-import { webhookReplicaAliveSubject } from '@wap/contracts';
+import { REPLICAS_BUCKET, webhookReplicaAliveSubject } from '@wap/contracts';
 import { NoRespondersError, type Bus, type Kv } from '@wap/platform';
 
 /**
  * KV bucket where each webhook-ingest replica keeps a key of its own alive: the key expires
  * `ttlMs` after the replica's last heartbeat.
  */
-export const REPLICAS_BUCKET = 'webhook-ingest-replicas';
 
 export interface ReplicaLiveness {
   /** This replica's id, written into the claims it takes. */

@@ -6,7 +6,7 @@ import {
   type Approval,
   type ServiceRequest,
 } from '@wap/contracts';
-import type { KvBucket, RouteHandler } from '@wap/platform';
+import { actorOf, parseRequestPart, type KvBucket, type RouteHandler } from '@wap/platform';
 import type { DirectoryClient } from '@wap/workspace-directory';
 import type { ApprovalRepository, ApprovalView, Decision } from './repository';
 
@@ -26,15 +26,10 @@ export function approvalHandlers(deps: {
 }): Record<ApprovalOperation, RouteHandler> {
   const { approvals, directory } = deps;
 
-  function actorOf(request: ServiceRequest) {
-    if (!request.actor) throw new AppError('UNAUTHORIZED', 'Authentication required');
-    return request.actor;
-  }
-
   async function decide(request: ServiceRequest, decision: Decision) {
     const actor = actorOf(request);
-    const { id } = ApprovalIdParams.parse(request.params);
-    const body = DecideApprovalBody.parse(request.body ?? {});
+    const { id } = parseRequestPart(ApprovalIdParams, request.params);
+    const body = parseRequestPart(DecideApprovalBody, request.body ?? {});
     const approval = await approvals.find(id);
     if (!approval || !(await directory.confirmedRoleOf(approval.workspace_id, actor.userId))) {
       throw new AppError('NOT_FOUND', 'Approval not found');
@@ -59,7 +54,7 @@ export function approvalHandlers(deps: {
   return {
     async list_approvals(request) {
       const actor = actorOf(request);
-      const { workspaceId } = ApprovalsQuery.parse(request.query);
+      const { workspaceId } = parseRequestPart(ApprovalsQuery, request.query);
       if (!(await directory.confirmedRoleOf(workspaceId, actor.userId))) {
         throw new AppError('NOT_FOUND', 'Workspace not found');
       }

@@ -1,19 +1,8 @@
-import {
-  AppError,
-  GrantCreditsBody,
-  WorkspaceIdParams,
-  type Actor,
-  type ServiceRequest,
-} from '@wap/contracts';
-import type { RouteHandler } from '@wap/platform';
+import { AppError, GrantCreditsBody, WorkspaceIdParams } from '@wap/contracts';
+import { actorOf, parseRequestPart, type RouteHandler } from '@wap/platform';
 import type { DirectoryClient } from '@wap/workspace-directory';
 import type { CreditLedger } from './ledger';
 import type { CreditSnapshots } from './snapshots';
-
-function requireActor(request: ServiceRequest): Actor {
-  if (!request.actor) throw new AppError('UNAUTHORIZED', 'Authentication required');
-  return request.actor;
-}
 
 /** The credit routes: members read the balance; platform administrators grant and correct. */
 export function creditHandlers(deps: {
@@ -26,17 +15,17 @@ export function creditHandlers(deps: {
 } {
   return {
     async get_credits(request) {
-      const actor = requireActor(request);
-      const { workspaceId } = WorkspaceIdParams.parse(request.params);
+      const actor = actorOf(request);
+      const { workspaceId } = parseRequestPart(WorkspaceIdParams, request.params);
       if (!(await deps.directory.confirmedRoleOf(workspaceId, actor.userId))) {
         throw new AppError('NOT_FOUND', 'Workspace not found');
       }
       return { status: 200, body: { balance: await deps.ledger.balanceOf(workspaceId) } };
     },
     async grant_credits(request) {
-      const actor = requireActor(request);
-      const { workspaceId } = WorkspaceIdParams.parse(request.params);
-      const body = GrantCreditsBody.parse(request.body);
+      const actor = actorOf(request);
+      const { workspaceId } = parseRequestPart(WorkspaceIdParams, request.params);
+      const body = parseRequestPart(GrantCreditsBody, request.body);
       if (!actor.platformAdmin) {
         throw new AppError('FORBIDDEN', 'Only platform administrators can grant credits');
       }

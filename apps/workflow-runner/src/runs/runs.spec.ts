@@ -26,7 +26,7 @@ import {
   RUNS_STREAM_CONFIG,
 } from '@wap/contracts';
 import { callApi, decodeJson, encodeJson, type Platform } from '@wap/platform';
-import { eventually, testLogger } from '@wap/testing';
+import { asBusPrincipal, eventually, testLogger } from '@wap/testing';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { createCreditLedger } from '../credits/ledger';
 import { createTestEventRepository } from '../test-events/repository';
@@ -667,13 +667,15 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
   });
 
   test('the MCP bus API lists workflows, starts runs with the spec 402 messages, and reads runs', async () => {
+    // The platform's MCP server in mcp-registry is the one caller of these subjects.
+    const registry = await asBusPrincipal(platform, 'mcp-registry');
     const { owner, workspaceId } = await newWorkspace(0);
     const created = await createWorkflow(owner, workspaceId, [
       { type: 'http_request', settings: { method: 'GET', url: `${target.url}/order` } },
       { type: 'http_request', settings: { method: 'GET', url: `${target.url}/order` } },
     ]);
     const listed = await callApi(
-      platform.bus,
+      registry.bus,
       WORKFLOW_SUBJECTS.listWorkflows,
       { workspaceId },
       ListWorkflowsReply,
@@ -684,7 +686,7 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     ]);
     const start = (input: Record<string, unknown>, forWorkspace = workspaceId) =>
       callApi(
-        platform.bus,
+        registry.bus,
         WORKFLOW_SUBJECTS.startRun,
         { workspaceId: forWorkspace, workflowId: created.workflow.id, keyId: randomUUID(), input },
         StartRunReply,
@@ -711,7 +713,7 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
 
     await runReaching(platform, owner, runId, ['succeeded']);
     const read = await callApi(
-      platform.bus,
+      registry.bus,
       WORKFLOW_SUBJECTS.getRun,
       { workspaceId, runId },
       GetRunReply,
@@ -724,7 +726,7 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     expect(full.body).toMatchObject({ run: { trigger: { type: 'mcp' }, input: { order: 7 } } });
     await expect(
       callApi(
-        platform.bus,
+        registry.bus,
         WORKFLOW_SUBJECTS.getRun,
         { workspaceId: randomUUID(), runId },
         GetRunReply,

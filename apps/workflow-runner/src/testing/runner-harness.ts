@@ -17,7 +17,7 @@ import {
 } from '@wap/contracts';
 import { callRoute, encodeJson, type Platform } from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
-import { eventually, testLogger, testRuntimes } from '@wap/testing';
+import { asBusPrincipal, eventually, testLogger, testRuntimes } from '@wap/testing';
 import type { WorkflowRunnerSettings } from '../config';
 import { startWorkflowRunnerService } from '../service';
 
@@ -29,13 +29,14 @@ export type { RuntimeUnderTest } from '@wap/testing';
 /** The two runtimes every integration spec here runs on. */
 export const runtimes = testRuntimes('workflow-runner-test');
 
-export function startRunner(
+/** Starts workflow-runner behind its trust layer, as its composition roots do. */
+export async function startRunner(
   platform: Platform,
   settings: Partial<WorkflowRunnerSettings> = {},
   logger: Logger = testLogger(),
 ): Promise<ServiceHandle> {
   return startWorkflowRunnerService({
-    platform,
+    platform: await asBusPrincipal(platform, 'workflow-runner'),
     logger,
     migrationsFolder: path.join(__dirname, '../../migrations'),
     settings: { RUN_POLL_INTERVAL_MS: 50, ...settings },
@@ -76,8 +77,20 @@ const subjectOf = new Map<string, string>(
 );
 let requestCounter = 0;
 
+const gatewayViews = new WeakMap<Platform, Promise<Platform>>();
+
+/** The platform as the gateway sees it (its requests signed with the gateway's key), one per platform. */
+export function asGateway(platform: Platform): Promise<Platform> {
+  let view = gatewayViews.get(platform);
+  if (!view) {
+    view = asBusPrincipal(platform, 'gateway');
+    gatewayViews.set(platform, view);
+  }
+  return view;
+}
+
 /** Calls a runner route exactly as the gateway forwards it. */
-export function callRunnerRoute(
+export async function callRunnerRoute(
   platform: Platform,
   operation: string,
   actor: Actor | null,
@@ -87,7 +100,7 @@ export function callRunnerRoute(
   if (!subject) throw new Error(`no route ${operation}`);
   requestCounter += 1;
   return callRoute(
-    platform.bus,
+    (await asGateway(platform)).bus,
     subject,
     {
       requestId: `runner-spec-${requestCounter}`,

@@ -9,12 +9,13 @@ import {
   UpdateWorkflowBody,
   WorkflowIdParams,
   WorkspaceQuery,
-  type Actor,
   type ServiceReply,
   type ServiceRequest,
 } from '@wap/contracts';
 import {
   activeTraceparent,
+  actorOf,
+  parseRequestPart,
   decodeKeysetCursor,
   encodeKeysetCursor,
   type IdSource,
@@ -46,11 +47,6 @@ export type WorkflowOperation =
   | 'list_runs'
   | 'get_run';
 
-function requireActor(request: ServiceRequest): Actor {
-  if (!request.actor) throw new AppError('UNAUTHORIZED', 'Authentication required');
-  return request.actor;
-}
-
 /** The spec's 402 body, also for the user action Run. */
 export function insufficientCreditsReply(message: string): ServiceReply {
   return { status: 402, body: { error: message, code: 'INSUFFICIENT_CREDITS', message } };
@@ -80,16 +76,12 @@ export function workflowHandlers(deps: {
     };
   }
 
-  async function isMember(workspaceId: string, actor: Actor): Promise<boolean> {
-    return (await directory.confirmedRoleOf(workspaceId, actor.userId)) !== undefined;
-  }
-
   /** The workflow, when it exists and the caller is a member of its workspace; others get 404. */
   async function accessible(request: ServiceRequest): Promise<WorkflowRow> {
-    const actor = requireActor(request);
-    const { id } = WorkflowIdParams.parse(request.params);
+    const actor = actorOf(request);
+    const { id } = parseRequestPart(WorkflowIdParams, request.params);
     const row = await workflows.find(id);
-    if (!row || !(await isMember(row.workspaceId, actor))) {
+    if (!row || !((await directory.confirmedRoleOf(row.workspaceId, actor.userId)) !== undefined)) {
       throw new AppError('NOT_FOUND', 'Workflow not found');
     }
     return row;
@@ -97,14 +89,14 @@ export function workflowHandlers(deps: {
 
   return {
     async list_step_types(request) {
-      requireActor(request);
+      actorOf(request);
       return { status: 200, body: { step_types: stepTypeCatalog() } };
     },
 
     async create_workflow(request) {
-      const actor = requireActor(request);
-      const body = CreateWorkflowBody.parse(request.body);
-      if (!(await isMember(body.workspaceId, actor))) {
+      const actor = actorOf(request);
+      const body = parseRequestPart(CreateWorkflowBody, request.body);
+      if (!((await directory.confirmedRoleOf(body.workspaceId, actor.userId)) !== undefined)) {
         throw new AppError('NOT_FOUND', 'Workspace not found');
       }
       const row = await workflows.create({
@@ -123,9 +115,9 @@ export function workflowHandlers(deps: {
     },
 
     async list_workflows(request) {
-      const actor = requireActor(request);
-      const { workspaceId } = WorkspaceQuery.parse(request.query);
-      if (!(await isMember(workspaceId, actor))) {
+      const actor = actorOf(request);
+      const { workspaceId } = parseRequestPart(WorkspaceQuery, request.query);
+      if (!((await directory.confirmedRoleOf(workspaceId, actor.userId)) !== undefined)) {
         throw new AppError('NOT_FOUND', 'Workspace not found');
       }
       const rows = await workflows.listByWorkspace(workspaceId);
@@ -138,7 +130,7 @@ export function workflowHandlers(deps: {
 
     async update_workflow(request) {
       const current = await accessible(request);
-      const body = UpdateWorkflowBody.parse(request.body);
+      const body = parseRequestPart(UpdateWorkflowBody, request.body);
       const updated = await workflows.update(current, {
         name: body.name,
         trigger:
@@ -167,7 +159,7 @@ export function workflowHandlers(deps: {
 
     async run_workflow(request) {
       const workflow = await accessible(request);
-      const body = RunWorkflowBody.parse(request.body ?? undefined);
+      const body = parseRequestPart(RunWorkflowBody, request.body ?? undefined);
       const event = body?.testEventId
         ? await testEvents.find(workflow.id, body.testEventId)
         : await testEvents.latest(workflow.id);
@@ -213,7 +205,7 @@ export function workflowHandlers(deps: {
     },
 
     async duplicate_workflow(request) {
-      const actor = requireActor(request);
+      const actor = actorOf(request);
       const original = toWorkflow(await accessible(request));
       const copy = await workflows.create({
         workspaceId: original.workspace_id,
@@ -238,7 +230,7 @@ export function workflowHandlers(deps: {
 
     async list_runs(request) {
       const workflow = await accessible(request);
-      const query = ListRunsQuery.parse(request.query);
+      const query = parseRequestPart(ListRunsQuery, request.query);
       const limit = query.limit === undefined ? RUNS_PAGE.default : Number(query.limit);
       const found = await runs.listByWorkflow(workflow.id, {
         limit: limit + 1,
@@ -260,10 +252,13 @@ export function workflowHandlers(deps: {
     },
 
     async get_run(request) {
-      const actor = requireActor(request);
-      const { runId } = RunIdParams.parse(request.params);
+      const actor = actorOf(request);
+      const { runId } = parseRequestPart(RunIdParams, request.params);
       const found = await runs.get(runId);
-      if (!found || !(await isMember(found.run.workspaceId, actor))) {
+      if (
+        !found ||
+        !((await directory.confirmedRoleOf(found.run.workspaceId, actor.userId)) !== undefined)
+      ) {
         throw new AppError('NOT_FOUND', 'Run not found');
       }
       return { status: 200, body: { run: toRun(found.run, found.steps) } };

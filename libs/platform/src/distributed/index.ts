@@ -1,4 +1,5 @@
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { nkeyAuthenticator } from '@nats-io/nats-core';
 import { Kvm } from '@nats-io/kv';
 import { Objm } from '@nats-io/obj';
 import { randomUUID } from 'node:crypto';
@@ -27,6 +28,16 @@ export interface DistributedPlatformOptions {
   ids?: IdSource;
   /** Maximum PostgreSQL connections in the pool. Default 10. */
   poolSize?: number;
+  /**
+   * How this process proves who it is to NATS: its NKey seed (`SU...`), and the inbox prefix its
+   * user may subscribe to, so that replies to it reach it alone (decision 113).
+   */
+  nats?: { nkeySeed?: string; inboxPrefix?: string; tlsCaFile?: string };
+  /**
+   * Copies JetStream keeps of every stream, KV bucket and object bucket this process creates:
+   * 3 on a production cluster, so that losing a node loses nothing acknowledged. Default 1.
+   */
+  replicas?: number;
 }
 
 const systemClock: Clock = { now: () => new Date() };
@@ -45,6 +56,11 @@ export async function createDistributedPlatform(
     // Otherwise every request and JetStream publish builds an Error up front, for a stack
     // trace that only a failure would show: a measurable share of the CPU on hot paths.
     noAsyncTraces: true,
+    ...(options.nats?.nkeySeed
+      ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(options.nats.nkeySeed)) }
+      : {}),
+    ...(options.nats?.inboxPrefix ? { inboxPrefix: options.nats.inboxPrefix } : {}),
+    ...(options.nats?.tlsCaFile ? { tls: { caFile: options.nats.tlsCaFile } } : {}),
   });
   let jsm: JetStreamManager;
   try {
@@ -93,14 +109,15 @@ export async function createDistributedPlatform(
   );
 
   const open = new OpenResources();
+  const replicas = options.replicas ?? 1;
   let closed: Promise<void> | undefined;
 
   return {
     runtime: 'distributed',
     bus: createNatsBus(nc, open, logger),
-    streams: createJetStreamStreams(js, jsm, open, logger),
-    kv: createNatsKv(new Kvm(js), jsm, open, logger),
-    objects: createNatsObjectStore(new Objm(js), jsm),
+    streams: createJetStreamStreams(js, jsm, open, logger, replicas),
+    kv: createNatsKv(new Kvm(js), jsm, open, logger, replicas),
+    objects: createNatsObjectStore(new Objm(js), jsm, replicas),
     sql: pool ? createPostgresSql(pool) : noDatabase(options.serviceName),
     clock: options.clock ?? systemClock,
     ids: options.ids ?? randomIds,

@@ -40,8 +40,9 @@ async function openBucket(
   jsm: JetStreamManager,
   name: string,
   ttlMs: number | undefined,
+  replicas: number,
 ): Promise<KV> {
-  const kv = await kvm.create(name, { ttl: ttlMs ?? 0 });
+  const kv = await kvm.create(name, { ttl: ttlMs ?? 0, replicas });
   if (ttlMs === undefined) return kv;
   const status = await kv.status();
   // Kvm.create keeps an existing bucket as it is; a changed TTL is applied to its stream here.
@@ -140,6 +141,7 @@ export function createNatsKv(
   jsm: JetStreamManager,
   open: OpenResources,
   logger: Logger,
+  replicas: number,
 ): Kv {
   const buckets = new Map<string, Promise<KvBucket>>();
   return {
@@ -148,7 +150,9 @@ export function createNatsKv(
       const cacheKey = `${name}:${ttlMs ?? 'as it is'}`;
       let bucket = buckets.get(cacheKey);
       if (!bucket) {
-        bucket = openBucket(kvm, jsm, name, ttlMs).then((kv) => bucketApi(name, kv, open, logger));
+        bucket = openBucket(kvm, jsm, name, ttlMs, replicas).then((kv) =>
+          bucketApi(name, kv, open, logger),
+        );
         // A failed open is not cached, so the next call tries again.
         void bucket.catch(() => buckets.delete(cacheKey));
         buckets.set(cacheKey, bucket);

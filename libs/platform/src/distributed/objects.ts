@@ -54,13 +54,17 @@ async function* fromReadableStream(stream: ReadableStream<Uint8Array>): AsyncIte
   }
 }
 
-export function createNatsObjectStore(objm: Objm, jsm: JetStreamManager): ObjectStore {
+export function createNatsObjectStore(
+  objm: Objm,
+  jsm: JetStreamManager,
+  replicas: number,
+): ObjectStore {
   const stores = new Map<string, Promise<NatsObjectStore>>();
   const store = (bucket: string): Promise<NatsObjectStore> => {
     let opened = stores.get(bucket);
     if (!opened) {
       // Objm.create opens the bucket when it exists and creates it otherwise.
-      opened = objm.create(bucket);
+      opened = objm.create(bucket, { replicas });
       void opened.catch(() => stores.delete(bucket));
       stores.set(bucket, opened);
     }

@@ -52,11 +52,13 @@ export function createJetStreamStreams(
   jsm: JetStreamManager,
   open: OpenResources,
   logger: Logger,
+  replicas: number,
 ): Streams {
   return {
     async ensureStream(config) {
       const wanted = {
         subjects: config.subjects,
+        num_replicas: replicas,
         duplicate_window: nanos(config.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS),
         max_age: nanos(config.maxAgeMs ?? 0),
       };

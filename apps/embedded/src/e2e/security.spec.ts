@@ -1,0 +1,347 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jetstream } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { headers as natsHeaders, nkeyAuthenticator, type NatsConnection } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
+import { importJWK, SignJWT } from 'jose';
+import { generateBusKeySet, generateCredentialKey, mintSessionToken } from '@wap/auth';
+import {
+  inboxPrefixOf,
+  REPLICAS_BUCKET,
+  REQUEST_SUBJECTS,
+  SERVICE_NAMES,
+  type Actor,
+  type BusPrincipal,
+  type RequestSubjectSpec,
+} from '@wap/contracts';
+import { ASSERTION_HEADER, requestDigest } from '@wap/platform';
+import { createBusCredentials } from '@wap/service-runtime';
+import {
+  createTestDatabase,
+  startChatCompletionsProvider,
+  startOwnNats,
+  type ChatCompletionsProvider,
+  type OwnNats,
+  type TestDatabase,
+} from '@wap/testing';
+import { repositoryRoot, runApp, type RunningProcess } from './processes';
+import { http, uniqueEmail } from './stack';
+
+// The distributed runtime as separate processes on a nats-server of the spec's own with
+// authentication on (decisions 112 and 113), attacked as a process on the same network would:
+// without credentials, with one service's credentials on another's subjects, and on every
+// request subject of the registry with no actor, a forged one, an expired one and one meant for
+// another service.
+
+const SESSION_SECRET = 'security-spec-session-secret-0123456789abcdef';
+const REFUSED = { error: { code: 'UNAUTHORIZED', message: 'The bus request was refused' } };
+const ATTACKS = ['no assertion', 'forged', 'expired', 'another audience'] as const;
+type Attack = (typeof ATTACKS)[number];
+
+jest.setTimeout(240_000);
+
+describe('the bus with authentication on, attacked', () => {
+  const credentials = createBusCredentials('spec');
+  /** A key set the services do not trust: the same kids, other keys. */
+  const strangers = generateBusKeySet('spec');
+  let dir: string;
+  let nats: OwnNats;
+  let database: TestDatabase;
+  let provider: ChatCompletionsProvider;
+  let gatewayUrl: string;
+  const processes = new Map<string, RunningProcess>();
+  const healthPorts = new Map<string, number>();
+  const connections = new Map<BusPrincipal, NatsConnection>();
+
+  const connectAs = async (principal: BusPrincipal): Promise<NatsConnection> => {
+    const known = connections.get(principal);
+    if (known) return known;
+    const seed = credentials.environmentOf(principal).NATS_NKEY_SEED;
+    const nc = await connect({
+      servers: nats.url,
+      authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)),
+      inboxPrefix: inboxPrefixOf(principal),
+    });
+    connections.set(principal, nc);
+    return nc;
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'wap-security-'));
+    nats = await startOwnNats({ dir, users: credentials.natsUsers, nodes: 1 });
+    await nats.start();
+    database = await createTestDatabase();
+    // Every turn hangs after its first words, so that its control subject is served.
+    provider = await startChatCompletionsProvider({
+      fallback: { text: ['Thinking'], interrupt: { afterChunks: 2, how: 'hang' } },
+    });
+    const common = {
+      NATS_URL: nats.url,
+      DATABASE_URL: database.url,
+      SESSION_JWT_SECRET: SESSION_SECRET,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      CREDENTIALS_ENCRYPTION_KEYS: generateCredentialKey('security'),
+      LLM_BASE_URL: provider.baseUrl,
+      LLM_MODEL: 'security-model',
+    };
+    const started = [...SERVICE_NAMES, 'gateway' as const].map(async (app) => {
+      const running = runApp(app, { ...common, ...credentials.environmentOf(app) });
+      processes.set(app, running);
+      if (app === 'gateway') {
+        const [, url] = await running.waitForLine(/"url":"(http:\/\/[^"]+)"/, 90_000);
+        gatewayUrl = url ?? '';
+      } else {
+        const [, port] = await running.waitForLine(
+          /"healthPort":(\d+),"msg":"[a-z-]+ ready"/,
+          90_000,
+        );
+        healthPorts.set(app, Number(port));
+      }
+    });
+    await Promise.all(started);
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all([...connections.values()].map((nc) => nc.close()));
+    await Promise.all([...processes.values()].map((running) => running.stop('SIGKILL')));
+    await provider?.stop();
+    await database?.drop();
+    await nats?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const person = async (label: string) => {
+    const email = uniqueEmail(label);
+    const cookie = `session=${await mintSessionToken({
+      secret: SESSION_SECRET,
+      sub: `test|${email}`,
+      email,
+      name: label,
+    })}`;
+    const me = await http(`${gatewayUrl}/me`, { cookie });
+    expect(me.status).toBe(200);
+    const actor: Actor = {
+      userId: (me.body as { user: { id: string } }).user.id,
+      subject: `test|${email}`,
+      email,
+      name: label,
+      platformAdmin: false,
+    };
+    return { cookie, actor };
+  };
+
+  test('the platform works through the gateway with every service as its own NATS user', async () => {
+    const { cookie } = await person('security-owner');
+    const created = await http(`${gatewayUrl}/workspaces`, {
+      method: 'POST',
+      cookie,
+      body: { name: 'Guarded' },
+    });
+    expect(created.status).toBe(201);
+    expect((await http(`${gatewayUrl}/me`, { cookie })).body).toMatchObject({
+      workspaces: [{ name: 'Guarded', role: 'owner' }],
+    });
+  });
+
+  test('a client without credentials is refused by NATS', async () => {
+    await expect(connect({ servers: nats.url, reconnect: false })).rejects.toThrow(
+      /Authorization Violation/,
+    );
+  });
+
+  test("a client with one service's credentials cannot publish to another service's subjects", async () => {
+    const chat = await connectAs('chat');
+    for (const subject of ['storage.api.add_member.v1', 'storage.api.create_api_key.v1']) {
+      await expect(chat.request(subject, '{}', { timeout: 2_000 })).rejects.toThrow(
+        /Permissions Violation for Publish/,
+      );
+    }
+    // Nor listen to another service's requests, nor read another principal's replies.
+    const eavesdropper = await connect({
+      servers: nats.url,
+      authenticator: nkeyAuthenticator(
+        new TextEncoder().encode(credentials.environmentOf('chat').NATS_NKEY_SEED),
+      ),
+      inboxPrefix: inboxPrefixOf('chat'),
+    });
+    try {
+      const refused = new Promise<string>((resolve) => {
+        void (async () => {
+          for await (const status of eavesdropper.status()) {
+            if (status.type === 'error') resolve(String(status.error));
+          }
+        })();
+      });
+      eavesdropper.subscribe('storage.api.add_member.v1');
+      eavesdropper.subscribe(`${inboxPrefixOf('gateway')}.>`);
+      await expect(refused).resolves.toMatch(/Permissions Violation for Subscription/);
+    } finally {
+      await eavesdropper.close();
+    }
+  });
+
+  /** The concrete subject of a registry entry: per-instance subjects need a live instance. */
+  async function concreteSubject(spec: RequestSubjectSpec): Promise<string> {
+    if (spec.subject === 'webhook.api.replica_alive.v1') {
+      const kv = await new Kvm(jetstream(await connectAs('webhook-ingest'))).open(REPLICAS_BUCKET);
+      const keys = await kv.keys();
+      for await (const key of keys) return `${spec.subject}.${key}`;
+      throw new Error('no webhook-ingest replica is registered');
+    }
+    if (spec.subject === 'chat.api.control_turn.v1') {
+      const { cookie } = await person('security-turns');
+      const workspace = await http(`${gatewayUrl}/workspaces`, {
+        method: 'POST',
+        cookie,
+        body: { name: 'Turns' },
+      });
+      const workspaceId = (workspace.body as { workspace: { id: string } }).workspace.id;
+      const chat = await http(`${gatewayUrl}/ai-chat/conversations`, {
+        method: 'POST',
+        cookie,
+        body: { workspaceId, title: 'A turn that hangs' },
+      });
+      const chatId = (chat.body as { conversation: { id: string } }).conversation.id;
+      const message = await http(`${gatewayUrl}/ai-chat/conversations/${chatId}/messages`, {
+        method: 'POST',
+        cookie,
+        body: { content: 'Hello' },
+      });
+      expect(message.status).toBe(202);
+      await provider.waitForRequest(provider.requests.length + 1);
+      return `${spec.subject}.${(message.body as { requestId: string }).requestId}`;
+    }
+    return spec.subject;
+  }
+
+  async function assertionFor(
+    spec: RequestSubjectSpec,
+    attack: Exclude<Attack, 'no assertion'>,
+    data: Uint8Array,
+    user: Actor,
+  ): Promise<string> {
+    const caller = spec.callers[0] as BusPrincipal;
+    const keys = attack === 'forged' ? strangers : credentials.keySet;
+    const jwk = JSON.parse(keys.signingKeys[caller]) as Record<string, string>;
+    const now = Math.floor(Date.now() / 1000);
+    const issuedAt = attack === 'expired' ? now - 120 : now;
+    const audience =
+      attack === 'another audience'
+        ? (SERVICE_NAMES.find((name) => name !== spec.server) ?? 'chat')
+        : spec.server;
+    return new SignJWT({
+      dig: requestDigest(data, {}),
+      ...(spec.user || caller === 'gateway' ? { usr: user } : {}),
+    })
+      .setProtectedHeader({ alg: 'EdDSA', kid: jwk['kid'] ?? '' })
+      .setIssuer(caller)
+      .setAudience(audience)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(issuedAt + 30)
+      .setJti(randomBytes(16).toString('base64url'))
+      .sign(await importJWK(jwk, 'EdDSA'));
+  }
+
+  test('every request subject of the registry refuses a missing, forged, expired or misaddressed actor', async () => {
+    const { actor } = await person('security-victim');
+    const data = new TextEncoder().encode(JSON.stringify({ attack: true }));
+    const answers: string[] = [];
+    for (const spec of REQUEST_SUBJECTS) {
+      const caller = spec.callers[0] as BusPrincipal;
+      const nc = await connectAs(caller);
+      const subject = await concreteSubject(spec);
+      for (const attack of ATTACKS) {
+        const headers = natsHeaders();
+        if (attack !== 'no assertion') {
+          headers.set(ASSERTION_HEADER, await assertionFor(spec, attack, data, actor));
+        }
+        const reply = await nc.request(subject, data, { timeout: 5_000, headers });
+        const body = reply.json<unknown>();
+        answers.push(
+          `${subject} ${attack}: ${JSON.stringify(body) === JSON.stringify(REFUSED) ? 'refused' : JSON.stringify(body)}`,
+        );
+      }
+    }
+    expect(answers.filter((answer) => !answer.endsWith(': refused'))).toEqual([]);
+    expect(answers).toHaveLength(REQUEST_SUBJECTS.length * ATTACKS.length);
+
+    // Each serving service logged and counted what it refused, by reason; no assertion leaked.
+    const reasons = new Map<string, number>();
+    for (const [app, port] of healthPorts) {
+      const scrape = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      for (const match of scrape.matchAll(
+        /^wap_bus_refused_total\{[^}]*reason="([a-z_]+)"[^}]*\} (\d+)/gm,
+      )) {
+        reasons.set(match[1] ?? '', (reasons.get(match[1] ?? '') ?? 0) + Number(match[2]));
+      }
+      const output = processes.get(app)?.output() ?? '';
+      expect(output).not.toMatch(/eyJ[\w-]+\.eyJ/);
+    }
+    for (const reason of ['missing', 'bad_signature', 'expired', 'audience']) {
+      expect(reasons.get(reason)).toBeGreaterThanOrEqual(REQUEST_SUBJECTS.length);
+    }
+  });
+
+  /** Runs the admin CLI from source with the given environment. */
+  function admin(args: string[], env: Partial<Record<string, string>>) {
+    return new Promise<{ status: number; stderr: string; stdout: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', join(repositoryRoot, 'apps/admin/src/main.ts'), ...args],
+        {
+          cwd: repositoryRoot,
+          env: {
+            PATH: process.env['PATH'] ?? '',
+            HOME: process.env['HOME'] ?? '',
+            NATS_URL: nats.url,
+            ...env,
+          },
+        },
+        (error, stdout, stderr) =>
+          resolve({
+            status: error ? (typeof error.code === 'number' ? error.code : -1) : 0,
+            stdout,
+            stderr,
+          }),
+      );
+    });
+  }
+
+  test('the admin CLI works only with the operator credentials', async () => {
+    const operator = credentials.environmentOf('operator');
+    const chat = credentials.environmentOf('chat');
+    const listed = await admin(['workspaces', 'list', '--json'], operator);
+    expect(listed.status).toBe(0);
+    const { workspaces } = JSON.parse(listed.stdout) as {
+      workspaces: { id: string; name: string }[];
+    };
+    const guarded = workspaces.find((workspace) => workspace.name === 'Guarded');
+    if (!guarded) throw new Error(`no Guarded workspace in ${listed.stdout}`);
+    const grant = ['credits', 'grant', guarded.id, '5', '--reason', 'security spec'];
+    expect(await admin(grant, operator)).toMatchObject({ status: 0 });
+    expect((await admin(grant, chat)).status).not.toBe(0);
+    expect(
+      (await admin(grant, { ...operator, BUS_SIGNING_KEY: chat.BUS_SIGNING_KEY })).status,
+    ).not.toBe(0);
+
+    // Another principal's credentials: NATS refuses the operator's inbox, or the key's holder.
+    expect((await admin(['workspaces', 'list'], chat)).status).not.toBe(0);
+    expect(
+      (await admin(['workspaces', 'list'], { ...operator, BUS_SIGNING_KEY: chat.BUS_SIGNING_KEY }))
+        .status,
+    ).not.toBe(0);
+    // Without a NATS user it cannot connect; without a key it does not try.
+    const { NATS_NKEY_SEED: _seed, ...withoutNatsUser } = operator;
+    const noNatsUser = await admin(['workspaces', 'list'], withoutNatsUser);
+    expect(noNatsUser.status).not.toBe(0);
+    const noKey = await admin(['workspaces', 'list'], {});
+    expect(noKey).toMatchObject({ status: 2 });
+    expect(noKey.stderr).toContain('BUS_SIGNING_KEY');
+  });
+});
