@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { connect as netConnect, createServer } from 'node:net';
+import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -8,19 +8,9 @@ import { nkeyAuthenticator } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { parseAllDocuments } from 'yaml';
 import { BUS_PRINCIPALS, inboxPrefixOf } from '@wap/contracts';
+import { freePort } from '@wap/testing';
 
 const root = join(__dirname, '..');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 async function untilListening(port: number): Promise<void> {
   for (let attempt = 0; attempt < 200; attempt += 1) {

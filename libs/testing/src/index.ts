@@ -31,3 +31,4 @@ export {
 export { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver';
 export { testBusKeys, asBusPrincipal, busKeyEnvironment } from './bus-keys';
 export { startOwnNats, type OwnNats, type NatsNode } from './nats-servers';
+export { freePort } from './ports';

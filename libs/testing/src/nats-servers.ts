@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { natsServerConfig, type NatsUser } from '@wap/platform';
+import { freePort } from './ports';
 
 /** One nats-server process of a test's own, restartable on its ports with its store kept. */
 export interface NatsNode {
@@ -24,18 +24,6 @@ export interface OwnNats {
   nodes: NatsNode[];
   start(): Promise<void>;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Waits until the node's monitoring endpoint says it (and its JetStream) is healthy. */

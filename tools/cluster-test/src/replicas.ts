@@ -4,17 +4,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SERVICE_NAMES } from '@wap/contracts';
 import type { BusCredentials } from '@wap/service-runtime';
 import { freePort } from './infrastructure';
 
-export const APPS = [
-  'gateway',
-  'storage',
-  'chat',
-  'mcp-registry',
-  'workflow-runner',
-  'webhook-ingest',
-] as const;
+export const APPS = ['gateway', ...SERVICE_NAMES] as const;
 export type App = (typeof APPS)[number];
 
 /** One service process, restartable; its output goes to `<logDir>/<name>.log` across restarts. */
