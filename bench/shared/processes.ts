@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { isBusPrincipal } from '@wap/contracts';
 import { createBusCredentials } from '@wap/service-runtime';
+import { freePort } from '@wap/testing';
+
+export { freePort };
 
 /** A child process of the bench, stopped with the others when the bench ends. */
 export interface BenchProcess {
@@ -80,19 +82,6 @@ export function createProcessGroup() {
 }
 
 export type ProcessGroup = ReturnType<typeof createProcessGroup>;
-
-/** A port that was free a moment ago, for children whose port must be known before they start. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Polls a /readyz URL until it answers 200, failing fast if the process behind it exits. */
 export async function waitUntilReady(

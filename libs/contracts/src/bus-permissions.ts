@@ -7,7 +7,6 @@ import {
   WEBHOOKS_BUCKET,
 } from './automation';
 import {
-  BUS_PRINCIPALS,
   EVENT_SUBJECTS,
   REQUEST_SUBJECTS,
   type BusPrincipal,
@@ -166,12 +165,4 @@ export function natsPermissions(
     subscribe: { allow: [...subscribe].sort() },
     allow_responses: true,
   };
-}
-
-/** Every principal's permissions, for the server configuration. */
-export function allNatsPermissions(options: { namespace?: string } = {}) {
-  return BUS_PRINCIPALS.map((principal) => ({
-    principal,
-    permissions: natsPermissions(principal, options),
-  }));
 }

@@ -366,7 +366,6 @@ export {
   REPLICAS_BUCKET,
   SYNC_LOCKS_BUCKET,
   natsPermissions,
-  allNatsPermissions,
   inboxPrefixOf,
   type JetStreamResource,
   type NatsPermissions,

@@ -6,7 +6,7 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SERVICE_NAMES } from '@wap/contracts';
 import type { BusCredentials } from '@wap/service-runtime';
-import { freePort } from './infrastructure';
+import { freePort } from '@wap/testing';
 
 export const APPS = ['gateway', ...SERVICE_NAMES] as const;
 export type App = (typeof APPS)[number];
