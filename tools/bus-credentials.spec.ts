@@ -72,9 +72,15 @@ describe('npm run bus:credentials', () => {
     expect(secrets.map((document) => document.toJS().metadata.name)).toEqual(
       BUS_PRINCIPALS.map((principal) => `${principal}-bus`),
     );
-    // The server's configuration names public keys only: no seed, no private key.
+    // The server's configuration names public keys only: no principal's seed or signing key.
     const config = readFileSync(join(out, 'nats-server.conf'), 'utf8');
-    expect(config).not.toMatch(/SU[A-Z2-7]{20}|"d":/);
+    for (const principal of BUS_PRINCIPALS) {
+      const credentials = envFile(join(out, `${principal}.env`));
+      for (const secret of [credentials['NATS_NKEY_SEED'], credentials['BUS_SIGNING_KEY']]) {
+        expect(secret).toBeTruthy();
+        expect(config).not.toContain(secret);
+      }
+    }
 
     const server = spawn('nats-server', ['-c', join(out, 'nats-server.conf')], { stdio: 'ignore' });
     try {
