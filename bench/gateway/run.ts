@@ -101,7 +101,7 @@ async function main(onCleanup: OnCleanup): Promise<void> {
 const ASSERTION_ROUNDS = 5_000;
 
 /**
- * What signed actors (decision 112) cost each hop of a request: the gateway signs one assertion
+ * What signed actors (decisions 112 and 115) cost each hop of a request: the gateway signs one assertion
  * (with the person) per forwarded request, the serving service verifies it; timed in this process
  * on a forwarded `GET /me` of the size the gateway sends, digest included.
  */

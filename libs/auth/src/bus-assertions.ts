@@ -1,9 +1,11 @@
 import {
+  createHmac,
   createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
   randomBytes,
   sign,
+  timingSafeEqual,
   verify,
   type JsonWebKey,
   type KeyObject,
@@ -12,25 +14,45 @@ import { z } from 'zod';
 import { Actor, BUS_PRINCIPALS, isBusPrincipal, type BusPrincipal } from '@wap/contracts';
 
 /**
- * Signed bus assertions (decision 112): who is asking, for which service, about which bytes.
- * Every signer holds an Ed25519 key of its own whose `kid` names it (`<principal>:<version>`);
- * every service holds the public keys of all signers, so no service can mint another's
- * assertion, and only the gateway and the operators' CLI can name a person.
+ * Signed bus assertions (decision 112, made cheap by decision 115): who is asking, for which
+ * service, about which bytes. Every signer holds an Ed25519 key of its own whose `kid` names it
+ * (`<principal>:<version>`); every service holds the public keys of all signers, so no service
+ * can mint another's assertion, and only the gateway and the operators' CLI can name a person.
  *
- * The assertion is a compact JWS (RFC 7515) with `alg: EdDSA` (RFC 8037), the format `jose`
- * reads and writes (the security suite signs its attacks with `jose`); it is made and checked
- * with node:crypto's synchronous Ed25519, since `jose` goes through WebCrypto's thread pool and
- * costs ten times as much on every hop of every request (decision 112).
+ * A token is two compact JWS (RFC 7515) joined by `~`:
+ * - a **grant**, `alg: EdDSA` (RFC 8037) under the signer's kid, that names the signer, the
+ *   audience and a fresh 256-bit MAC key, for ten minutes. The signer makes one per audience and
+ *   sends it on every request; each verifier checks its signature once and keeps it.
+ * - an **assertion**, `alg: HS256` under the grant's key, with the request's claims.
+ * So a request costs one HMAC on each side, not an Ed25519 signature and a verification, and
+ * only the holder of a trusted private key can start a grant. Both are the format `jose` reads
+ * and writes (the security suite forges its attacks with `jose`).
  */
-const ALGORITHM = 'EdDSA';
+const GRANT_ALGORITHM = 'EdDSA';
+const ASSERTION_ALGORITHM = 'HS256';
+const TOKEN_SEPARATOR = '~';
 /** Long enough for a request to cross a busy bus, short enough that a copy is soon worthless. */
 export const BUS_ASSERTION_LIFETIME_SECONDS = 30;
+/** How long a grant's MAC key signs assertions: one Ed25519 verification per signer and audience in that time. */
+export const BUS_GRANT_LIFETIME_SECONDS = 600;
 /** Clock difference between two pods tolerated when checking `iat` and `exp`. */
 const CLOCK_TOLERANCE_SECONDS = 5;
+/** Verified grants a verifier keeps: a few per signing replica and audience in use. */
+const GRANT_CACHE_LIMIT = 4096;
 /** Principals whose assertions may name a signed-in person (and the platform-admin flag). */
 const USER_SIGNERS: ReadonlySet<BusPrincipal> = new Set(['gateway', 'operator']);
 
-const ProtectedHeader = z.object({ alg: z.literal(ALGORITHM), kid: z.string() });
+const GrantHeader = z.object({ alg: z.literal(GRANT_ALGORITHM), kid: z.string() });
+const AssertionHeader = z.object({ alg: z.literal(ASSERTION_ALGORITHM) });
+
+const GrantClaims = z.object({
+  iss: z.string(),
+  aud: z.string(),
+  iat: z.number().int(),
+  exp: z.number().int(),
+  /** The MAC key of the grant's assertions, base64url. */
+  key: z.string().length(43),
+});
 
 const AssertionClaims = z.object({
   iss: z.string(),
@@ -109,6 +131,7 @@ function principalOfKid(kid: string): BusPrincipal | undefined {
 }
 
 const base64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
+const ENCODED_ASSERTION_HEADER = base64url(JSON.stringify({ alg: ASSERTION_ALGORITHM }));
 
 function decodeJson(part: string): unknown {
   try {
@@ -118,19 +141,52 @@ function decodeJson(part: string): unknown {
   }
 }
 
+function splitJws(token: string): [string, string, string] {
+  const parts = token.split('.');
+  if (parts.length !== 3) throw new BusAssertionError('malformed');
+  return parts as [string, string, string];
+}
+
+const macOf = (key: Buffer, signingInput: string) =>
+  createHmac('sha256', key).update(signingInput).digest();
+
 /** A signer from `BUS_SIGNING_KEY` (a private Ed25519 JWK whose kid names its principal). */
 export async function createBusSigner(privateJwkJson: string): Promise<BusSigner> {
   const jwk = PrivateJwk.parse(JSON.parse(privateJwkJson));
   const principal = principalOfKid(jwk.kid);
   if (!principal) throw new Error(`BUS_SIGNING_KEY's kid ${jwk.kid} names no bus principal`);
   const { kid, ...keyPart } = jwk;
-  const key = createPrivateKey({ key: keyPart as JsonWebKey, format: 'jwk' });
+  const privateKey = createPrivateKey({ key: keyPart as JsonWebKey, format: 'jwk' });
   const mayNameUsers = USER_SIGNERS.has(principal);
-  const encodedHeader = base64url(JSON.stringify({ alg: ALGORITHM, kid }));
+  const encodedGrantHeader = base64url(JSON.stringify({ alg: GRANT_ALGORITHM, kid }));
   // Assertion ids: a random prefix per signer and a counter, unique without a random draw per
   // request (the draw was 3 % of the gateway's busy time in bench:gateway's profile).
   const jtiPrefix = randomBytes(12).toString('base64url');
   let issued = 0;
+  const grants = new Map<string, { token: string; key: Buffer; expiresAt: number }>();
+
+  /** The audience's current grant, renewed while every assertion it signs can outlive it no longer. */
+  function grantFor(audience: string, nowSeconds: number) {
+    const current = grants.get(audience);
+    if (current && current.expiresAt - BUS_ASSERTION_LIFETIME_SECONDS > nowSeconds) return current;
+    const key = randomBytes(32);
+    const expiresAt = nowSeconds + BUS_GRANT_LIFETIME_SECONDS;
+    const payload = base64url(
+      JSON.stringify({
+        iss: principal,
+        aud: audience,
+        iat: nowSeconds,
+        exp: expiresAt,
+        key: key.toString('base64url'),
+      }),
+    );
+    const signingInput = `${encodedGrantHeader}.${payload}`;
+    const token = `${signingInput}.${base64url(sign(null, Buffer.from(signingInput), privateKey))}`;
+    const grant = { token, key, expiresAt };
+    grants.set(audience, grant);
+    return grant;
+  }
+
   return {
     principal,
     async sign(claims) {
@@ -138,6 +194,7 @@ export async function createBusSigner(privateJwkJson: string): Promise<BusSigner
         throw new Error(`${principal} cannot sign for a person: only the gateway can`);
       }
       const issuedAt = Math.floor(Date.now() / 1000);
+      const grant = grantFor(claims.audience, issuedAt);
       const payload = base64url(
         JSON.stringify({
           iss: principal,
@@ -150,10 +207,18 @@ export async function createBusSigner(privateJwkJson: string): Promise<BusSigner
           ...(claims.user ? { usr: claims.user } : {}),
         }),
       );
-      const signingInput = `${encodedHeader}.${payload}`;
-      return `${signingInput}.${base64url(sign(null, Buffer.from(signingInput), key))}`;
+      const signingInput = `${ENCODED_ASSERTION_HEADER}.${payload}`;
+      const mac = base64url(macOf(grant.key, signingInput));
+      return `${grant.token}${TOKEN_SEPARATOR}${signingInput}.${mac}`;
     },
   };
+}
+
+interface VerifiedGrant {
+  principal: BusPrincipal;
+  audience: string;
+  key: Buffer;
+  expiresAt: number;
 }
 
 /**
@@ -175,6 +240,8 @@ export async function createBusVerifier(
       key: createPublicKey({ key: { kty, crv, x }, format: 'jwk' }),
     });
   }
+  // Grants whose signature verified, by their token; only a trusted key's holder adds one.
+  const grants = new Map<string, VerifiedGrant>();
   // Assertion ids seen and when they expire, oldest first: a copy is refused until then.
   const seen = new Map<string, number>();
   const forgetExpired = (nowSeconds: number) => {
@@ -183,45 +250,91 @@ export async function createBusVerifier(
       seen.delete(jti);
     }
   };
+  const isCurrent = (iat: number, exp: number, lifetime: number, nowSeconds: number) =>
+    exp + CLOCK_TOLERANCE_SECONDS >= nowSeconds &&
+    iat - CLOCK_TOLERANCE_SECONDS <= nowSeconds &&
+    exp - iat <= lifetime;
+
+  function verifiedGrant(token: string, nowSeconds: number): VerifiedGrant {
+    const kept = grants.get(token);
+    if (kept) return kept;
+    const [encodedHeader, encodedPayload, signature] = splitJws(token);
+    const header = GrantHeader.safeParse(decodeJson(encodedHeader));
+    if (!header.success) throw new BusAssertionError('malformed');
+    const known = keys.get(header.data.kid);
+    if (!known) throw new BusAssertionError('unknown_key');
+    const signed = verify(
+      null,
+      Buffer.from(`${encodedHeader}.${encodedPayload}`),
+      known.key,
+      Buffer.from(signature, 'base64url'),
+    );
+    if (!signed) throw new BusAssertionError('bad_signature');
+    const claims = GrantClaims.safeParse(decodeJson(encodedPayload));
+    if (!claims.success) throw new BusAssertionError('malformed');
+    const { iss, aud, iat, exp, key } = claims.data;
+    // The key names its holder: a key of chat's cannot sign as the gateway.
+    if (iss !== known.principal) throw new BusAssertionError('bad_signature');
+    if (!isCurrent(iat, exp, BUS_GRANT_LIFETIME_SECONDS, nowSeconds)) {
+      throw new BusAssertionError('expired');
+    }
+    const grant = {
+      principal: known.principal,
+      audience: aud,
+      key: Buffer.from(key, 'base64url'),
+      expiresAt: exp,
+    };
+    if (grants.size >= GRANT_CACHE_LIMIT) {
+      for (const [cached, { expiresAt }] of grants) {
+        if (expiresAt + CLOCK_TOLERANCE_SECONDS < nowSeconds) grants.delete(cached);
+      }
+      const oldest = grants.keys().next();
+      if (grants.size >= GRANT_CACHE_LIMIT && !oldest.done) grants.delete(oldest.value);
+    }
+    grants.set(token, grant);
+    return grant;
+  }
 
   return {
     async verify(token, audience) {
       if (!token) throw new BusAssertionError('missing');
-      const parts = token.split('.');
-      if (parts.length !== 3) throw new BusAssertionError('malformed');
-      const [encodedHeader = '', encodedPayload = '', signature = ''] = parts;
-      const header = ProtectedHeader.safeParse(decodeJson(encodedHeader));
-      if (!header.success) throw new BusAssertionError('malformed');
-      const known = keys.get(header.data.kid);
-      if (!known) throw new BusAssertionError('unknown_key');
-      const signed = verify(
-        null,
-        Buffer.from(`${encodedHeader}.${encodedPayload}`),
-        known.key,
-        Buffer.from(signature, 'base64url'),
-      );
-      if (!signed) throw new BusAssertionError('bad_signature');
+      const separator = token.indexOf(TOKEN_SEPARATOR);
+      if (separator < 0) throw new BusAssertionError('malformed');
+      const nowSeconds = Math.floor(options.now() / 1000);
+      const grant = verifiedGrant(token.slice(0, separator), nowSeconds);
+      if (grant.expiresAt + CLOCK_TOLERANCE_SECONDS < nowSeconds) {
+        throw new BusAssertionError('expired');
+      }
+      if (grant.audience !== audience) throw new BusAssertionError('audience');
+
+      const [encodedHeader, encodedPayload, mac] = splitJws(token.slice(separator + 1));
+      if (encodedHeader !== ENCODED_ASSERTION_HEADER) {
+        const header = AssertionHeader.safeParse(decodeJson(encodedHeader));
+        if (!header.success) throw new BusAssertionError('malformed');
+      }
+      const expected = macOf(grant.key, `${encodedHeader}.${encodedPayload}`);
+      const presented = Buffer.from(mac, 'base64url');
+      if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
+        throw new BusAssertionError('bad_signature');
+      }
       const claims = AssertionClaims.safeParse(decodeJson(encodedPayload));
       if (!claims.success) throw new BusAssertionError('malformed');
       const { iss, aud, iat, exp, jti, dig, rid, usr } = claims.data;
-      // The key names its holder: a key of chat's cannot sign as the gateway.
-      if (iss !== known.principal) throw new BusAssertionError('bad_signature');
-      const nowSeconds = Math.floor(options.now() / 1000);
+      if (iss !== grant.principal) throw new BusAssertionError('bad_signature');
       if (
-        exp + CLOCK_TOLERANCE_SECONDS < nowSeconds ||
-        iat - CLOCK_TOLERANCE_SECONDS > nowSeconds ||
-        exp - iat > BUS_ASSERTION_LIFETIME_SECONDS
+        !isCurrent(iat, exp, BUS_ASSERTION_LIFETIME_SECONDS, nowSeconds) ||
+        exp > grant.expiresAt
       ) {
         throw new BusAssertionError('expired');
       }
       if (aud !== audience) throw new BusAssertionError('audience');
-      if (usr && !USER_SIGNERS.has(known.principal)) {
+      if (usr && !USER_SIGNERS.has(grant.principal)) {
         throw new BusAssertionError('user_not_allowed');
       }
       forgetExpired(nowSeconds);
       if (seen.has(jti)) throw new BusAssertionError('replayed');
       seen.set(jti, exp);
-      return { principal: known.principal, audience: aud, digest: dig, requestId: rid, user: usr };
+      return { principal: grant.principal, audience: aud, digest: dig, requestId: rid, user: usr };
     },
   };
 }

@@ -2,9 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { generateCredentialKey, mintSessionToken } from '@wap/auth';
 import {
   createTestDatabase,
-  removeNamespaceFromNats,
   startChatCompletionsProvider,
-  testNatsUrl,
   type ChatCompletionsProvider,
   type ScriptedReply,
   type TestDatabase,
@@ -12,7 +10,7 @@ import {
   readAllEvents,
   type ServerSentEvent,
 } from '@wap/testing';
-import { runApp, type RunningProcess } from './processes';
+import { runApp, startProcessBus, type ProcessBus, type RunningProcess } from './processes';
 import { http, uniqueEmail } from './stack';
 
 const SESSION_SECRET = 'chat-replicas-secret-0123456789abcdef0123';
@@ -28,6 +26,7 @@ function slowReply(): ScriptedReply {
 
 describe('chat turns across two chat processes on the distributed runtime', () => {
   let database: TestDatabase;
+  let bus: ProcessBus;
   let provider: ChatCompletionsProvider;
   let env: Record<string, string>;
   const namespace = `c${randomBytes(6).toString('hex')}`;
@@ -37,7 +36,7 @@ describe('chat turns across two chat processes on the distributed runtime', () =
   let chatId: string;
 
   async function start(name: string, app: string): Promise<void> {
-    const running = runApp(app, env);
+    const running = runApp(app, env, bus);
     processes.set(name, running);
     await running.waitForLine(new RegExp(`"msg":"${app} ready"`), 60_000);
   }
@@ -63,8 +62,8 @@ describe('chat turns across two chat processes on the distributed runtime', () =
   beforeAll(async () => {
     database = await createTestDatabase();
     provider = await startChatCompletionsProvider({ fallback: slowReply() });
+    bus = await startProcessBus(namespace);
     env = {
-      NATS_URL: testNatsUrl(),
       NATS_NAMESPACE: namespace,
       DATABASE_URL: database.url,
       SESSION_JWT_SECRET: SESSION_SECRET,
@@ -78,7 +77,7 @@ describe('chat turns across two chat processes on the distributed runtime', () =
       TURN_LEASE_MS: String(TURN_LEASE_MS),
       TURN_HEARTBEAT_MS: '1000',
     };
-    const gateway = runApp('gateway', env);
+    const gateway = runApp('gateway', env, bus);
     processes.set('gateway', gateway);
     await Promise.all([
       start('storage', 'storage'),
@@ -110,7 +109,7 @@ describe('chat turns across two chat processes on the distributed runtime', () =
     await Promise.all([...processes.values()].map((running) => running.stop('SIGKILL')));
     await provider?.stop();
     await database?.drop();
-    await removeNamespaceFromNats(testNatsUrl(), namespace);
+    await bus?.stop();
   });
 
   test('a turn started through one replica is stopped by a cancel that lands on the other', async () => {

@@ -1,12 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { generateCredentialKey, mintSessionToken } from '@wap/auth';
-import {
-  createTestDatabase,
-  removeNamespaceFromNats,
-  testNatsUrl,
-  type TestDatabase,
-} from '@wap/testing';
-import { runApp, type RunningProcess } from './processes';
+import { createTestDatabase, type TestDatabase } from '@wap/testing';
+import { runApp, startProcessBus, type ProcessBus, type RunningProcess } from './processes';
 import { http, uniqueEmail } from './stack';
 
 const SERVICES = ['storage', 'workflow-runner', 'chat', 'mcp-registry', 'webhook-ingest'] as const;
@@ -14,6 +9,7 @@ const SESSION_SECRET = 'distributed-processes-secret-0123456789abcdef';
 
 describe('the distributed runtime: one process per service', () => {
   let database: TestDatabase;
+  let bus: ProcessBus;
   let env: Record<string, string>;
   const namespace = `p${randomBytes(6).toString('hex')}`;
   let gateway: RunningProcess;
@@ -21,15 +17,15 @@ describe('the distributed runtime: one process per service', () => {
   const services = new Map<string, RunningProcess>();
 
   async function startService(name: string): Promise<void> {
-    const running = runApp(name, env);
+    const running = runApp(name, env, bus);
     services.set(name, running);
     await running.waitForLine(new RegExp(`"msg":"${name} ready"`), 60_000);
   }
 
   beforeAll(async () => {
     database = await createTestDatabase();
+    bus = await startProcessBus(namespace);
     env = {
-      NATS_URL: testNatsUrl(),
       NATS_NAMESPACE: namespace,
       DATABASE_URL: database.url,
       SESSION_JWT_SECRET: SESSION_SECRET,
@@ -40,7 +36,7 @@ describe('the distributed runtime: one process per service', () => {
       // mcp-registry refuses to start without its credential key, as in production.
       CREDENTIALS_ENCRYPTION_KEYS: generateCredentialKey('e2e'),
     };
-    gateway = runApp('gateway', env);
+    gateway = runApp('gateway', env, bus);
     await Promise.all(SERVICES.map((name) => startService(name)));
     const [, url] = await gateway.waitForLine(/"url":"(http:\/\/[^"]+)"/, 60_000);
     gatewayUrl = url ?? '';
@@ -49,7 +45,7 @@ describe('the distributed runtime: one process per service', () => {
   afterAll(async () => {
     await Promise.all([gateway, ...services.values()].map((running) => running?.stop('SIGKILL')));
     await database?.drop();
-    await removeNamespaceFromNats(testNatsUrl(), namespace);
+    await bus?.stop();
   });
 
   test('sessions, GET /me and POST /workspaces work; a stopped storage is a 503 until it is back', async () => {

@@ -4,14 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { generateCredentialKey, mintSessionToken } from '@wap/auth';
-import {
-  createTestDatabase,
-  eventually,
-  removeNamespaceFromNats,
-  testNatsUrl,
-  type TestDatabase,
-} from '@wap/testing';
-import { runApp, type RunningProcess } from './processes';
+import { createTestDatabase, eventually, type TestDatabase } from '@wap/testing';
+import { runApp, startProcessBus, type ProcessBus, type RunningProcess } from './processes';
 import { http, uniqueEmail } from './stack';
 
 /**
@@ -442,6 +436,7 @@ const COMMON_ENV = {
 
 describe('metrics on the distributed runtime: each process serves its own scrape', () => {
   let database: TestDatabase;
+  let bus: ProcessBus;
   const namespace = `m${randomBytes(6).toString('hex')}`;
   const processes = new Map<ProcessName, RunningProcess>();
   /** Where each process serves /metrics. */
@@ -450,19 +445,19 @@ describe('metrics on the distributed runtime: each process serves its own scrape
 
   beforeAll(async () => {
     database = await createTestDatabase();
+    bus = await startProcessBus(namespace);
     const env = {
       ...COMMON_ENV,
-      NATS_URL: testNatsUrl(),
       NATS_NAMESPACE: namespace,
       DATABASE_URL: database.url,
       CREDENTIALS_ENCRYPTION_KEYS: generateCredentialKey('metrics'),
       WEBHOOK_PORT: 'off',
     };
-    const gateway = runApp('gateway', env);
+    const gateway = runApp('gateway', env, bus);
     processes.set('gateway', gateway);
     await Promise.all(
       SERVICES.map(async (name) => {
-        const running = runApp(name, env);
+        const running = runApp(name, env, bus);
         processes.set(name, running);
         const [, port] = await running.waitForLine(
           new RegExp(`"healthPort":(\\d+)[^\\n]*"msg":"${name} ready"`),
@@ -479,7 +474,7 @@ describe('metrics on the distributed runtime: each process serves its own scrape
   afterAll(async () => {
     await Promise.all([...processes.values()].map((running) => running.stop('SIGKILL')));
     await database?.drop();
-    await removeNamespaceFromNats(testNatsUrl(), namespace);
+    await bus?.stop();
   });
 
   test(

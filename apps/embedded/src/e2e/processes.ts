@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isBusPrincipal } from '@wap/contracts';
-import { busKeyEnvironment } from '@wap/testing';
+import { createBusCredentials, type BusCredentials } from '@wap/service-runtime';
+import { startOwnNats } from '@wap/testing';
 
 /** The repository's root, where tools/ and the apps' sources are. */
 export const repositoryRoot = join(__dirname, '../../../..');
@@ -22,17 +25,53 @@ const PROCESS_DEFAULTS: Record<string, Record<string, string>> = {
 };
 
 /**
- * Runs an app's main.ts from source, as `npm start` and the distributed commands do. A service
- * or the gateway gets its bus keys from the test key set, which this process's stack shares.
+ * A spec's own nats-server with authentication on, as production runs it (decision 113): it
+ * admits only the platform's principals, each with its own NATS user, permissions and bus keys.
  */
-export function runApp(app: string, env: Record<string, string>): RunningProcess {
+export interface ProcessBus {
+  url: string;
+  credentials: BusCredentials;
+  /** NATS_NKEY_SEED, BUS_SIGNING_KEY and BUS_TRUSTED_KEYS of a service or the gateway. */
+  environmentOf(app: string): Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** The version in the kids of a ProcessBus's keys (`<principal>:e2e`). */
+export const PROCESS_BUS_KEY_VERSION = 'e2e';
+
+/** Starts a ProcessBus; `namespace` is the NATS_NAMESPACE the spec's processes are given. */
+export async function startProcessBus(namespace?: string): Promise<ProcessBus> {
+  const dir = mkdtempSync(join(tmpdir(), 'wap-process-bus-'));
+  const credentials = createBusCredentials(PROCESS_BUS_KEY_VERSION);
+  const nats = await startOwnNats({ dir, users: credentials.natsUsers, nodes: 1, namespace });
+  await nats.start();
+  return {
+    url: nats.url,
+    credentials,
+    environmentOf: (app) => (isBusPrincipal(app) ? credentials.environmentOf(app) : {}),
+    stop: async () => {
+      await nats.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Runs an app's main.ts from source, as `npm start` and the distributed commands do. A service
+ * or the gateway connects to `bus` with its own credentials; the embedded runtime needs none.
+ */
+export function runApp(app: string, env: Record<string, string>, bus?: ProcessBus): RunningProcess {
+  if (isBusPrincipal(app) && !bus) {
+    throw new Error(`${app} runs on a ProcessBus: the services admit no unauthenticated bus`);
+  }
   const child = spawn(process.execPath, ['--import', 'tsx', join('apps', app, 'src/main.ts')], {
     cwd: repositoryRoot,
     env: {
       PATH: process.env['PATH'] ?? '',
       HOME: process.env['HOME'] ?? '',
       ...PROCESS_DEFAULTS[app],
-      ...(isBusPrincipal(app) ? busKeyEnvironment(app) : {}),
+      ...bus?.environmentOf(app),
+      ...(bus ? { NATS_URL: bus.url } : {}),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,13 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { mintSessionToken } from '@wap/auth';
-import {
-  createTestDatabase,
-  removeNamespaceFromNats,
-  testNatsUrl,
-  type TestDatabase,
-} from '@wap/testing';
-import { runApp, type RunningProcess } from './processes';
+import { createTestDatabase, type TestDatabase } from '@wap/testing';
+import { runApp, startProcessBus, type ProcessBus, type RunningProcess } from './processes';
 import { http } from './stack';
 
 /**
@@ -21,12 +16,13 @@ const DURATION_MS = 60_000;
 
 describe('a schedule across two runner processes, one killed', () => {
   let database: TestDatabase;
+  let bus: ProcessBus;
   let env: Record<string, string>;
   const namespace = `s${randomBytes(6).toString('hex')}`;
   const running: RunningProcess[] = [];
 
   function start(app: string): RunningProcess {
-    const child = runApp(app, env);
+    const child = runApp(app, env, bus);
     running.push(child);
     return child;
   }
@@ -35,8 +31,8 @@ describe('a schedule across two runner processes, one killed', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
+    bus = await startProcessBus(namespace);
     env = {
-      NATS_URL: testNatsUrl(),
       NATS_NAMESPACE: namespace,
       DATABASE_URL: database.url,
       SESSION_JWT_SECRET: SESSION_SECRET,
@@ -51,7 +47,7 @@ describe('a schedule across two runner processes, one killed', () => {
   afterAll(async () => {
     await Promise.all(running.map((child) => child.stop('SIGKILL')));
     await database?.drop();
-    await removeNamespaceFromNats(testNatsUrl(), namespace);
+    await bus?.stop();
   });
 
   test('every fire has exactly one run; kill -9 of one runner loses none', async () => {

@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstream } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { headers as natsHeaders, nkeyAuthenticator, type NatsConnection } from '@nats-io/nats-core';
@@ -19,16 +18,21 @@ import {
   type RequestSubjectSpec,
 } from '@wap/contracts';
 import { ASSERTION_HEADER, requestDigest } from '@wap/platform';
-import { createBusCredentials } from '@wap/service-runtime';
+import type { BusCredentials } from '@wap/service-runtime';
 import {
   createTestDatabase,
   startChatCompletionsProvider,
-  startOwnNats,
   type ChatCompletionsProvider,
-  type OwnNats,
   type TestDatabase,
 } from '@wap/testing';
-import { repositoryRoot, runApp, type RunningProcess } from './processes';
+import {
+  PROCESS_BUS_KEY_VERSION,
+  repositoryRoot,
+  runApp,
+  startProcessBus,
+  type ProcessBus,
+  type RunningProcess,
+} from './processes';
 import { http, uniqueEmail } from './stack';
 
 // The distributed runtime as separate processes on a nats-server of the spec's own with
@@ -45,11 +49,10 @@ type Attack = (typeof ATTACKS)[number];
 jest.setTimeout(240_000);
 
 describe('the bus with authentication on, attacked', () => {
-  const credentials = createBusCredentials('spec');
+  let credentials: BusCredentials;
   /** A key set the services do not trust: the same kids, other keys. */
-  const strangers = generateBusKeySet('spec');
-  let dir: string;
-  let nats: OwnNats;
+  const strangers = generateBusKeySet(PROCESS_BUS_KEY_VERSION);
+  let bus: ProcessBus;
   let database: TestDatabase;
   let provider: ChatCompletionsProvider;
   let gatewayUrl: string;
@@ -62,7 +65,7 @@ describe('the bus with authentication on, attacked', () => {
     if (known) return known;
     const seed = credentials.environmentOf(principal).NATS_NKEY_SEED;
     const nc = await connect({
-      servers: nats.url,
+      servers: bus.url,
       authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)),
       inboxPrefix: inboxPrefixOf(principal),
     });
@@ -71,16 +74,14 @@ describe('the bus with authentication on, attacked', () => {
   };
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'wap-security-'));
-    nats = await startOwnNats({ dir, users: credentials.natsUsers, nodes: 1 });
-    await nats.start();
+    bus = await startProcessBus();
+    credentials = bus.credentials;
     database = await createTestDatabase();
     // Every turn hangs after its first words, so that its control subject is served.
     provider = await startChatCompletionsProvider({
       fallback: { text: ['Thinking'], interrupt: { afterChunks: 2, how: 'hang' } },
     });
     const common = {
-      NATS_URL: nats.url,
       DATABASE_URL: database.url,
       SESSION_JWT_SECRET: SESSION_SECRET,
       PORT: '0',
@@ -91,7 +92,7 @@ describe('the bus with authentication on, attacked', () => {
       LLM_MODEL: 'security-model',
     };
     const started = [...SERVICE_NAMES, 'gateway' as const].map(async (app) => {
-      const running = runApp(app, { ...common, ...credentials.environmentOf(app) });
+      const running = runApp(app, common, bus);
       processes.set(app, running);
       if (app === 'gateway') {
         const [, url] = await running.waitForLine(/"url":"(http:\/\/[^"]+)"/, 90_000);
@@ -112,8 +113,7 @@ describe('the bus with authentication on, attacked', () => {
     await Promise.all([...processes.values()].map((running) => running.stop('SIGKILL')));
     await provider?.stop();
     await database?.drop();
-    await nats?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await bus?.stop();
   });
 
   const person = async (label: string) => {
@@ -150,7 +150,7 @@ describe('the bus with authentication on, attacked', () => {
   });
 
   test('a client without credentials is refused by NATS', async () => {
-    await expect(connect({ servers: nats.url, reconnect: false })).rejects.toThrow(
+    await expect(connect({ servers: bus.url, reconnect: false })).rejects.toThrow(
       /Authorization Violation/,
     );
   });
@@ -164,7 +164,7 @@ describe('the bus with authentication on, attacked', () => {
     }
     // Nor listen to another service's requests, nor read another principal's replies.
     const eavesdropper = await connect({
-      servers: nats.url,
+      servers: bus.url,
       authenticator: nkeyAuthenticator(
         new TextEncoder().encode(credentials.environmentOf('chat').NATS_NKEY_SEED),
       ),
@@ -214,7 +214,15 @@ describe('the bus with authentication on, attacked', () => {
         body: { content: 'Hello' },
       });
       expect(message.status).toBe(202);
-      await provider.waitForRequest(provider.requests.length + 1);
+      // Bounded, so that a turn that never reaches the provider fails here, with chat's log.
+      const reached = provider.waitForRequest(provider.requests.length + 1);
+      const waited = await Promise.race([
+        reached.then(() => true),
+        sleep(30_000).then(() => false),
+      ]);
+      if (!waited) {
+        throw new Error(`the turn never reached the provider:\n${processes.get('chat')?.output()}`);
+      }
       return `${spec.subject}.${(message.body as { requestId: string }).requestId}`;
     }
     return spec.subject;
@@ -235,17 +243,27 @@ describe('the bus with authentication on, attacked', () => {
       attack === 'another audience'
         ? (SERVICE_NAMES.find((name) => name !== spec.server) ?? 'chat')
         : spec.server;
-    return new SignJWT({
+    // A grant under the caller's key (a stranger's when forged) and an assertion under its MAC key.
+    const macKey = randomBytes(32);
+    const grant = await new SignJWT({ key: macKey.toString('base64url') })
+      .setProtectedHeader({ alg: 'EdDSA', kid: jwk['kid'] ?? '' })
+      .setIssuer(caller)
+      .setAudience(audience)
+      .setIssuedAt(now)
+      .setExpirationTime(now + 600)
+      .sign(await importJWK(jwk, 'EdDSA'));
+    const assertion = await new SignJWT({
       dig: requestDigest(data, {}),
       ...(spec.user || caller === 'gateway' ? { usr: user } : {}),
     })
-      .setProtectedHeader({ alg: 'EdDSA', kid: jwk['kid'] ?? '' })
+      .setProtectedHeader({ alg: 'HS256' })
       .setIssuer(caller)
       .setAudience(audience)
       .setIssuedAt(issuedAt)
       .setExpirationTime(issuedAt + 30)
       .setJti(randomBytes(16).toString('base64url'))
-      .sign(await importJWK(jwk, 'EdDSA'));
+      .sign(macKey);
+    return `${grant}~${assertion}`;
   }
 
   test('every request subject of the registry refuses a missing, forged, expired or misaddressed actor', async () => {
@@ -299,7 +317,7 @@ describe('the bus with authentication on, attacked', () => {
           env: {
             PATH: process.env['PATH'] ?? '',
             HOME: process.env['HOME'] ?? '',
-            NATS_URL: nats.url,
+            NATS_URL: bus.url,
             ...env,
           },
         },

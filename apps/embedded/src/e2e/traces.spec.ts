@@ -7,10 +7,8 @@ import {
   createTestDatabase,
   eventually,
   readAllEvents,
-  removeNamespaceFromNats,
   startChatCompletionsProvider,
   startOtlpReceiver,
-  testNatsUrl,
   textReply,
   toolCallReply,
   type ChatCompletionsProvider,
@@ -19,7 +17,7 @@ import {
   type TestDatabase,
 } from '@wap/testing';
 import { startMcpTestServers, type McpTestServers } from './mcp-test-servers';
-import { runApp, type RunningProcess } from './processes';
+import { runApp, startProcessBus, type ProcessBus, type RunningProcess } from './processes';
 import { http, uniqueEmail } from './stack';
 
 const SERVICES = ['storage', 'workflow-runner', 'chat', 'mcp-registry', 'webhook-ingest'] as const;
@@ -67,6 +65,7 @@ describe('traces: one trace across the processes of the distributed runtime', ()
   let provider: ChatCompletionsProvider;
   let servers: McpTestServers;
   let database: TestDatabase;
+  let bus: ProcessBus;
   let caDir: string;
   let gateway: RunningProcess;
   let gatewayUrl: string;
@@ -80,10 +79,10 @@ describe('traces: one trace across the processes of the distributed runtime', ()
       startMcpTestServers(),
       createTestDatabase(),
     ]);
+    bus = await startProcessBus(namespace);
     caDir = mkdtempSync(join(tmpdir(), 'wap-traces-'));
     writeFileSync(join(caDir, 'ca.pem'), servers.caPem);
     const env: Record<string, string> = {
-      NATS_URL: testNatsUrl(),
       NATS_NAMESPACE: namespace,
       DATABASE_URL: database.url,
       SESSION_JWT_SECRET: SESSION_SECRET,
@@ -101,11 +100,11 @@ describe('traces: one trace across the processes of the distributed runtime', ()
       LLM_API_KEY,
       LLM_MODEL: 'traces-model',
     };
-    gateway = runApp('gateway', env);
+    gateway = runApp('gateway', env, bus);
     processes.push(gateway);
     await Promise.all(
       SERVICES.map(async (name) => {
-        const running = runApp(name, env);
+        const running = runApp(name, env, bus);
         processes.push(running);
         // Six processes compile their sources at once: on a busy machine that takes minutes.
         await running.waitForLine(new RegExp(`"msg":"${name} ready"`), 240_000);
@@ -118,7 +117,7 @@ describe('traces: one trace across the processes of the distributed runtime', ()
   afterAll(async () => {
     await Promise.all(processes.map((running) => running.stop('SIGKILL')));
     await Promise.all([receiver?.close(), provider?.stop(), servers?.stop(), database?.drop()]);
-    await removeNamespaceFromNats(testNatsUrl(), namespace);
+    await bus?.stop();
     if (caDir) rmSync(caDir, { recursive: true, force: true });
   });
 

@@ -4,13 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { mintSessionToken } from '@wap/auth';
 import { WEBHOOK_RECEIVED_SUBJECT } from '@wap/contracts';
-import {
-  createTestDatabase,
-  removeNamespaceFromNats,
-  testNatsUrl,
-  type TestDatabase,
-} from '@wap/testing';
-import { runApp, type RunningProcess } from './processes';
+import { createTestDatabase, type TestDatabase } from '@wap/testing';
+import { runApp, startProcessBus, type ProcessBus, type RunningProcess } from './processes';
 import { http } from './stack';
 
 /**
@@ -25,12 +20,13 @@ const CONCURRENCY = 32;
 
 describe('webhooks across crashing processes', () => {
   let database: TestDatabase;
+  let bus: ProcessBus;
   let env: Record<string, string>;
   const namespace = `c${randomBytes(6).toString('hex')}`;
   const running: RunningProcess[] = [];
 
   function start(app: string, extra: Record<string, string> = {}): RunningProcess {
-    const child = runApp(app, { ...env, ...extra });
+    const child = runApp(app, { ...env, ...extra }, bus);
     running.push(child);
     return child;
   }
@@ -39,8 +35,8 @@ describe('webhooks across crashing processes', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
+    bus = await startProcessBus(namespace);
     env = {
-      NATS_URL: testNatsUrl(),
       NATS_NAMESPACE: namespace,
       DATABASE_URL: database.url,
       SESSION_JWT_SECRET: SESSION_SECRET,
@@ -58,7 +54,7 @@ describe('webhooks across crashing processes', () => {
   afterAll(async () => {
     await Promise.all(running.map((child) => child.stop('SIGKILL')));
     await database?.drop();
-    await removeNamespaceFromNats(testNatsUrl(), namespace);
+    await bus?.stop();
   });
 
   test('every request answered triggered: 1 has exactly one run, none ran twice', async () => {
@@ -221,13 +217,14 @@ async function startCuttingRelay(natsUrl: string, marker: string) {
 
 describe('webhook-ingest killed between its claim and storing the request', () => {
   let database: TestDatabase;
+  let bus: ProcessBus;
   let env: Record<string, string>;
   const namespace = `k${randomBytes(6).toString('hex')}`;
   const running: RunningProcess[] = [];
   const relays: Awaited<ReturnType<typeof startCuttingRelay>>[] = [];
 
   function start(app: string, extra: Record<string, string> = {}): RunningProcess {
-    const child = runApp(app, { ...env, ...extra });
+    const child = runApp(app, { ...env, ...extra }, bus);
     running.push(child);
     return child;
   }
@@ -239,8 +236,8 @@ describe('webhook-ingest killed between its claim and storing the request', () =
 
   beforeAll(async () => {
     database = await createTestDatabase();
+    bus = await startProcessBus(namespace);
     env = {
-      NATS_URL: testNatsUrl(),
       NATS_NAMESPACE: namespace,
       DATABASE_URL: database.url,
       SESSION_JWT_SECRET: SESSION_SECRET,
@@ -254,7 +251,7 @@ describe('webhook-ingest killed between its claim and storing the request', () =
     await Promise.all(running.map((child) => child.stop('SIGKILL')));
     await Promise.all(relays.map((relay) => relay.close()));
     await database?.drop();
-    await removeNamespaceFromNats(testNatsUrl(), namespace);
+    await bus?.stop();
   });
 
   test('a retry through another replica, keyless or with the same key, is stored at once and runs once', async () => {
@@ -265,7 +262,7 @@ describe('webhook-ingest killed between its claim and storing the request', () =
     // One stuck replica per kind of request: its relay cuts it off at its first stored event.
     const stuck = await Promise.all(
       ['keyless', 'keyed'].map(async () => {
-        const relay = await startCuttingRelay(testNatsUrl(), WEBHOOK_RECEIVED_SUBJECT);
+        const relay = await startCuttingRelay(bus.url, WEBHOOK_RECEIVED_SUBJECT);
         relays.push(relay);
         return { relay, ingest: start('webhook-ingest', { NATS_URL: relay.url }) };
       }),
