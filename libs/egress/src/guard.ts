@@ -146,10 +146,41 @@ export type GuardedFetch = ((input: string | URL, init?: RequestInit) => Promise
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /**
+ * Headers a redirect to another origin keeps: none of them can carry a credential. Every other
+ * header is dropped, because a step or an MCP server's auth may put a secret under any name
+ * (`Authorization`, `Cookie`, `x-api-key`, a header of the user's choosing).
+ */
+const CROSS_ORIGIN_SAFE_HEADERS: ReadonlySet<string> = new Set([
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'cache-control',
+  'content-language',
+  'content-type',
+  'mcp-protocol-version',
+  'pragma',
+  'traceparent',
+  'tracestate',
+  'user-agent',
+]);
+
+/** Headers that describe a request body, dropped with the body when a redirect turns it into a GET. */
+const BODY_HEADERS = ['content-encoding', 'content-language', 'content-location', 'content-type'];
+
+function withoutCredentials(headers: RequestInit['headers']): Headers {
+  const kept = new Headers();
+  for (const [name, value] of new Headers(headers)) {
+    if (CROSS_ORIGIN_SAFE_HEADERS.has(name)) kept.append(name, value);
+  }
+  return kept;
+}
+
+/**
  * Builds the fetch for user-chosen URLs on an undici Agent (Node's global fetch ignores http
  * agents): its `connect.lookup` refuses private addresses, IP-literal hosts are checked before
- * connecting, redirects are followed by hand so each hop is checked, and a redirect from https
- * to http is refused.
+ * connecting, redirects are followed by hand so each hop is checked, a redirect from https to
+ * http is refused, and a redirect to another origin carries no header that could hold a
+ * credential.
  */
 export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
   const { allowlist } = options;
@@ -196,12 +227,17 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
       if (url.protocol === 'https:' && next.protocol !== 'https:') {
         throw new EgressBlockedError('A redirect from https to http was refused');
       }
+      if (next.origin !== url.origin) {
+        requestInit = { ...requestInit, headers: withoutCredentials(requestInit.headers) };
+      }
       const method = (requestInit.method ?? 'GET').toUpperCase();
       if (
         response.status === 303 ||
         ((response.status === 301 || response.status === 302) && method === 'POST')
       ) {
-        requestInit = { ...requestInit, method: 'GET', body: undefined };
+        const headers = new Headers(requestInit.headers);
+        for (const name of BODY_HEADERS) headers.delete(name);
+        requestInit = { ...requestInit, method: 'GET', body: undefined, headers };
       }
       url = next;
     }

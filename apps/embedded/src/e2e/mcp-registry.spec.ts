@@ -386,6 +386,27 @@ describe.each(RUNTIMES)('the MCP registry on the %s runtime', (runtime) => {
     expect(attempts.every((entry) => entry.method === 'POST' && entry.status === 401)).toBe(true);
   });
 
+  test('a server that redirects to another origin gets none of the credentials there', async () => {
+    const before = servers.elsewhereSeen.length;
+    const serverId = await registered({
+      name: 'moved away',
+      serverUrl: `${servers.origin}/moved/mcp`,
+      headers: { 'X-Extra': HEADER_SECRET },
+      authConfig: { value: BEARER_TOKEN },
+    });
+    // The MCP client follows no redirect out of the server's origin; the guarded fetch beneath it
+    // would strip every credential header if it did.
+    const view = await settled(serverId);
+    expect(view).toMatchObject({
+      sync_status: 'failed',
+      sync_errors: ['The server answered HTTP 307'],
+    });
+    const carried = servers.elsewhereSeen
+      .slice(before)
+      .filter((request) => request.headers['authorization'] || request.headers['x-extra']);
+    expect(carried).toEqual([]);
+  });
+
   test('a connected account without a token source: registered, and the sync says why it failed', async () => {
     const serverId = await registered({
       name: 'account',

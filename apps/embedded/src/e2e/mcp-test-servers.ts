@@ -32,6 +32,11 @@ export interface McpTestServers {
   seen: Array<{ method: string; path: string; status: number }>;
   /** JSON-RPC messages the proxy passed on to the servers (requests and notifications). */
   rpcMessages: Array<{ method: string; params?: unknown }>;
+  /**
+   * Requests that reached another origin (another HTTPS port) after `/moved/` redirected them
+   * there with a 307; it answers 401 to each.
+   */
+  elsewhereSeen: Array<{ method: string; path: string; headers: IncomingMessage['headers'] }>;
   /** The next request with a session id under /expiring/ gets 404, as after a server restart. */
   expireSessionOnce(): void;
   stop(): Promise<void>;
@@ -223,9 +228,24 @@ export async function startMcpTestServers(): Promise<McpTestServers> {
   ];
   const seen: McpTestServers['seen'] = [];
   const rpcMessages: McpTestServers['rpcMessages'] = [];
+  const elsewhereSeen: McpTestServers['elsewhereSeen'] = [];
+  const elsewhere: HttpsServer = createHttpsServer({ key: keyPem, cert: certPem }, (req, res) => {
+    elsewhereSeen.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers });
+    req.resume();
+    res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
+  });
+  await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+  const elsewhereOrigin = `https://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
   let expireSession = false;
   const proxy: HttpsServer = createHttpsServer({ key: keyPem, cert: certPem }, (req, res) => {
     const url = req.url ?? '/';
+    if (url.startsWith('/moved/')) {
+      seen.push({ method: req.method ?? '', path: url, status: 307 });
+      req.resume();
+      res.writeHead(307, { location: `${elsewhereOrigin}/landed/${url.slice('/moved/'.length)}` });
+      res.end();
+      return;
+    }
     const route = routes.find((candidate) => url.startsWith(candidate.prefix));
     const record = (status: number) => seen.push({ method: req.method ?? '', path: url, status });
     if (!route) {
@@ -263,12 +283,15 @@ export async function startMcpTestServers(): Promise<McpTestServers> {
     downUrl: `https://127.0.0.1:${downPort}/mcp`,
     seen,
     rpcMessages,
+    elsewhereSeen,
     expireSessionOnce() {
       expireSession = true;
     },
     async stop() {
-      proxy.closeAllConnections();
-      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      for (const server of [proxy, elsewhere]) {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
       for (const child of [streamable.child, sse.child]) {
         child.kill('SIGTERM');
       }

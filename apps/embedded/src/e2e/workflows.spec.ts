@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   CREDIT_BALANCES_BUCKET,
@@ -707,6 +707,73 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
       expect(credits.body).toEqual({ balance: 3 });
     } finally {
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  test('an http_request step redirected to another origin arrives there without its credentials', async () => {
+    const CREDENTIALS = {
+      authorization: 'Bearer step-secret',
+      cookie: 'session=step-secret',
+      'x-api-key': 'step-secret',
+    };
+    const seen: { server: string; path: string; headers: Record<string, unknown>; body: string }[] =
+      [];
+    const recording = (server: string, answer: (res: ServerResponse) => void) =>
+      createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => {
+          const body = Buffer.concat(chunks).toString('utf8');
+          seen.push({ server, path: req.url ?? '', headers: req.headers, body });
+          answer(res);
+        });
+      });
+    const elsewhere = recording('elsewhere', (res) => res.writeHead(200).end('{"ok":true}'));
+    await new Promise<void>((resolve) => elsewhere.listen(0, resolve));
+    const elsewhereUrl = `http://localhost:${(elsewhere.address() as AddressInfo).port}/landed`;
+    const mover = recording('mover', (res) => res.writeHead(307, { location: elsewhereUrl }).end());
+    await new Promise<void>((resolve) => mover.listen(0, resolve));
+    try {
+      const owner = await newOwner('redirect', 5);
+      const created = await createWorkflow(owner, {
+        steps: [
+          {
+            type: 'http_request',
+            name: 'moved',
+            settings: {
+              method: 'POST',
+              url: `http://localhost:${(mover.address() as AddressInfo).port}/start`,
+              headers: CREDENTIALS,
+              body: { order: 'o-1' },
+            },
+          },
+        ],
+      });
+      await receiveWebhook(created, owner.workspaceId, { customer: { id: 'c-1' } });
+      await eventually(async () => {
+        const response = await http(`${stack.url}/workflows/${created.workflow.id}/test-events`, {
+          cookie: owner.cookie,
+        });
+        expect((response.body as { events: unknown[] }).events).toHaveLength(1);
+      });
+      const started = await http(`${stack.url}/workflows/${created.workflow.id}/run`, {
+        method: 'POST',
+        cookie: owner.cookie,
+      });
+      const run = await finishedRun(owner.cookie, (started.body as { runId: string }).runId);
+      expect(run.status).toBe('succeeded');
+      expect(seen.map(({ server, path, body }) => [server, path, body])).toEqual([
+        ['mover', '/start', '{"order":"o-1"}'],
+        ['elsewhere', '/landed', '{"order":"o-1"}'],
+      ]);
+      expect(seen[0]?.headers).toMatchObject(CREDENTIALS);
+      for (const name of Object.keys(CREDENTIALS)) {
+        expect(seen[1]?.headers[name]).toBeUndefined();
+      }
+    } finally {
+      await Promise.all(
+        [mover, elsewhere].map((server) => new Promise((resolve) => server.close(resolve))),
+      );
     }
   });
 
