@@ -243,8 +243,10 @@ describe.each(RUNTIMES)('chat turns and the assistant on the %s runtime', (runti
     const chatId = await newChat();
     const words = Array.from({ length: 400 }, (_, index) => `w${index} `);
     provider.enqueue({ text: words, chunkDelayMs: 20 });
+    // Counted before the turn starts: it may reach the provider before the 202 is read.
+    const requestsBefore = provider.requests.length;
     const requestId = await startTurn(chatId, 'Talk for a long time');
-    const requestIndex = (await provider.waitForRequest(provider.requests.length + 1)).index;
+    const requestIndex = (await provider.waitForRequest(requestsBefore + 1)).index;
     const stream = await openEventStream(eventsUrl(requestId), { cookie: owner.cookie });
     await stream.waitFor((event) => event.event === 'delta');
 

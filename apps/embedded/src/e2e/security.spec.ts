@@ -208,6 +208,8 @@ describe('the bus with authentication on, attacked', () => {
         body: { workspaceId, title: 'A turn that hangs' },
       });
       const chatId = (chat.body as { conversation: { id: string } }).conversation.id;
+      // Counted before the message is sent: the turn may reach the provider before the 202 is read.
+      const requestsBefore = provider.requests.length;
       const message = await http(`${gatewayUrl}/ai-chat/conversations/${chatId}/messages`, {
         method: 'POST',
         cookie,
@@ -215,7 +217,7 @@ describe('the bus with authentication on, attacked', () => {
       });
       expect(message.status).toBe(202);
       // Bounded, so that a turn that never reaches the provider fails here, with chat's log.
-      const reached = provider.waitForRequest(provider.requests.length + 1);
+      const reached = provider.waitForRequest(requestsBefore + 1);
       const waited = await Promise.race([
         reached.then(() => true),
         sleep(30_000).then(() => false),
