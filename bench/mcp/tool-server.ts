@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Server, createMcpHandler } from '@modelcontextprotocol/server';
+import { makeTestCertificates } from '@wap/testing';
 
 /** The bench's MCP server: `toolCount` tools listed `pageSize` at a time, over HTTPS with a throw-away CA. */
 export interface BenchToolServer {
@@ -15,54 +15,7 @@ export interface BenchToolServer {
 
 function certificates(): { caPem: string; keyPem: string; certPem: string; dir: string } {
   const dir = mkdtempSync(join(tmpdir(), 'wap-bench-mcp-'));
-  const run = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  run([
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.pem',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=bench CA',
-  ]);
-  run([
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'server.key',
-    '-out',
-    'server.csr',
-    '-subj',
-    '/CN=127.0.0.1',
-  ]);
-  writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1\n');
-  run([
-    'x509',
-    '-req',
-    '-in',
-    'server.csr',
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    'server.pem',
-    '-days',
-    '1',
-    '-extfile',
-    'san.ext',
-  ]);
-  const read = (name: string) => readFileSync(join(dir, name), 'utf8');
-  return { caPem: read('ca.pem'), keyPem: read('server.key'), certPem: read('server.pem'), dir };
+  return { ...makeTestCertificates(dir, 'bench CA'), dir };
 }
 
 export async function startBenchToolServer(options: {

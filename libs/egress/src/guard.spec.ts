@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -12,6 +11,7 @@ import {
   isAddressAllowed,
   parseAllowlist,
 } from './guard';
+import { makeTestCertificates } from '@wap/testing';
 
 const NONE = parseAllowlist('');
 
@@ -261,28 +261,12 @@ describe('guarded fetch: redirects and credentials', () => {
 
   test('a redirect from https to http is refused before anything is sent', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'egress-tls-'));
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        'key.pem',
-        '-out',
-        'cert.pem',
-      ].concat(['-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1']),
-      { cwd: dir, stdio: 'pipe' },
-    );
-    const cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
-    const secure = createHttpsServer(
-      { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert },
-      (_req, res) => res.writeHead(302, { location: `${secondOrigin}/downgraded` }).end(),
+    const { caPem, keyPem, certPem } = makeTestCertificates(dir);
+    const secure = createHttpsServer({ key: keyPem, cert: certPem }, (_req, res) =>
+      res.writeHead(302, { location: `${secondOrigin}/downgraded` }).end(),
     );
     await new Promise<void>((resolve) => secure.listen(0, '127.0.0.1', resolve));
-    const guarded = createGuardedFetch({ allowlist, ca: [cert] });
+    const guarded = createGuardedFetch({ allowlist, ca: [caPem] });
     try {
       const port = (secure.address() as AddressInfo).port;
       await expect(guarded(`https://127.0.0.1:${port}/`, { headers: CREDENTIALS })).rejects.toThrow(

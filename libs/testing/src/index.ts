@@ -32,3 +32,4 @@ export { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-
 export { testBusKeys, asBusPrincipal, busKeyEnvironment } from './bus-keys';
 export { startOwnNats, type OwnNats, type NatsNode } from './nats-servers';
 export { freePort } from './ports';
+export { makeTestCertificates, type TestCertificates } from './certificates';

@@ -1,5 +1,5 @@
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { generateCredentialKey, parseCredentialKeys } from '@wap/auth';
 import { parseAllowlist } from '@wap/egress';
 import type { McpRegistryConfig } from '@wap/mcp-registry-service';
+import { makeTestCertificates } from '@wap/testing';
 
 /**
  * Real MCP servers for the registry's end-to-end tests: `@modelcontextprotocol/server-everything`
@@ -72,60 +73,6 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
-}
-
-function makeCertificates(dir: string): { caPem: string; keyPem: string; certPem: string } {
-  const run = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  run([
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.pem',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=wap test CA',
-  ]);
-  run([
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'server.key',
-    '-out',
-    'server.csr',
-    '-subj',
-    '/CN=127.0.0.1',
-  ]);
-  writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
-  run([
-    'x509',
-    '-req',
-    '-in',
-    'server.csr',
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    'server.pem',
-    '-days',
-    '1',
-    '-extfile',
-    'san.ext',
-  ]);
-  return {
-    caPem: readFileSync(join(dir, 'ca.pem'), 'utf8'),
-    keyPem: readFileSync(join(dir, 'server.key'), 'utf8'),
-    certPem: readFileSync(join(dir, 'server.pem'), 'utf8'),
-  };
 }
 
 /** Starts server-everything with a clean environment (one of its tools prints it). */
@@ -203,7 +150,7 @@ function forward(req: IncomingMessage, res: ServerResponse, port: number, path: 
 
 export async function startMcpTestServers(): Promise<McpTestServers> {
   const dir = mkdtempSync(join(tmpdir(), 'wap-mcp-tls-'));
-  const { caPem, keyPem, certPem } = makeCertificates(dir);
+  const { caPem, keyPem, certPem } = makeTestCertificates(dir);
   const streamable = await startEverything('streamableHttp');
   const sse = await startEverything('sse');
   const bearer = (req: IncomingMessage) => req.headers.authorization === `Bearer ${BEARER_TOKEN}`;

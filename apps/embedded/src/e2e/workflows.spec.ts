@@ -144,6 +144,26 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
     return eventId;
   }
 
+  /** Receives `event` at the workflow's address, waits until it is its test event, runs it to its end. */
+  async function runOnTestEvent(
+    owner: Owner,
+    created: CreatedWorkflow,
+    event: unknown,
+  ): Promise<RunBody> {
+    await receiveWebhook(created, owner.workspaceId, event);
+    await eventually(async () => {
+      const response = await http(`${stack.url}/workflows/${created.workflow.id}/test-events`, {
+        cookie: owner.cookie,
+      });
+      expect((response.body as { events: unknown[] }).events).toHaveLength(1);
+    });
+    const started = await http(`${stack.url}/workflows/${created.workflow.id}/run`, {
+      method: 'POST',
+      cookie: owner.cookie,
+    });
+    return finishedRun(owner.cookie, (started.body as { runId: string }).runId);
+  }
+
   async function finishedRun(cookie: string, runId: string): Promise<RunBody> {
     return eventually(async () => {
       const response = await http(`${stack.url}/runs/${runId}`, { cookie });
@@ -612,18 +632,7 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
         { ...delayStep, name: 'later' },
       ],
     });
-    await receiveWebhook(created, owner.workspaceId, { user: { name: 'eve' } });
-    await eventually(async () => {
-      const response = await http(`${stack.url}/workflows/${created.workflow.id}/test-events`, {
-        cookie: owner.cookie,
-      });
-      expect((response.body as { events: unknown[] }).events).toHaveLength(1);
-    });
-    const started = await http(`${stack.url}/workflows/${created.workflow.id}/run`, {
-      method: 'POST',
-      cookie: owner.cookie,
-    });
-    const run = await finishedRun(owner.cookie, (started.body as { runId: string }).runId);
+    const run = await runOnTestEvent(owner, created, { user: { name: 'eve' } });
     expect(run.status).toBe('failed');
     expect(run.steps.map((step) => step.status)).toEqual(['failed', 'skipped']);
     expect(run.steps[0]?.input).toMatchObject({
@@ -679,18 +688,7 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
           },
         ],
       });
-      await receiveWebhook(created, owner.workspaceId, { customer: { id: 'c-9', name: 'Ada' } });
-      await eventually(async () => {
-        const response = await http(`${stack.url}/workflows/${created.workflow.id}/test-events`, {
-          cookie: owner.cookie,
-        });
-        expect((response.body as { events: unknown[] }).events).toHaveLength(1);
-      });
-      const started = await http(`${stack.url}/workflows/${created.workflow.id}/run`, {
-        method: 'POST',
-        cookie: owner.cookie,
-      });
-      const run = await finishedRun(owner.cookie, (started.body as { runId: string }).runId);
+      const run = await runOnTestEvent(owner, created, { customer: { id: 'c-9', name: 'Ada' } });
       expect(run.status).toBe('succeeded');
       expect(run.credits_charged).toBe(2);
       expect(run.steps.map((step) => [step.name, step.status, step.error])).toEqual([
@@ -749,18 +747,7 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
           },
         ],
       });
-      await receiveWebhook(created, owner.workspaceId, { customer: { id: 'c-1' } });
-      await eventually(async () => {
-        const response = await http(`${stack.url}/workflows/${created.workflow.id}/test-events`, {
-          cookie: owner.cookie,
-        });
-        expect((response.body as { events: unknown[] }).events).toHaveLength(1);
-      });
-      const started = await http(`${stack.url}/workflows/${created.workflow.id}/run`, {
-        method: 'POST',
-        cookie: owner.cookie,
-      });
-      const run = await finishedRun(owner.cookie, (started.body as { runId: string }).runId);
+      const run = await runOnTestEvent(owner, created, { customer: { id: 'c-1' } });
       expect(run.status).toBe('succeeded');
       expect(seen.map(({ server, path, body }) => [server, path, body])).toEqual([
         ['mover', '/start', '{"order":"o-1"}'],
