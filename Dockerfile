@@ -32,7 +32,8 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 # user (uid 1000), so the process cannot change its own code.
 FROM ${NODE_IMAGE} AS runtime
 ARG APP
-ENV NODE_ENV=production APP=${APP} PORT=3000 HEALTH_PORT=9000
+# HOST: a container's interfaces are its own; the embedded runtime listens on 127.0.0.1 otherwise.
+ENV NODE_ENV=production APP=${APP} PORT=3000 HEALTH_PORT=9000 HOST=0.0.0.0
 WORKDIR /app
 COPY package.json ./
 COPY --from=deps /app/node_modules ./node_modules

@@ -1,4 +1,5 @@
-// Prints a development session cookie for curl: `npm run dev:session -- you@example.com "Your Name"`;
+// Prints a development session cookie for curl, where the gateway runs with DEV_SIGN_IN=on:
+// `DEV_SIGN_IN=on npm run dev:session -- you@example.com "Your Name"`;
 // `--admin` makes it a platform admin's (who may grant credits, e.g. to try workflows locally).
 // Uses SESSION_JWT_SECRET, else the secret the embedded runtime generated in DATA_DIR.
 // `npm run admin -- session` mints the same cookie.
@@ -7,6 +8,10 @@ import { developmentSessionSecret, mintDevelopmentSession } from '@wap/auth';
 async function main(): Promise<void> {
   if (process.env['NODE_ENV'] === 'production') {
     console.error('dev sessions are refused when NODE_ENV=production');
+    process.exit(1);
+  }
+  if (process.env['DEV_SIGN_IN'] !== 'on') {
+    console.error('dev sessions need DEV_SIGN_IN=on, as the gateway has it (see the README)');
     process.exit(1);
   }
   const args = process.argv.slice(2);

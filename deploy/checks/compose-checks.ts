@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadYamlFile } from './kustomize';
-import { RUNTIME_VARIABLES, SECRET_NAME, type EnvSchema } from './manifest-checks';
+import {
+  RUNTIME_VARIABLES,
+  SECRET_NAME,
+  openSignInProblems,
+  type EnvSchema,
+} from './manifest-checks';
 
 type Loose = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- parsed YAML is checked field by field
 
@@ -110,6 +115,7 @@ export function checkCompose(root: string, schemas: Record<string, EnvSchema>): 
       }
       parsedEnv[name] = text.replace(INTERPOLATION, FROM_ENVIRONMENT);
     }
+    problems.push(...openSignInProblems(app, parsedEnv));
     const parsed = schema.safeParse(parsedEnv);
     if (!parsed.success)
       problems.push(`${app}: its config.ts refuses ${JSON.stringify(parsed.error?.issues)}`);

@@ -172,6 +172,13 @@ export function placeholderSecret(name: string): string {
  * Node), each secret only by reference, ConfigMap references to keys that exist, and the whole
  * (secrets as placeholders) accepted by the app's schema.
  */
+/** A shipped deployment never opens the development sign-in (decision 117). */
+export function openSignInProblems(app: string, env: Record<string, string>): string[] {
+  return env['DEV_SIGN_IN'] === undefined || env['DEV_SIGN_IN'] === 'off'
+    ? []
+    : [`${app}: DEV_SIGN_IN must stay off in a shipped deployment (anyone could sign in)`];
+}
+
 export function checkEnvironment(
   objects: K8sObject[],
   schemas: Record<string, EnvSchema>,
@@ -239,6 +246,7 @@ export function checkEnvironment(
         problems.push(`${app}: ${name} is not a variable of its config.ts`);
       }
     }
+    problems.push(...openSignInProblems(app, env));
     const parsed = schema.safeParse(env);
     if (!parsed.success) {
       problems.push(

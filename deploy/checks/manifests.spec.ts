@@ -112,6 +112,32 @@ describe('the checks find what is wrong', () => {
     ]);
   });
 
+  test('the development sign-in turned on, in an overlay or in the compose file', () => {
+    const objects = production();
+    container(objects, 'gateway')['env'].push({ name: 'DEV_SIGN_IN', value: 'on' });
+    expect(checkEnvironment(objects, SCHEMAS)).toContain(
+      'gateway: DEV_SIGN_IN must stay off in a shipped deployment (anyone could sign in)',
+    );
+    const broken = mkdtempSync(join(tmpdir(), 'compose-'));
+    try {
+      mkdirSync(join(broken, 'deploy/compose'), { recursive: true });
+      copyFileSync(
+        join(root, 'deploy/compose/Caddyfile'),
+        join(broken, 'deploy/compose/Caddyfile'),
+      );
+      const compose = readFileSync(join(root, 'docker-compose.yml'), 'utf8').replace(
+        '      NODE_ENV: development\n',
+        "      NODE_ENV: development\n      DEV_SIGN_IN: 'on'\n",
+      );
+      writeFileSync(join(broken, 'docker-compose.yml'), compose);
+      expect(checkCompose(broken, SCHEMAS)).toContain(
+        'gateway: DEV_SIGN_IN must stay off in a shipped deployment (anyone could sign in)',
+      );
+    } finally {
+      rmSync(broken, { recursive: true, force: true });
+    }
+  });
+
   test("a value the app's schema refuses, and a shared ConfigMap key one app does not know", () => {
     const objects = production();
     const env = container(objects, 'storage')['env'] as Loose[];
@@ -121,7 +147,7 @@ describe('the checks find what is wrong', () => {
     const shared = objects.find((object) => object.metadata.name === 'platform-config') as Loose;
     shared['data']['PUBLIC_BASE_URL'] = 'https://platform.example.com';
     const problems = checkEnvironment(objects, SCHEMAS);
-    expect(problems).toContain('gateway: PUBLIC_BASE_URL is not a variable of its config.ts');
+    expect(problems).toContain('storage: PUBLIC_BASE_URL is not a variable of its config.ts');
     expect(problems.some((problem) => problem.startsWith('storage: its config.ts refuses'))).toBe(
       true,
     );

@@ -26,7 +26,11 @@ export const AdminEnv = ServiceEnv.pick({
   ADMIN_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** pino level of the CLI's own diagnostics (written to stderr). */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
-  /** HS256 secret the gateway verifies development sessions with (`session` only). */
+  /** `on` where the gateway has the development sign-in: `session` is refused otherwise. */
+  DEV_SIGN_IN: z.enum(['on', 'off']).default('off'),
+  /** The platform's public address, which `sign-in-link` links to. */
+  PUBLIC_BASE_URL: z.url().default('http://localhost:3000'),
+  /** HS256 secret the gateway verifies development sessions with (`session`, `sign-in-link`). */
   SESSION_JWT_SECRET: z.string().min(32).optional(),
   /** An embedded runtime's data folder, whose generated session secret `session` falls back to. */
   DATA_DIR: z.string().min(1).default('./data'),

@@ -16,6 +16,8 @@ export const EmbeddedEnv = GatewayHttpEnv.extend(McpRegistryEnv.shape)
   .extend(WebhookIngestEnv.shape)
   .extend(ChatEnv.shape)
   .extend({
+    /** Interface to listen on: this machine only unless said otherwise (0.0.0.0 in the image). */
+    HOST: z.string().default('127.0.0.1'),
     /** Credential encryption keys; when unset, one is generated into DATA_DIR on first start. */
     CREDENTIALS_ENCRYPTION_KEYS: z.string().min(1).optional(),
     /** Where the embedded runtime keeps everything: database, streams, KV, blobs, generated secrets. */

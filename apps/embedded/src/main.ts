@@ -45,6 +45,17 @@ async function main(): Promise<void> {
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
   });
 
+  // Webhook addresses, sign-in links and the cookie's Secure attribute all follow this origin.
+  const publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`;
+  const sessionSecret =
+    env.SESSION_JWKS_URL || env.SESSION_JWT_SECRET || env.NODE_ENV === 'production'
+      ? env.SESSION_JWT_SECRET
+      : dataDirSecret(dataDir, 'session-secret');
+  const gatewayConfig = gatewayConfigFromEnv({
+    ...env,
+    SESSION_JWT_SECRET: sessionSecret,
+    PUBLIC_BASE_URL: publicBaseUrl,
+  });
   const platform = withMetrics(await createEmbeddedPlatform({ dataDir, logger }), platformMetrics);
   // One process holds every key: fresh ones at each start, since an assertion lives 30 seconds.
   const busKeys = generateBusKeySet();
@@ -57,7 +68,7 @@ async function main(): Promise<void> {
       environment: process.env,
     },
     workflowRunner: {
-      PUBLIC_BASE_URL: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
+      PUBLIC_BASE_URL: publicBaseUrl,
       // One allow-list for every egress of the process: MCP servers and http_request steps.
       SSRF_ALLOWLIST: env.SSRF_ALLOWLIST,
       MAIL_DROP_DIR: join(dataDir, 'mail'),
@@ -68,11 +79,6 @@ async function main(): Promise<void> {
     chat: chatSettings(env),
   });
 
-  const sessionSecret =
-    env.SESSION_JWKS_URL || env.SESSION_JWT_SECRET
-      ? env.SESSION_JWT_SECRET
-      : dataDirSecret(dataDir, 'session-secret');
-  const gatewayConfig = gatewayConfigFromEnv({ ...env, SESSION_JWT_SECRET: sessionSecret });
   let draining = false;
   const gateway = await startGateway({
     platform: await withBusKeys(
@@ -104,9 +110,9 @@ async function main(): Promise<void> {
   });
   const signInHint = gatewayConfig.webDistDir
     ? `Open ${gateway.url}/ in a browser to sign in and use the app\n`
-    : env.NODE_ENV === 'production'
-      ? ''
-      : `Sign in: ${gateway.url}/dev/sign-in?email=you@example.com\n`;
+    : gatewayConfig.devSignIn
+      ? `Sign in: ${gateway.url}/dev/sign-in?email=you@example.com\n`
+      : '';
   process.stdout.write(
     `\nPlatform running at ${gateway.url}\n` + signInHint + `Data: ${dataDir}\n\n`,
   );

@@ -1,16 +1,21 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { envBoolean, parseConfig } from '@wap/http';
+import { parseConfig } from '@wap/http';
 import { findBuiltWebApp } from './web/built-web-app';
 
 /** What the HTTP edge reads from the environment, whichever runtime hosts it. */
 export const GatewayHttpEnv = z.object({
-  /** development, test or production; production refuses dev sign-in and secret sessions. */
+  /** development, test or production; production refuses dev sign-in and secret-signed sessions. */
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   /** HTTP port of the gateway. */
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /** Interface to listen on. */
   HOST: z.string().default('0.0.0.0'),
+  /**
+   * `on` mounts the development sign-in (`/dev/sign-in`: any email, no password) and lets
+   * `dev:session` mint cookies; never set by compose or the Kubernetes overlays (decision 117).
+   */
+  DEV_SIGN_IN: z.enum(['on', 'off']).default('off'),
   /** HS256 secret for session cookies (development only). */
   SESSION_JWT_SECRET: z.string().min(32).optional(),
   /** JWKS URL of the identity provider that signs session cookies. */
@@ -31,8 +36,11 @@ export const GatewayHttpEnv = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** OTLP/HTTP endpoint for traces; unset means no export. */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
-  /** Adds a Secure attribute to the dev sign-in cookie. */
-  SESSION_COOKIE_SECURE: envBoolean(true),
+  /**
+   * The origin people reach the platform at: session cookies are Secure unless it is plain
+   * http, and unsafe requests must come from it (or WEB_ORIGIN). Unset: Secure cookies.
+   */
+  PUBLIC_BASE_URL: z.url().optional(),
   /**
    * Folder of the built web app (index.html and assets/) served at `/` and `/app/*`; unset:
    * the repository's `dist/apps/web` when it has been built, else `/` answers a JSON description.
@@ -114,6 +122,10 @@ export interface GatewayConfig {
   bodyLimitBytes: number;
   trustProxyHops: number;
   sessionCookieSecure: boolean;
+  /** Whether `/dev/sign-in` is mounted (DEV_SIGN_IN=on, secret-signed sessions only). */
+  devSignIn: boolean;
+  /** The origin of PUBLIC_BASE_URL: a page there may send unsafe requests with the cookie. */
+  publicOrigin?: string;
   /** Absolute folder of the built web app to serve; undefined: no web app, `/` answers JSON. */
   webDistDir?: string;
   /** Who may read `GET /metrics` (decision 93); unset: open unless `production`, then nobody. */
@@ -124,6 +136,11 @@ export function loadGatewayEnv(env: NodeJS.ProcessEnv): GatewayEnv {
   return parseConfig(GatewayEnv, env);
 }
 
+/**
+ * The gateway's configuration; throws for a combination that would open sign-in where it must
+ * not be: secret-signed sessions or the development sign-in under NODE_ENV=production, on any
+ * runtime, and the development sign-in beside an identity provider.
+ */
 export function gatewayConfigFromEnv(env: GatewayHttpEnv): GatewayConfig {
   const session: GatewayConfig['session'] =
     env.SESSION_JWKS_URL && env.SESSION_ISSUER && env.SESSION_AUDIENCE
@@ -139,8 +156,19 @@ export function gatewayConfigFromEnv(env: GatewayHttpEnv): GatewayConfig {
           issuer: env.SESSION_ISSUER,
           audience: env.SESSION_AUDIENCE,
         };
+  const production = env.NODE_ENV === 'production';
+  if (production && session.mode === 'secret') {
+    throw new Error('NODE_ENV=production verifies sessions against SESSION_JWKS_URL only');
+  }
+  const devSignIn = env.DEV_SIGN_IN === 'on';
+  if (devSignIn && production)
+    throw new Error('DEV_SIGN_IN=on is refused when NODE_ENV=production');
+  if (devSignIn && session.mode !== 'secret') {
+    throw new Error('DEV_SIGN_IN=on needs SESSION_JWT_SECRET sessions, not SESSION_JWKS_URL');
+  }
+  const publicUrl = env.PUBLIC_BASE_URL ? new URL(env.PUBLIC_BASE_URL) : undefined;
   return {
-    production: env.NODE_ENV === 'production',
+    production,
     port: env.PORT,
     host: env.HOST,
     session,
@@ -148,11 +176,13 @@ export function gatewayConfigFromEnv(env: GatewayHttpEnv): GatewayConfig {
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
     trustProxyHops: env.TRUST_PROXY_HOPS,
-    sessionCookieSecure: env.SESSION_COOKIE_SECURE,
+    sessionCookieSecure: publicUrl?.protocol !== 'http:',
+    devSignIn,
+    publicOrigin: publicUrl?.origin,
     webDistDir: env.WEB_DIST_DIR ? resolve(env.WEB_DIST_DIR) : findBuiltWebApp(),
     metricsAccess: env.METRICS_TOKEN
       ? { kind: 'token', token: env.METRICS_TOKEN }
-      : env.NODE_ENV === 'production'
+      : production
         ? { kind: 'none' }
         : { kind: 'open' },
   };

@@ -8,6 +8,7 @@ import type { Platform } from '@wap/platform';
 import type { GatewayConfig } from './config';
 import { createGatewayApp } from './http/app';
 import { createOpenRawRouteServer } from './http/open-raw-routes';
+import { createRequestSiteCheck } from './http/request-site';
 import { createActorResolver } from './sessions/actor-resolver';
 import { createApiKeyAuthenticator } from './sessions/api-keys';
 import { createSessionAuthenticator } from './sessions/authenticate';
@@ -40,7 +41,9 @@ export async function startGateway(deps: {
   const { config, logger } = deps;
   const routes = deps.routes ?? ROUTES;
   const verifier = createSessionVerifier(config.session);
+  const isFromTrustedSite = createRequestSiteCheck([config.publicOrigin, config.webOrigin]);
   const authenticator = createSessionAuthenticator({
+    isFromTrustedSite,
     verify: cacheVerifiedSessions((token) => verifier.verify(token)),
     resolveActor: createActorResolver({
       bus: deps.platform.bus,
@@ -54,6 +57,7 @@ export async function startGateway(deps: {
     platform: deps.platform,
     logger,
     authenticator,
+    isFromTrustedSite,
     authenticateApiKey: createApiKeyAuthenticator({
       bus: deps.platform.bus,
       timeoutMs: config.requestTimeoutMs,
@@ -84,6 +88,12 @@ export async function startGateway(deps: {
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
   logger.info({ url }, 'gateway listening');
+  if (config.devSignIn) {
+    logger.warn(
+      { sign_in: `${url}/dev/sign-in?email=you@example.com` },
+      'DEV_SIGN_IN=on: anyone who reaches this address can sign in as anyone; never use it with real users',
+    );
+  }
   return {
     url,
     port,

@@ -58,8 +58,9 @@ export async function startPlatform(env: Record<string, string> = {}): Promise<R
       WEB_DIST_DIR: webDistDir,
       PORT: String(port),
       HOST: '127.0.0.1',
-      // The browser talks plain http to 127.0.0.1: a Secure cookie would never be sent back.
-      SESSION_COOKIE_SECURE: 'false',
+      // As `npm start` runs it: the development sign-in on, on this machine only. The browser
+      // talks plain http, as PUBLIC_BASE_URL's default says, so the cookie is not Secure.
+      DEV_SIGN_IN: 'on',
       LOG_LEVEL: 'warn',
       ...env,
     },

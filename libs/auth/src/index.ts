@@ -14,6 +14,12 @@ export {
   mintDevelopmentSession,
   type DevelopmentSessionRequest,
 } from './development-session';
+export {
+  mintSignInLinkToken,
+  verifySignInLinkToken,
+  SIGN_IN_LINK_LIFETIME_SECONDS,
+  type SignInLinkClaims,
+} from './sign-in-links';
 export { generateApiKey, hashApiKey, apiKeysEqual, type GeneratedApiKey } from './api-keys';
 export {
   parseCredentialKeys,

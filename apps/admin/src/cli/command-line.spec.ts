@@ -35,6 +35,13 @@ describe('parseCommandLine', () => {
         json: false,
       },
     ],
+    [
+      ['sign-in-link', 'ada@example.com'],
+      {
+        command: { kind: 'sign-in-link', email: 'ada@example.com', platformAdmin: false },
+        json: false,
+      },
+    ],
     [['credentials', 'rotate'], { command: { kind: 'rotate-credentials-key' }, json: false }],
     [['streams', '--json'], { command: { kind: 'streams' }, json: true }],
   ])('%j', (argv, expected) => {

@@ -8,6 +8,7 @@ export type AdminCommand =
   | { kind: 'list-workspaces'; includeDeleted: boolean }
   | { kind: 'delete-workspace'; workspaceId: string }
   | { kind: 'session'; email: string; name?: string; platformAdmin: boolean }
+  | { kind: 'sign-in-link'; email: string; name?: string; platformAdmin: boolean }
   | { kind: 'rotate-credentials-key' }
   | { kind: 'streams' };
 
@@ -39,7 +40,10 @@ commands:
   workspaces delete <workspaceId>
         soft-delete a workspace (its webhooks then answer 410)
   session <email> [name] [--admin]
-        print a development session cookie (refused when NODE_ENV=production)
+        print a development session cookie (only with DEV_SIGN_IN=on, never in production)
+  sign-in-link <email> [name] [--admin]
+        print a one-time sign-in link, good for ten minutes, for a gateway with
+        secret-signed sessions (refused when NODE_ENV=production)
   credentials rotate
         re-wrap every stored MCP credential under the newest key of mcp-registry's
         CREDENTIALS_ENCRYPTION_KEYS; run it after every replica has the new key first
@@ -54,7 +58,8 @@ options:
 environment:
   NATS_URL, NATS_NAMESPACE    the deployment's NATS, as the services have them
   ADMIN_REQUEST_TIMEOUT_MS    how long to wait for a service (default 10000)
-  SESSION_JWT_SECRET, DATA_DIR   the secret sessions are signed with (session only)
+  SESSION_JWT_SECRET, DATA_DIR   the secret sessions are signed with (session, sign-in-link)
+  PUBLIC_BASE_URL             the platform's address, for sign-in-link (http://localhost:3000)
 
 exit status: 0 done, 1 refused or failed, 2 usage error, 3 NATS or the service unavailable`;
 
@@ -157,14 +162,14 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     default:
       break;
   }
-  if (noun === 'session') {
+  if (noun === 'session' || noun === 'sign-in-link') {
     allowOnly(flags, values, ['--admin']);
     const [email, name, ...extra] = positionals.slice(1);
     if (!email || !/^[^@\s]+@[^@\s]+$/.test(email) || extra.length > 0) {
-      throw new UsageError('expected: session <email> [name] [--admin]');
+      throw new UsageError(`expected: ${noun} <email> [name] [--admin]`);
     }
     return {
-      command: { kind: 'session', email, name, platformAdmin: flags.has('--admin') },
+      command: { kind: noun, email, name, platformAdmin: flags.has('--admin') },
       json,
     };
   }

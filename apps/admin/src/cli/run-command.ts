@@ -12,7 +12,7 @@ import type { AdminEnv } from '../config';
 import { rotateCredentialsKey } from '../credentials/rotate-credentials-key';
 import { grantCredits } from '../credits/grant-credits';
 import type { AdminContext } from '../operator';
-import { developmentSessionCookie } from '../sessions/session-command';
+import { developmentSessionCookie, signInLink } from '../sessions/session-command';
 import { streamStates } from '../streams/stream-state';
 import { deleteWorkspace, listWorkspaces } from '../workspaces/workspace-commands';
 import { EXIT, USAGE, UsageError, type AdminCommand, type CommandLine } from './command-line';
@@ -47,7 +47,7 @@ function ownerOf(subject: string, namespace: string | undefined): string {
 }
 
 async function runOnPlatform(
-  command: Exclude<AdminCommand, { kind: 'help' } | { kind: 'session' }>,
+  command: Exclude<AdminCommand, { kind: 'help' | 'session' | 'sign-in-link' }>,
   context: AdminContext,
 ): Promise<Outcome> {
   switch (command.kind) {
@@ -108,6 +108,10 @@ async function outcomeOf(command: AdminCommand, env: AdminEnv, logger: Logger): 
   if (command.kind === 'session') {
     const result = await developmentSessionCookie(env, command);
     return { data: result, text: result.cookie };
+  }
+  if (command.kind === 'sign-in-link') {
+    const result = await signInLink(env, command);
+    return { data: result, text: result.link };
   }
   if (!env.BUS_SIGNING_KEY || !env.BUS_TRUSTED_KEYS) {
     throw new UsageError(

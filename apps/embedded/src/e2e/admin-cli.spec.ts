@@ -199,6 +199,7 @@ describe('the admin CLI against a distributed stack', () => {
     const email = uniqueEmail('minted');
     const minted = await admin(['session', email, 'Minted Person'], {
       SESSION_JWT_SECRET: SESSION_SECRET,
+      DEV_SIGN_IN: 'on',
     });
     expect(minted.status).toBe(0);
     const cookie = minted.stdout.trim();
@@ -218,6 +219,7 @@ describe('the admin CLI against a distributed stack', () => {
       ['session', uniqueEmail('minted-admin'), '--admin', '--json'],
       {
         SESSION_JWT_SECRET: SESSION_SECRET,
+        DEV_SIGN_IN: 'on',
       },
     );
     const adminCookie = (JSON.parse(adminSession.stdout) as { cookie: string }).cookie;
@@ -225,13 +227,44 @@ describe('the admin CLI against a distributed stack', () => {
 
     const refused = await admin(['session', email], {
       SESSION_JWT_SECRET: SESSION_SECRET,
+      DEV_SIGN_IN: 'on',
       NODE_ENV: 'production',
     });
     expect(refused).toEqual({
       status: 1,
       stdout: '',
-      stderr: 'error: development sessions are refused when NODE_ENV=production\n',
+      stderr: 'error: NODE_ENV=production verifies sessions against an identity provider only\n',
     });
+    const withoutDevSignIn = await admin(['session', email], {
+      SESSION_JWT_SECRET: SESSION_SECRET,
+    });
+    expect(withoutDevSignIn).toEqual({
+      status: 1,
+      stdout: '',
+      stderr: 'error: development sessions need DEV_SIGN_IN=on, as the gateway has it\n',
+    });
+  });
+
+  test('sign-in-link prints a one-time link to the gateway that signs the person in once', async () => {
+    const email = uniqueEmail('linked');
+    const printed = await admin(['sign-in-link', email, 'Linked Person'], {
+      SESSION_JWT_SECRET: SESSION_SECRET,
+      PUBLIC_BASE_URL: stack.url,
+    });
+    expect(printed.status).toBe(0);
+    const link = printed.stdout.trim();
+    expect(link).toMatch(new RegExp(`^${stack.url}/session/link\\?token=[\\w.-]+$`));
+    const signedIn = await http(link);
+    expect(signedIn.status).toBe(303);
+    const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const me = await http(`${stack.url}/me`, { cookie });
+    expect(me).toMatchObject({ status: 200, body: { user: { email, name: 'Linked Person' } } });
+    expect((await http(link)).status).toBe(401);
+    const refused = await admin(['sign-in-link', email], {
+      SESSION_JWT_SECRET: SESSION_SECRET,
+      NODE_ENV: 'production',
+    });
+    expect(refused.status).toBe(1);
   });
 
   test('credentials rotate re-wraps credentials an older replica left under the old key', async () => {

@@ -1,12 +1,14 @@
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runApp, type RunningProcess } from './processes';
 import { http, uniqueEmail } from './stack';
 
 describe('npm start: the embedded runtime as a process', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'wap-embedded-'));
-  const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+  // No HOST: the embedded runtime listens on 127.0.0.1 unless told otherwise.
+  const env = { DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', DEV_SIGN_IN: 'on' };
   let running: RunningProcess | undefined;
 
   afterAll(async () => {
@@ -22,9 +24,18 @@ describe('npm start: the embedded runtime as a process', () => {
 
   test('a workspace created before a kill -9 is there after the restart', async () => {
     let url = await start();
+    expect(new URL(url).hostname).toBe('127.0.0.1');
+    expect(running?.output()).toContain('DEV_SIGN_IN=on: anyone who reaches this address');
+    const port = new URL(url).port;
+    const outward = Object.values(networkInterfaces())
+      .flat()
+      .find((address) => address && address.family === 'IPv4' && !address.internal);
+    if (outward) {
+      await expect(fetch(`http://${outward.address}:${port}/healthz`)).rejects.toThrow();
+    }
     const email = uniqueEmail('restart');
     const signIn = await http(`${url}/dev/sign-in?email=${encodeURIComponent(email)}`);
-    expect(signIn.status).toBe(302);
+    expect(signIn.status).toBe(303);
     const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     const created = await http(`${url}/workspaces`, {
       method: 'POST',
@@ -48,4 +59,32 @@ describe('npm start: the embedded runtime as a process', () => {
   test('SIGTERM drains and exits with 128 + 15', async () => {
     expect(await running?.stop('SIGTERM')).toBe(143);
   });
+
+  test.each([
+    [{}, 'NODE_ENV=production verifies sessions against SESSION_JWKS_URL only'],
+    [
+      { SESSION_JWT_SECRET: 'a-shared-secret-that-is-long-enough-0123456789' },
+      'NODE_ENV=production verifies sessions against SESSION_JWKS_URL only',
+    ],
+  ])(
+    'NODE_ENV=production with secret-signed sessions (%j) refuses to start',
+    async (settings, message) => {
+      const refusedDir = mkdtempSync(join(tmpdir(), 'wap-embedded-production-'));
+      try {
+        const refused = runApp('embedded', {
+          DATA_DIR: refusedDir,
+          PORT: '0',
+          LOG_LEVEL: 'warn',
+          NODE_ENV: 'production',
+          ...settings,
+        });
+        if (refused.child.exitCode === null) await once(refused.child, 'exit');
+        expect(refused.child.exitCode).toBe(1);
+        expect(refused.output()).toContain(message);
+        expect(refused.output()).not.toContain('Platform running at');
+      } finally {
+        rmSync(refusedDir, { recursive: true, force: true });
+      }
+    },
+  );
 });

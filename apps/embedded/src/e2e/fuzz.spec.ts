@@ -263,6 +263,7 @@ describe('generated bad input to every route on the embedded runtime', () => {
 
   beforeAll(async () => {
     stack = await startStack('embedded', {
+      config: { devSignIn: true },
       services: {
         webhookIngest: {
           ...DEFAULT_WEBHOOK_INGEST_CONFIG,

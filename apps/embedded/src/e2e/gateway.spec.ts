@@ -14,7 +14,7 @@ describe.each(RUNTIMES)('gateway on the %s runtime', (runtime) => {
   let stack: TestStack;
 
   beforeAll(async () => {
-    stack = await startStack(runtime);
+    stack = await startStack(runtime, { config: { devSignIn: true } });
   });
   afterAll(async () => {
     await stack.stop();
@@ -216,7 +216,7 @@ describe.each(RUNTIMES)('gateway on the %s runtime', (runtime) => {
       const response = await http(
         `${stack.url}/dev/sign-in?email=${encodeURIComponent(email)}&name=Dev`,
       );
-      expect(response.status).toBe(302);
+      expect(response.status).toBe(303);
       expect(response.headers.get('location')).toBe('/');
       const setCookie = response.headers.get('set-cookie') ?? '';
       expect(setCookie).toMatch(/^session=[^;]+; /);
@@ -242,7 +242,11 @@ describe.each(RUNTIMES)('gateway on the %s runtime', (runtime) => {
           ['--import', 'tsx', join(repositoryRoot, 'tools/dev-session.ts'), ...args],
           {
             cwd: repositoryRoot,
-            env: { PATH: process.env['PATH'], SESSION_JWT_SECRET: SESSION_SECRET },
+            env: {
+              PATH: process.env['PATH'],
+              SESSION_JWT_SECRET: SESSION_SECRET,
+              DEV_SIGN_IN: 'on',
+            },
           },
         );
         return stdout.trim();
@@ -287,8 +291,8 @@ describe.each(RUNTIMES)('gateway on the %s runtime', (runtime) => {
 });
 
 describe('gateway edge cases on the embedded runtime', () => {
-  test('production refuses the development sign-in', async () => {
-    const stack = await startStack('embedded', { config: { production: true } });
+  test('without DEV_SIGN_IN=on there is no development sign-in', async () => {
+    const stack = await startStack('embedded');
     try {
       const { status, body } = await http(`${stack.url}/dev/sign-in?email=a@example.com`);
       expect(status).toBe(404);

@@ -79,6 +79,7 @@ export async function startStack(
       bodyLimitBytes: 64 * 1024,
       trustProxyHops: 0,
       sessionCookieSecure: true,
+      devSignIn: false,
       ...options.config,
     },
   });

@@ -5,7 +5,7 @@ import { errorHandler, notFoundHandler, requestIdFor } from '@wap/http';
 import { runInServerSpan } from '@wap/observability';
 import type { Platform } from '@wap/platform';
 import type { GatewayConfig } from '../config';
-import { mountDevSignIn } from '../dev/sign-in';
+import { mountDevSignIn, mountSignInLinks } from '../dev/sign-in';
 import { buildOpenApiDocument } from '../openapi/openapi';
 import { createRouteTable, type ForwardingDeps } from '../routing/forward';
 import type { SessionAuthenticator } from '../sessions/authenticate';
@@ -13,6 +13,7 @@ import { mountSessionRoutes } from '../web/session-routes';
 import { mountWebApp } from '../web/web-app';
 import { corsForOrigin } from './cors';
 import { mountMetrics, observeRequest, routeLabelOf } from './metrics';
+import type { RequestSiteCheck } from './request-site';
 
 export interface GatewayAppDeps {
   config: GatewayConfig;
@@ -23,6 +24,8 @@ export interface GatewayAppDeps {
   authenticateApiKey: ForwardingDeps['authenticateApiKey'];
   routes: readonly RouteSpec[];
   isReady: () => boolean;
+  /** Whether a browser sent a request from a page of the platform or a trusted origin. */
+  isFromTrustedSite: RequestSiteCheck;
   /** Aborted when the gateway stops. */
   closing: AbortSignal;
 }
@@ -99,7 +102,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   app.get('/openapi.json', (_req, res) => {
     res.json(openApi);
   });
-  const devSignIn = !config.production && config.session.mode === 'secret';
+  const devSignIn = config.devSignIn && config.session.mode === 'secret';
   if (config.webDistDir) {
     mountWebApp(app, config.webDistDir);
   } else {
@@ -111,17 +114,25 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
       });
     });
   }
-  if (devSignIn && config.session.mode === 'secret') {
-    mountDevSignIn(app, {
+  if (config.session.mode === 'secret') {
+    const secretSessions = {
       secret: config.session.secret,
       issuer: config.session.issuer,
       audience: config.session.audience,
       secureCookie: config.sessionCookieSecure,
-    });
+      isFromTrustedSite: deps.isFromTrustedSite,
+    };
+    if (devSignIn) mountDevSignIn(app, secretSessions);
+    mountSignInLinks(app, secretSessions);
   }
   mountSessionRoutes(app, {
-    signInMethod: devSignIn ? 'development' : 'identity_provider',
+    signInMethod: devSignIn
+      ? 'development'
+      : config.session.mode === 'secret'
+        ? 'sign_in_link'
+        : 'identity_provider',
     secureCookie: config.sessionCookieSecure,
+    isFromTrustedSite: deps.isFromTrustedSite,
   });
 
   routeTable.mount(app);

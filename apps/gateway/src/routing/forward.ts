@@ -121,6 +121,8 @@ export function createRouteTable(routes: readonly RouteSpec[], deps: ForwardingD
     const handlers: RequestHandler[] = [];
     if (route.bodyKind === 'json')
       handlers.push(requireJsonContentType, parseJson, requireStorableJson);
+    // A body-less POST or DELETE is a JSON route too: a form of another site cannot name it.
+    if (route.bodyKind === 'none' && route.method !== 'GET') handlers.push(requireJsonContentType);
     if (route.bodyKind === 'multipart') {
       if (!route.upload) throw new Error(`multipart route ${route.operationId} has no upload`);
       handlers.push(uploadHandler(route, route.upload, deps));
@@ -211,13 +213,24 @@ function hasBody(req: Request): boolean {
   return req.get('transfer-encoding') !== undefined || (length !== undefined && length !== '0');
 }
 
+/**
+ * A JSON route takes JSON or nothing: a Content-Type that is not JSON is refused even on an
+ * empty body, since a form of another site can send one (415 before any authentication work).
+ */
 const requireJsonContentType: RequestHandler = (req, _res, next) => {
-  if (hasBody(req) && !req.is(['application/json', 'application/*+json'])) {
+  const contentType = req.get('content-type');
+  const json = contentType !== undefined && isJsonMediaType(contentType);
+  if ((contentType !== undefined || hasBody(req)) && !json) {
     next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json'));
     return;
   }
   next();
 };
+
+function isJsonMediaType(contentType: string): boolean {
+  const mediaType = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+  return mediaType === 'application/json' || /^application\/[^/\s]+\+json$/.test(mediaType);
+}
 
 const HAS_UNICODE_ESCAPES = 'jsonHasUnicodeEscapes';
 

@@ -22,6 +22,7 @@ function baseConfig(overrides: Partial<GatewayConfig>): GatewayConfig {
     bodyLimitBytes: 64 * 1024,
     trustProxyHops: 0,
     sessionCookieSecure: true,
+    devSignIn: true,
     ...overrides,
   };
 }
@@ -168,8 +169,8 @@ describe.each(testRuntimes('gateway-web'))('the gateway on the %s runtime', (_la
     });
 
     test.each([
-      ['development with a session secret', {}, 'development'],
-      ['production', { production: true }, 'identity_provider'],
+      ['DEV_SIGN_IN=on with a session secret', {}, 'development'],
+      ['a session secret alone', { devSignIn: false }, 'sign_in_link'],
       [
         'an identity provider (JWKS)',
         {
@@ -179,6 +180,7 @@ describe.each(testRuntimes('gateway-web'))('the gateway on the %s runtime', (_la
             issuer: 'https://id.example.com/',
             audience: 'wap',
           },
+          devSignIn: false,
         },
         'identity_provider',
       ],
@@ -190,7 +192,7 @@ describe.each(testRuntimes('gateway-web'))('the gateway on the %s runtime', (_la
       const devSignIn = await fetch(`${url}/dev/sign-in?email=a@example.com`, {
         redirect: 'manual',
       });
-      expect(devSignIn.status).toBe(method === 'development' ? 302 : 404);
+      expect(devSignIn.status).toBe(method === 'development' ? 303 : 404);
     });
   });
 });

@@ -26,7 +26,7 @@ export type Member = z.infer<typeof MembersResponse>['members'][number];
 export type CreatedApiKey = z.infer<typeof CreateApiKeyResponse>;
 
 /** How this deployment signs people in (answered by the gateway, no session needed). */
-export type SignInMethod = 'development' | 'identity_provider';
+export type SignInMethod = 'development' | 'sign_in_link' | 'identity_provider';
 
 const path = (workspaceId: string, rest: string) =>
   `/workspaces/${encodeURIComponent(workspaceId)}/${rest}`;

@@ -29,6 +29,15 @@ export function SignInPage() {
       {method.isPending && <LoadingState label="Loading sign-in…" />}
       {method.isError && <ErrorMessage error={method.error} />}
       {method.data?.method === 'development' && <DevelopmentSignIn />}
+      {method.data?.method === 'sign_in_link' && (
+        <Panel title="Sign in with a link">
+          <p>
+            This platform signs people in with one-time links. Ask an operator for one (
+            <code>npm run admin -- sign-in-link you@example.com</code>); it works once, for ten
+            minutes.
+          </p>
+        </Panel>
+      )}
       {method.data?.method === 'identity_provider' && (
         <Panel title="Sign in with your organisation">
           <p>

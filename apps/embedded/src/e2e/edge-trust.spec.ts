@@ -1,0 +1,253 @@
+import { mintSessionToken, mintSignInLinkToken } from '@wap/auth';
+import { http, SESSION_SECRET, startStack, uniqueEmail, type TestStack } from './stack';
+
+// Issue 26's sign-in and cross-site requests, performed as a page of another site would
+// (decisions 117 and 118): a browser sends the session cookie whichever page asks.
+
+const PUBLIC_ORIGIN = 'https://platform.example.com';
+const WEB_ORIGIN = 'https://app.example.com';
+const FOREIGN_ORIGIN = 'https://evil.example.net';
+
+describe('sign-in and cross-site requests on the embedded runtime', () => {
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    stack = await startStack('embedded', {
+      config: { devSignIn: true, publicOrigin: PUBLIC_ORIGIN, webOrigin: WEB_ORIGIN },
+    });
+  });
+  afterAll(async () => {
+    await stack.stop();
+  });
+
+  const cookieOf = (response: { headers: Headers }) =>
+    (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+
+  describe('GET /dev/sign-in', () => {
+    test.each([
+      ['the address bar (Sec-Fetch-Site: none)', { 'sec-fetch-site': 'none' }],
+      ['the web app its own form (same-origin)', { 'sec-fetch-site': 'same-origin' }],
+      ['curl (no browser headers)', {}],
+      ['an old browser following a link of the platform', { referer: `${PUBLIC_ORIGIN}/app` }],
+    ])('signs in from %s', async (_label, headers) => {
+      const response = await http(`${stack.url}/dev/sign-in?email=${uniqueEmail('dev')}`, {
+        headers,
+      });
+      expect(response.status).toBe(303);
+      expect(cookieOf(response)).toMatch(/^session=.+/);
+    });
+
+    test.each([
+      ['a link or image on another site', { 'sec-fetch-site': 'cross-site' }],
+      ['a sibling subdomain', { 'sec-fetch-site': 'same-site' }],
+      ['an old browser with a foreign Referer', { referer: `${FOREIGN_ORIGIN}/page` }],
+    ])('refuses %s: 403, no cookie', async (_label, headers) => {
+      const response = await http(`${stack.url}/dev/sign-in?email=${uniqueEmail('csrf')}`, {
+        headers,
+      });
+      expect(response.status).toBe(403);
+      expect(response.body).toEqual({
+        error: 'Sign-in from another site refused',
+        code: 'FORBIDDEN',
+      });
+      expect(response.headers.get('set-cookie')).toBeNull();
+    });
+  });
+
+  describe('one-time sign-in links', () => {
+    test('a link signs in once; a second use, a forged or a cross-site one is refused', async () => {
+      const email = uniqueEmail('link');
+      const token = await mintSignInLinkToken({
+        sessionSecret: SESSION_SECRET,
+        email,
+        platformAdmin: false,
+      });
+      const link = `${stack.url}/session/link?token=${encodeURIComponent(token)}`;
+      const crossSite = await http(link, { headers: { 'sec-fetch-site': 'cross-site' } });
+      expect(crossSite.status).toBe(403);
+      const first = await http(link);
+      expect(first.status).toBe(303);
+      expect(first.headers.get('location')).toBe('/');
+      const me = await http(`${stack.url}/me`, { cookie: cookieOf(first) });
+      expect(me.status).toBe(200);
+      expect(me.body).toMatchObject({ user: { email } });
+      const again = await http(link);
+      expect(again.status).toBe(401);
+      expect(again.body).toEqual({
+        error: 'This sign-in link is used, expired or not valid',
+        code: 'UNAUTHORIZED',
+      });
+      const underAnotherSecret = await mintSignInLinkToken({
+        sessionSecret: 'a-secret-the-attacker-chose-that-is-long-enough',
+        email,
+        platformAdmin: true,
+      });
+      const forged = await http(`${stack.url}/session/link?token=${underAnotherSecret}`);
+      expect(forged.status).toBe(401);
+    });
+
+    test('a link is no session, and a session is no link', async () => {
+      const linkToken = await mintSignInLinkToken({
+        sessionSecret: SESSION_SECRET,
+        email: uniqueEmail('swap'),
+        platformAdmin: true,
+      });
+      const asCookie = await http(`${stack.url}/me`, { cookie: `session=${linkToken}` });
+      expect(asCookie.status).toBe(401);
+      const sessionToken = await mintSessionToken({
+        secret: SESSION_SECRET,
+        sub: 'dev|swap@example.com',
+        email: 'swap@example.com',
+        name: 'Swap',
+      });
+      const asLink = await http(`${stack.url}/session/link?token=${sessionToken}`);
+      expect(asLink.status).toBe(401);
+    });
+  });
+
+  describe('unsafe requests carrying the session cookie', () => {
+    async function owner(): Promise<{ cookie: string; workspaceId: string }> {
+      const cookie = await stack.cookieFor(uniqueEmail('owner'));
+      const created = await http(`${stack.url}/workspaces`, {
+        method: 'POST',
+        cookie,
+        body: { name: 'Trust' },
+      });
+      expect(created.status).toBe(201);
+      return { cookie, workspaceId: (created.body as { workspace: { id: string } }).workspace.id };
+    }
+
+    test.each([
+      ['a foreign Origin', { origin: FOREIGN_ORIGIN }],
+      ['a foreign Origin on a sibling subdomain', { origin: 'https://evil.platform.example.com' }],
+      ['Sec-Fetch-Site: cross-site', { 'sec-fetch-site': 'cross-site' }],
+      ['an opaque Origin (a sandboxed frame)', { origin: 'null' }],
+    ])('JSON from %s: 403, nothing made', async (_label, headers) => {
+      const { cookie } = await owner();
+      const response = await http(`${stack.url}/workspaces`, {
+        method: 'POST',
+        cookie,
+        headers,
+        body: { name: 'Planted' },
+      });
+      expect(response.status).toBe(403);
+      expect(response.body).toEqual({ error: 'Cross-site request refused', code: 'FORBIDDEN' });
+      const me = await http(`${stack.url}/me`, { cookie });
+      const names = (me.body as { workspaces: { name: string }[] }).workspaces.map((w) => w.name);
+      expect(names).not.toContain('Planted');
+    });
+
+    test.each([
+      ['PUBLIC_BASE_URL', { origin: PUBLIC_ORIGIN, 'sec-fetch-site': 'same-origin' }],
+      ['the CORS origin WEB_ORIGIN', { origin: WEB_ORIGIN, 'sec-fetch-site': 'cross-site' }],
+      ['the gateway its own origin', {}],
+      ['a program (no Origin, no Sec-Fetch-Site)', {}],
+    ])('JSON from %s is served', async (label, headers) => {
+      const { cookie } = await owner();
+      const own = label.includes('own origin') ? { origin: stack.url } : {};
+      const response = await http(`${stack.url}/workspaces`, {
+        method: 'POST',
+        cookie,
+        headers: { ...headers, ...own },
+        body: { name: 'Fine' },
+      });
+      expect(response.status).toBe(201);
+    });
+
+    test('a form of another site cannot run a workflow, set it live or upload a file', async () => {
+      const { cookie, workspaceId } = await owner();
+      const created = await http(`${stack.url}/workflows`, {
+        method: 'POST',
+        cookie,
+        body: {
+          workspaceId,
+          name: 'Orders',
+          trigger: { type: 'custom_webhook' },
+          steps: [{ type: 'delay', name: 'pause', settings: { seconds: 0 } }],
+        },
+      });
+      expect(created.status).toBe(201);
+      const id = (created.body as { workflow: { id: string } }).workflow.id;
+      const form = { 'content-type': 'application/x-www-form-urlencoded', origin: FOREIGN_ORIGIN };
+      for (const path of [`/workflows/${id}/run`, `/workflows/${id}/live`]) {
+        const response = await http(`${stack.url}${path}`, {
+          method: 'POST',
+          cookie,
+          headers: form,
+          body: 'payload=1',
+        });
+        expect({ path, status: response.status }).toEqual({ path, status: 415 });
+        const sameFormFromNowhere = await http(`${stack.url}${path}`, {
+          method: 'POST',
+          cookie,
+          headers: { origin: FOREIGN_ORIGIN, 'content-type': 'application/json' },
+        });
+        expect({ path, status: sameFormFromNowhere.status }).toEqual({ path, status: 403 });
+      }
+      const workflow = await http(`${stack.url}/workflows/${id}`, { cookie });
+      expect(workflow.body).toMatchObject({ workflow: { status: 'draft' } });
+
+      const task = await http(`${stack.url}/tasks`, {
+        method: 'POST',
+        cookie,
+        body: { workspaceId, title: 'Planted files' },
+      });
+      const taskId = (task.body as { task: { id: string } }).task.id;
+      const upload = new FormData();
+      upload.append('file', new Blob([Buffer.from('<script>')], { type: 'text/plain' }), 'x.txt');
+      upload.append('workspaceId', workspaceId);
+      const uploaded = await fetch(`${stack.url}/tasks/${taskId}/comments/attachments`, {
+        method: 'POST',
+        headers: { cookie, origin: FOREIGN_ORIGIN },
+        body: upload,
+      });
+      expect(uploaded.status).toBe(403);
+      expect(await uploaded.json()).toEqual({
+        error: 'Cross-site request refused',
+        code: 'FORBIDDEN',
+      });
+    });
+
+    test('a body-less POST with a form content type is 415, with the JSON type it is served', async () => {
+      const { cookie, workspaceId } = await owner();
+      const created = await http(`${stack.url}/workflows`, {
+        method: 'POST',
+        cookie,
+        body: {
+          workspaceId,
+          name: 'Orders',
+          trigger: { type: 'custom_webhook' },
+          steps: [{ type: 'delay', name: 'pause', settings: { seconds: 0 } }],
+        },
+      });
+      const id = (created.body as { workflow: { id: string } }).workflow.id;
+      for (const contentType of ['text/plain', 'multipart/form-data; boundary=x']) {
+        const refused = await http(`${stack.url}/workflows/${id}/live`, {
+          method: 'POST',
+          cookie,
+          headers: { 'content-type': contentType },
+        });
+        expect({ contentType, status: refused.status, body: refused.body }).toEqual({
+          contentType,
+          status: 415,
+          body: { error: 'Content-Type must be application/json', code: 'UNSUPPORTED_MEDIA_TYPE' },
+        });
+      }
+      const served = await http(`${stack.url}/workflows/${id}/draft`, {
+        method: 'POST',
+        cookie,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(served.status).toBe(200);
+    });
+
+    test('sign-out from another site is refused', async () => {
+      const response = await http(`${stack.url}/session/sign-out`, {
+        method: 'POST',
+        headers: { origin: FOREIGN_ORIGIN },
+      });
+      expect(response.status).toBe(403);
+      expect(response.headers.get('set-cookie')).toBeNull();
+    });
+  });
+});
