@@ -3,6 +3,15 @@ import type { Duplex } from 'node:stream';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { AppError, type ErrorBody } from '@wap/contracts';
+import { JSON_NESTING_LIMIT } from './json-nesting';
+
+/** body-parser's error type for a body refused by `refuseDeepJson`. */
+const JSON_TOO_DEEP = 'entity.too.deep';
+
+/** What to throw for JSON nested deeper than the limit: toAppError makes it a 400 INVALID_JSON. */
+export function jsonTooDeepError(): Error {
+  return Object.assign(new Error('JSON nests too deep'), { type: JSON_TOO_DEEP });
+}
 
 /** What body-parser attaches to the errors it raises. */
 interface BodyParserError extends Error {
@@ -36,6 +45,11 @@ export function toAppError(error: unknown): AppError | undefined {
       return new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large');
     case 'entity.parse.failed':
       return new AppError('INVALID_JSON', 'Invalid JSON body');
+    case JSON_TOO_DEEP:
+      return new AppError(
+        'INVALID_JSON',
+        `Invalid JSON body: arrays and objects nest deeper than ${JSON_NESTING_LIMIT} levels`,
+      );
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content encoding');

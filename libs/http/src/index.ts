@@ -2,6 +2,7 @@ export {
   answerUnparsedRequest,
   errorHandler,
   errorReplyOf,
+  jsonTooDeepError,
   notFoundHandler,
   toAppError,
 } from './error-handler';
@@ -18,3 +19,4 @@ export {
   simpleQueryOf,
   writeServiceReply,
 } from './raw-request';
+export { JSON_NESTING_LIMIT, nestsDeeperThan, valueNestsDeeperThan } from './json-nesting';

@@ -105,6 +105,69 @@ describe('sign-in and cross-site requests on the embedded runtime', () => {
     });
   });
 
+  describe('JSON nested past the limit (decision 119)', () => {
+    const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    const INVALID = {
+      error: 'Invalid JSON body: arrays and objects nest deeper than 256 levels',
+      code: 'INVALID_JSON',
+    };
+
+    test('is 400 INVALID_JSON on every JSON route, in UTF-8 and UTF-16 alike, never a 5xx', async () => {
+      const cookie = await stack.cookieFor(uniqueEmail('deep'));
+      const created = await http(`${stack.url}/workspaces`, {
+        method: 'POST',
+        cookie,
+        body: { name: 'Deep' },
+      });
+      const workspaceId = (created.body as { workspace: { id: string } }).workspace.id;
+      const workflow = await http(`${stack.url}/workflows`, {
+        method: 'POST',
+        cookie,
+        body: {
+          workspaceId,
+          name: 'Orders',
+          trigger: { type: 'custom_webhook' },
+          steps: [{ type: 'delay', name: 'pause', settings: { seconds: 0 } }],
+        },
+      });
+      const workflowId = (workflow.body as { workflow: { id: string } }).workflow.id;
+      const deepSettings = (depth: number) =>
+        `{"workspaceId":"${workspaceId}","name":"Deep","trigger":{"type":"custom_webhook"},"steps":[{"type":"delay","name":"d","settings":${nested(depth)}}]}`;
+      const requests: [string, string, string][] = [
+        ['POST', '/workflows', deepSettings(5_000)],
+        ['PATCH', `/workflows/${workflowId}`, `{"name":"x","steps":[${nested(300)}]}`],
+        [
+          'POST',
+          '/ai-chat/conversations',
+          `{"workspaceId":"${workspaceId}","metadata":${nested(257)}}`,
+        ],
+        // 30,000 deep in 60 KB, under the stack's 64 KiB body limit.
+        ['POST', '/workspaces', `${'['.repeat(30_000)}${']'.repeat(30_000)}`],
+      ];
+      for (const [method, path, body] of requests) {
+        const response = await http(`${stack.url}${path}`, { method, cookie, body });
+        expect({ path, status: response.status, body: response.body }).toEqual({
+          path,
+          status: 400,
+          body: INVALID,
+        });
+      }
+      const utf16 = await fetch(`${stack.url}/workspaces`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json; charset=utf-16le' },
+        body: Buffer.from(`{"name":${nested(300)}}`, 'utf16le'),
+      });
+      expect(utf16.status).toBe(400);
+      expect(await utf16.json()).toEqual(INVALID);
+      const atLimit = await http(`${stack.url}/workflows`, {
+        method: 'POST',
+        cookie,
+        body: deepSettings(250),
+      });
+      expect(atLimit.status).not.toBeGreaterThanOrEqual(500);
+    });
+  });
+
   describe('unsafe requests carrying the session cookie', () => {
     async function owner(): Promise<{ cookie: string; workspaceId: string }> {
       const cookie = await stack.cookieFor(uniqueEmail('owner'));

@@ -432,6 +432,14 @@ function extraHeaders(): fc.Arbitrary<[string, string][]> {
       fc.constantFrom('https://evil.example', 'null', 'http://localhost'),
     ),
     fc.tuple(
+      fc.constant('sec-fetch-site'),
+      fc.constantFrom('cross-site', 'same-site', 'same-origin', 'none', 'garbage'),
+    ),
+    fc.tuple(
+      fc.constant('referer'),
+      fc.constantFrom('https://evil.example/page', 'not a url', 'http://localhost/'),
+    ),
+    fc.tuple(
       fc.constant('host'),
       fc.constantFrom('example.com', 'a b', '[::1', 'x:99999', ':', 'localhost:0'),
     ),
@@ -481,6 +489,20 @@ function serialized(
     {
       weight: 1,
       arbitrary: fc.uint8Array({ maxLength: 300 }).map((bytes) => ({ body: Buffer.from(bytes) })),
+    },
+    {
+      // Around and far past the nesting limit of decision 119, in arrays or objects.
+      weight: 1,
+      arbitrary: fc
+        .tuple(value, fc.integer({ min: 250, max: 6000 }), fc.boolean())
+        .map(([v, depth, objects]) => {
+          const inner = JSON.stringify(v) ?? 'null';
+          return {
+            body: objects
+              ? `${'{"a":'.repeat(depth)}${inner}${'}'.repeat(depth)}`
+              : `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`,
+          };
+        }),
     },
     {
       weight: 1,

@@ -285,6 +285,30 @@ function describeEndpoint11(runtime: Runtime, door: WebhookDoor) {
     expect(eventsOf(address.workflowId)).toHaveLength(0);
   });
 
+  test('JSON nested past 256 levels is 400 Invalid JSON body, parked size included; 256 levels are kept', async () => {
+    const address = await newAddress({ status: 'draft' });
+    const nested = (depth: number, padding = '') =>
+      `${'['.repeat(depth)}${padding}${']'.repeat(depth)}`;
+    const atLimit = await post(hooks, address.webhookId, nested(256));
+    expect(atLimit.status).toBe(200);
+    for (const body of [
+      nested(257),
+      nested(5_000),
+      // Over 512 KiB, so it would be parked in the object store, and 100,000 deep.
+      nested(100_000, `"${'z'.repeat(400 * 1024)}"`),
+    ]) {
+      const response = await post(hooks, address.webhookId, body);
+      expect({ size: body.length, status: response.status, body: response.body }).toEqual({
+        size: body.length,
+        status: 400,
+        body: { error: 'Invalid JSON body' },
+      });
+    }
+    await eventually(() => eventsOf(address.workflowId).length === 1);
+    await settle();
+    expect(eventsOf(address.workflowId)).toHaveLength(1);
+  });
+
   test('an unknown address, a malformed one and a removed trigger are 404 Webhook not found', async () => {
     for (const webhookId of [randomUUID(), 'not-a-uuid']) {
       const response = await post(hooks, webhookId, { a: 1 });

@@ -15,7 +15,7 @@ import {
   type ServiceReply,
   type ServiceRequest,
 } from '@wap/contracts';
-import { validate } from '@wap/http';
+import { jsonTooDeepError, nestsDeeperThan, validate, valueNestsDeeperThan } from '@wap/http';
 import {
   BusTimeoutError,
   NoRespondersError,
@@ -112,8 +112,13 @@ export function createRouteTable(routes: readonly RouteSpec[], deps: ForwardingD
     // A NUL or a lone surrogate can only come as a \u escape (raw, JSON or UTF-8 refuses it):
     // a UTF-8 body without one needs no walk through its strings. A zero byte means UTF-16 or
     // UTF-32, where the escape's bytes are not side by side.
+    // Deeper nesting than the limit is refused before the parse (decision 119); the bytes of
+    // UTF-16 or UTF-32 are not ASCII-readable, so such a body's value is walked after it.
     verify: (_req, res, raw) => {
-      (res as Response).locals[HAS_UNICODE_ESCAPES] = raw.includes('\\u') || raw.includes(0);
+      const wide = raw.includes(0);
+      if (!wide && nestsDeeperThan(raw)) throw jsonTooDeepError();
+      (res as Response).locals[HAS_UNICODE_ESCAPES] = raw.includes('\\u') || wide;
+      (res as Response).locals[WIDE_ENCODING] = wide;
     },
   });
   const entries: DispatchEntry[] = [];
@@ -233,12 +238,17 @@ function isJsonMediaType(contentType: string): boolean {
 }
 
 const HAS_UNICODE_ESCAPES = 'jsonHasUnicodeEscapes';
+const WIDE_ENCODING = 'jsonInWideEncoding';
 
 /**
  * Strings with a NUL or a lone surrogate are valid JSON but no service can store them
  * (PostgreSQL refuses both): refused here with the other validation errors, not as a 500.
  */
 const requireStorableJson: RequestHandler = (req, res, next) => {
+  if (res.locals[WIDE_ENCODING] === true && valueNestsDeeperThan(req.body)) {
+    next(jsonTooDeepError());
+    return;
+  }
   if (res.locals[HAS_UNICODE_ESCAPES] === true && !isJsonbStorable(req.body)) {
     next(
       new AppError(

@@ -16,6 +16,7 @@ import {
   type RawServiceRequest,
   type ServiceReply,
 } from '@wap/contracts';
+import { nestsDeeperThan } from '@wap/http';
 import { BusTimeoutError, NoRespondersError, callApi, type Platform } from '@wap/platform';
 import type { WebhookIngestConfig } from '../config';
 
@@ -101,10 +102,12 @@ export function createProviderHandlers(deps: ProviderHandlerDeps) {
   }
 
   function jsonOf(request: RawServiceRequest): unknown {
+    const invalid = new AppError('INVALID_JSON', 'Invalid JSON body', { exposeCode: false });
+    if (nestsDeeperThan(request.body)) throw invalid;
     try {
       return JSON.parse(Buffer.from(request.body).toString('utf8')) as unknown;
     } catch {
-      throw new AppError('INVALID_JSON', 'Invalid JSON body', { exposeCode: false });
+      throw invalid;
     }
   }
 
