@@ -4,6 +4,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { AppError, type ErrorBody } from '@wap/contracts';
 import { JSON_NESTING_LIMIT } from './json-nesting';
+import { loggablePath } from './loggable-path';
 
 /** body-parser's error type for a body refused by `refuseDeepJson`. */
 const JSON_TOO_DEEP = 'entity.too.deep';
@@ -73,11 +74,12 @@ export function errorReplyOf(
 ): { status: number; body: ErrorBody } {
   const appError = toAppError(error);
   if (!appError) {
-    log.error({ err: error, path }, 'unexpected error');
+    log.error({ err: error, path: loggablePath(path) }, 'unexpected error');
     return { status: 500, body: { error: 'Internal server error', code: 'INTERNAL_ERROR' } };
   }
-  if (appError.status >= 500) log.warn({ code: appError.code, path }, appError.message);
-  else log.info({ code: appError.code, status: appError.status, path }, appError.message);
+  const logged = { code: appError.code, path: loggablePath(path) };
+  if (appError.status >= 500) log.warn(logged, appError.message);
+  else log.info({ ...logged, status: appError.status }, appError.message);
   return { status: appError.status, body: appError.toBody() };
 }
 

@@ -20,3 +20,4 @@ export {
   writeServiceReply,
 } from './raw-request';
 export { JSON_NESTING_LIMIT, nestsDeeperThan, valueNestsDeeperThan } from './json-nesting';
+export { loggablePath, secretFingerprint } from './loggable-path';

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateCredentialKey, mintSessionToken } from '@wap/auth';
+import { secretFingerprint } from '@wap/http';
 import {
   createTestDatabase,
   eventually,
@@ -147,8 +148,9 @@ describe('traces: one trace across the processes of the distributed runtime', ()
     return (response.body as { run: { status: string } }).run.status;
   }
 
-  test('a Custom Webhook request is one trace from the gateway through webhook-ingest to the run and its step', async () => {
-    const cookie = await cookieFor('webhook-owner');
+  /** A live Custom Webhook workflow with credits, its Run before going live succeeded. */
+  async function liveWebhookWorkflow(label: string) {
+    const cookie = await cookieFor(label);
     const workspaceId = await newWorkspace(cookie);
     const granted = await http(`${gatewayUrl}/workspaces/${workspaceId}/credits/grants`, {
       method: 'POST',
@@ -187,7 +189,12 @@ describe('traces: one trace across the processes of the distributed runtime', ()
       cookie,
     });
     expect(live.status).toBe(200);
+    return { cookie, workspaceId, workflow, webhook, triedRunId };
+  }
 
+  test('a Custom Webhook request is one trace from the gateway through webhook-ingest to the run and its step', async () => {
+    const { cookie, workspaceId, workflow, webhook, triedRunId } =
+      await liveWebhookWorkflow('webhook-owner');
     // webhook-ingest learns of the live address through a KV watch: it may answer 404 first.
     await eventually(async () => {
       const triggered = await http(`${gatewayUrl}/webhooks/${webhook.id}`, {
@@ -261,6 +268,74 @@ describe('traces: one trace across the processes of the distributed runtime', ()
       name: expect.stringMatching(/^POST \/workflows\/.+\/run$/),
     });
   }, 120_000);
+
+  test('no webhook address in any log, span, metric or error body of either door (decision 120)', async () => {
+    const { webhook } = await liveWebhookWorkflow('secret-owner');
+    const ingest = processes.find((running) => running.output().includes('"webhook-ingest ready"'));
+    const [, directDoor] = (await ingest?.waitForLine(/"webhookUrl":"(http:\/\/[^"]+)"/)) ?? [];
+    const doors = [gatewayUrl, directDoor ?? ''];
+    const bodies: string[] = [];
+    const send = async (door: string, path: string, init: RequestInit) => {
+      const response = await fetch(`${door}${path}`, init);
+      const text = await response.text();
+      bodies.push(text, JSON.stringify([...response.headers]));
+      return { status: response.status, text };
+    };
+    const json = { 'content-type': 'application/json' };
+    for (const door of doors) {
+      // webhook-ingest learns of the live address through a KV watch: it may answer 404 first.
+      await eventually(async () => {
+        const triggered = await send(door, `/webhooks/${webhook.id}`, {
+          method: 'POST',
+          headers: json,
+          body: '{"order":{"id":8}}',
+        });
+        expect(triggered.status).toBe(200);
+      }, WAIT_MS);
+      const refusals: [string, RequestInit, number][] = [
+        [`/webhooks/${webhook.id}`, { method: 'POST', headers: json, body: '{"a":' }, 400],
+        [
+          `/webhooks/${webhook.id}`,
+          { method: 'POST', headers: json, body: `${'['.repeat(300)}${']'.repeat(300)}` },
+          400,
+        ],
+        [`/webhooks/${webhook.id}%E0%A4%A`, { method: 'POST', headers: json, body: '{}' }, 400],
+        [`/webhooks/${webhook.id}/more`, { method: 'POST', headers: json, body: '{}' }, 404],
+        [`/webhooks/${webhook.id.toUpperCase()}`, { method: 'PUT', body: '{}' }, 404],
+      ];
+      for (const [path, init, status] of refusals) {
+        expect({ door, path, status: (await send(door, path, init)).status }).toEqual({
+          door,
+          path,
+          status,
+        });
+      }
+    }
+    // Both doors' server spans have arrived once their template names are among the spans.
+    await eventually(async () => {
+      const names = receiver
+        .spans()
+        .filter((span) => span.name === 'POST /webhooks/:webhookId')
+        .map((span) => span.service);
+      expect(new Set(names)).toEqual(new Set(['gateway', 'webhook-ingest']));
+    }, WAIT_MS);
+    const metrics = await (await fetch(`${gatewayUrl}/metrics`)).text();
+    expect(metrics).toContain('route="/webhooks/:webhookId"');
+    const captured = {
+      logs: processes.map((running) => running.output()).join('\n'),
+      spans: JSON.stringify(receiver.spans()),
+      metrics,
+      bodies: bodies.join('\n'),
+    };
+    for (const [where, text] of Object.entries(captured)) {
+      expect({ where, found: text.toLowerCase().includes(webhook.id.toLowerCase()) }).toEqual({
+        where,
+        found: false,
+      });
+    }
+    // What the logs carry instead: the route template and a fingerprint of the address.
+    expect(captured.logs).toContain(`"path":"/webhooks/~${secretFingerprint(webhook.id)}"`);
+  });
 
   test("a chat turn is one trace from the gateway through chat's model calls to the tool call in mcp-registry", async () => {
     const cookie = await cookieFor('chat-owner');

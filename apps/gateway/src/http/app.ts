@@ -1,7 +1,7 @@
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { RouteSpec } from '@wap/contracts';
-import { errorHandler, notFoundHandler, requestIdFor } from '@wap/http';
+import { errorHandler, loggablePath, notFoundHandler, requestIdFor } from '@wap/http';
 import { runInServerSpan } from '@wap/observability';
 import type { Platform } from '@wap/platform';
 import type { GatewayConfig } from '../config';
@@ -62,7 +62,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
         {
           request_id: id,
           method: req.method,
-          path: req.path,
+          path: loggablePath(req.path),
           route,
           status: res.statusCode,
           duration_ms: Number(process.hrtime.bigint() - started) / 1e6,

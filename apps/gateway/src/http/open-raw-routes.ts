@@ -5,6 +5,7 @@ import { AppError, type RouteSpec } from '@wap/contracts';
 import {
   clientAddressOf,
   errorReplyOf,
+  loggablePath,
   payloadTooLarge,
   protocolOf,
   requestHeader,
@@ -126,7 +127,8 @@ export function createOpenRawRouteServer(deps: OpenRawRoutesDeps): RawRouteServe
         {
           request_id: requestId,
           method: req.method,
-          path,
+          path: loggablePath(path),
+          route: target.route.path,
           status: res.statusCode,
           duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
         },

@@ -13,6 +13,7 @@ import {
 import {
   clientAddressOf,
   errorReplyOf,
+  loggablePath,
   payloadTooLarge,
   protocolOf,
   requestHeader,
@@ -22,6 +23,9 @@ import {
 } from '@wap/http';
 import { runInServerSpan } from '@wap/observability';
 import type { DirectDoorConfig } from '../config';
+
+/** The route label of a request no route of the door matches, as the gateway labels it. */
+const UNMATCHED_ROUTE = 'unmatched';
 import { countRefusal, refusalReason, type RawRouteHandler, type WebhookEntry } from './deliveries';
 
 export interface DirectDoorRoute {
@@ -79,12 +83,21 @@ export async function startDirectDoor(deps: {
         try {
           params[name] = decodeURIComponent(value);
         } catch {
-          throw new AppError('BAD_REQUEST', `Failed to decode param '${value}'`);
+          // The value is (part of) an address: never echoed (decision 120).
+          throw new AppError('BAD_REQUEST', 'The path has a malformed percent-encoding');
         }
       }
       return { target, params };
     }
     return undefined;
+  }
+
+  function templateOf(method: string, path: string): string {
+    const asMethod = method === 'HEAD' ? 'GET' : method;
+    const matched = compiled.find(
+      (target) => target.route.method === asMethod && target.matchPath(path) !== false,
+    );
+    return matched?.route.path ?? UNMATCHED_ROUTE;
   }
 
   async function answer(req: IncomingMessage, res: ServerResponse, requestId: string) {
@@ -136,14 +149,17 @@ export async function startDirectDoor(deps: {
     const requestId = requestIdFor(requestHeader(req, 'x-request-id'));
     res.setHeader('X-Request-Id', requestId);
     const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
-    void runInServerSpan(`${req.method} ${path}`, req.headers, () =>
+    // Named by the route template, as the gateway names its spans: the path holds the address.
+    const route = templateOf(req.method ?? '', path);
+    void runInServerSpan(`${req.method} ${route}`, req.headers, () =>
       answer(req, res, requestId),
     ).finally(() => {
       deps.logger.info(
         {
           request_id: requestId,
           method: req.method,
-          path,
+          path: loggablePath(path),
+          route,
           status: res.statusCode,
           duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
         },
