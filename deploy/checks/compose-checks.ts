@@ -4,6 +4,7 @@ import { loadYamlFile } from './kustomize';
 import {
   RUNTIME_VARIABLES,
   SECRET_NAME,
+  openMetricsProblems,
   openSignInProblems,
   type EnvSchema,
 } from './manifest-checks';
@@ -115,7 +116,7 @@ export function checkCompose(root: string, schemas: Record<string, EnvSchema>): 
       }
       parsedEnv[name] = text.replace(INTERPOLATION, FROM_ENVIRONMENT);
     }
-    problems.push(...openSignInProblems(app, parsedEnv));
+    problems.push(...openSignInProblems(app, parsedEnv), ...openMetricsProblems(app, parsedEnv));
     const parsed = schema.safeParse(parsedEnv);
     if (!parsed.success)
       problems.push(`${app}: its config.ts refuses ${JSON.stringify(parsed.error?.issues)}`);

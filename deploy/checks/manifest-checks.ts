@@ -179,9 +179,17 @@ export function openSignInProblems(app: string, env: Record<string, string>): st
     : [`${app}: DEV_SIGN_IN must stay off in a shipped deployment (anyone could sign in)`];
 }
 
+/** Where production does not refuse it, `/metrics` needs a token (decision 121). */
+export function openMetricsProblems(app: string, env: Record<string, string>): string[] {
+  return env['NODE_ENV'] !== 'production' && !env['METRICS_TOKEN']
+    ? [`${app}: /metrics is open; give it METRICS_TOKEN`]
+    : [];
+}
+
 export function checkEnvironment(
   objects: K8sObject[],
   schemas: Record<string, EnvSchema>,
+  options: { shipped: boolean } = { shipped: true },
 ): string[] {
   const problems: string[] = [];
   const configMaps = new Map(
@@ -247,6 +255,7 @@ export function checkEnvironment(
       }
     }
     problems.push(...openSignInProblems(app, env));
+    if (options.shipped) problems.push(...openMetricsProblems(app, env));
     const parsed = schema.safeParse(env);
     if (!parsed.success) {
       problems.push(

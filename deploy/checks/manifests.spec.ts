@@ -34,6 +34,7 @@ const SCHEMAS: Record<string, EnvSchema> = {
 };
 const APPS = Object.keys(SCHEMAS);
 
+/** Each render, whether it is an overlay, and whether it is shipped as it is (not the development one). */
 const rendered: [string, K8sObject[], boolean][] = [
   ['base', renderKustomization(join(k8s, 'base')), false],
   ['overlays/development', renderKustomization(join(k8s, 'overlays/development')), true],
@@ -50,7 +51,9 @@ describe.each(rendered)('deploy/k8s/%s, rendered', (_name, objects, overlay) => 
   });
 
   test("every variable is known to the app's config.ts, which accepts the whole; no secret in clear", () => {
-    expect(checkEnvironment(objects, SCHEMAS)).toEqual([]);
+    // The development overlay's /metrics may be open, inside the cluster's network policies.
+    const shipped = _name !== 'overlays/development';
+    expect(checkEnvironment(objects, SCHEMAS, { shipped })).toEqual([]);
   });
 
   test('each app runs the image built with its APP, tagged in an overlay', () => {
@@ -110,6 +113,36 @@ describe('the checks find what is wrong', () => {
       'mcp-registry: CREDENTIALS_ENCRYPTION_KEYS is a secret and must come from a secretKeyRef',
       'mcp-registry: MCP_SYNC_TIMEOUT is not a variable of its config.ts',
     ]);
+  });
+
+  test('/metrics open: a development NODE_ENV without METRICS_TOKEN, in an overlay or in compose', () => {
+    const objects = production();
+    const storage = container(objects, 'storage');
+    storage['env'].push({ name: 'NODE_ENV', value: 'development' });
+    storage['env'] = (storage['env'] as Loose[]).filter(
+      (entry) => entry['name'] !== 'METRICS_TOKEN',
+    );
+    expect(checkEnvironment(objects, SCHEMAS)).toContain(
+      'storage: /metrics is open; give it METRICS_TOKEN',
+    );
+    const broken = mkdtempSync(join(tmpdir(), 'compose-'));
+    try {
+      mkdirSync(join(broken, 'deploy/compose'), { recursive: true });
+      copyFileSync(
+        join(root, 'deploy/compose/Caddyfile'),
+        join(broken, 'deploy/compose/Caddyfile'),
+      );
+      const compose = readFileSync(join(root, 'docker-compose.yml'), 'utf8').replace(
+        /\n {6}METRICS_TOKEN: [^\n]+/,
+        '',
+      );
+      writeFileSync(join(broken, 'docker-compose.yml'), compose);
+      expect(checkCompose(broken, SCHEMAS)).toContain(
+        'gateway: /metrics is open; give it METRICS_TOKEN',
+      );
+    } finally {
+      rmSync(broken, { recursive: true, force: true });
+    }
   });
 
   test('the development sign-in turned on, in an overlay or in the compose file', () => {

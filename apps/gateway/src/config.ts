@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { parseConfig } from '@wap/http';
+import { metricsAccessOf, parseConfig, type MetricsAccess } from '@wap/http';
 import { findBuiltWebApp } from './web/built-web-app';
 
 /** What the HTTP edge reads from the environment, whichever runtime hosts it. */
@@ -106,9 +106,6 @@ export const GatewayEnv = GatewayHttpEnv.extend({
 });
 export type GatewayEnv = z.infer<typeof GatewayEnv>;
 
-/** A bearer token to present, open to all, or not served at all. */
-export type MetricsAccess = { kind: 'token'; token: string } | { kind: 'open' } | { kind: 'none' };
-
 /** What the gateway's HTTP edge needs, whichever runtime hosts it. */
 export interface GatewayConfig {
   production: boolean;
@@ -180,10 +177,6 @@ export function gatewayConfigFromEnv(env: GatewayHttpEnv): GatewayConfig {
     devSignIn,
     publicOrigin: publicUrl?.origin,
     webDistDir: env.WEB_DIST_DIR ? resolve(env.WEB_DIST_DIR) : findBuiltWebApp(),
-    metricsAccess: env.METRICS_TOKEN
-      ? { kind: 'token', token: env.METRICS_TOKEN }
-      : production
-        ? { kind: 'none' }
-        : { kind: 'open' },
+    metricsAccess: metricsAccessOf({ token: env.METRICS_TOKEN, production }),
   };
 }

@@ -2,6 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { renderMetrics } from '@wap/observability';
+import { metricsCheck, type MetricsAccess } from './metrics-access';
 
 export interface HealthServer {
   port: number;
@@ -12,15 +13,17 @@ export interface HealthServer {
 /**
  * /healthz answers 200 while the process runs; /readyz answers 200 only while `isReady()` holds,
  * so Kubernetes stops routing to a replica that lost its connections or is draining; /metrics is
- * the Prometheus scrape of the process.
+ * the Prometheus scrape of the process, as `metricsAccess` allows (never open in production).
  */
 export async function startHealthServer(options: {
   port: number;
   host?: string;
   isReady: () => boolean;
+  metricsAccess: MetricsAccess;
   logger: Logger;
 }): Promise<HealthServer> {
   let draining = false;
+  const checkMetrics = metricsCheck(options.metricsAccess);
   const server: Server = createServer((req, res) => {
     const path = req.url?.split('?')[0];
     if (path === '/healthz') return send(res, 200, { status: 'ok' });
@@ -28,7 +31,11 @@ export async function startHealthServer(options: {
       const ready = !draining && options.isReady();
       return send(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready' });
     }
-    if (path === '/metrics') {
+    const metricsAccess = path === '/metrics' ? checkMetrics(req.headers.authorization) : 'hidden';
+    if (path === '/metrics' && metricsAccess === 'refused') {
+      return send(res, 401, { error: 'A metrics token is required', code: 'UNAUTHORIZED' });
+    }
+    if (metricsAccess === 'allowed') {
       renderMetrics().then(
         ({ contentType, body }) => {
           res.writeHead(200, { 'content-type': contentType });

@@ -21,3 +21,4 @@ export {
 } from './raw-request';
 export { JSON_NESTING_LIMIT, nestsDeeperThan, valueNestsDeeperThan } from './json-nesting';
 export { loggablePath, secretFingerprint } from './loggable-path';
+export { metricsAccessOf, metricsCheck, type MetricsAccess } from './metrics-access';

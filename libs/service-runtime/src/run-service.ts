@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { onShutdown, redactConfig, startHealthServer } from '@wap/http';
+import { metricsAccessOf, onShutdown, redactConfig, startHealthServer } from '@wap/http';
 import {
   collectProcessMetrics,
   createLogger,
@@ -40,6 +40,7 @@ export async function runServiceProcess<Env extends ServiceEnv>(options: {
         'DATABASE_URL',
         'BUS_SIGNING_KEY',
         'NATS_NKEY_SEED',
+        'METRICS_TOKEN',
         ...(options.secretKeys ?? []),
       ]),
     },
@@ -76,6 +77,10 @@ export async function runServiceProcess<Env extends ServiceEnv>(options: {
   const health = await startHealthServer({
     port: env.HEALTH_PORT,
     isReady: () => platform.isReady(),
+    metricsAccess: metricsAccessOf({
+      token: env.METRICS_TOKEN,
+      production: env.NODE_ENV === 'production',
+    }),
     logger,
   });
   logger.info({ healthPort: health.port }, `${name} ready`);

@@ -35,8 +35,13 @@ export const ServiceEnv = z.object({
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/postgres'),
   /** Connections in the service's PostgreSQL pool. */
   DATABASE_POOL_SIZE: z.coerce.number().int().positive().default(10),
-  /** Port of /healthz and /readyz (0 picks a free one). */
+  /** Port of /healthz, /readyz and /metrics (0 picks a free one). */
   HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  /**
+   * Bearer token a scraper presents at `GET /metrics` on the health port; unset: open in
+   * development, not served in production (decision 121).
+   */
+  METRICS_TOKEN: z.string().min(16).optional(),
   /** pino level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** OTLP/HTTP endpoint for traces; unset means no export. */

@@ -502,6 +502,57 @@ describe('metrics on the distributed runtime: each process serves its own scrape
     },
     SETTLE_MS * 8,
   );
+
+  test(
+    'in production a health port serves /metrics only to the bearer of METRICS_TOKEN',
+    async () => {
+      const token = 'metrics-token-0123456789abcdef';
+      const env = {
+        ...COMMON_ENV,
+        NATS_NAMESPACE: namespace,
+        DATABASE_URL: database.url,
+        WEBHOOK_PORT: 'off',
+        NODE_ENV: 'production',
+      };
+      const [hidden, guarded] = await Promise.all(
+        [env, { ...env, METRICS_TOKEN: token }].map(async (settings) => {
+          const running = runApp('webhook-ingest', settings, bus);
+          try {
+            const [, port] = await running.waitForLine(
+              /"healthPort":(\d+)[^\n]*"msg":"webhook-ingest ready"/,
+              STARTUP_MS,
+            );
+            const url = `http://127.0.0.1:${port}/metrics`;
+            const answer = async (authorization?: string) => {
+              const response = await fetch(url, {
+                headers: authorization ? { authorization } : {},
+              });
+              return { status: response.status, text: await response.text() };
+            };
+            return {
+              anonymous: await answer(),
+              wrong: await answer('Bearer not-the-token-at-all'),
+              bearer: await answer(`Bearer ${token}`),
+              logs: running.output(),
+            };
+          } finally {
+            await running.stop('SIGKILL');
+          }
+        }),
+      );
+      expect(hidden?.anonymous.status).toBe(404);
+      expect(hidden?.bearer.status).toBe(404);
+      expect(guarded?.anonymous).toEqual({
+        status: 401,
+        text: JSON.stringify({ error: 'A metrics token is required', code: 'UNAUTHORIZED' }),
+      });
+      expect(guarded?.wrong.status).toBe(401);
+      expect(guarded?.bearer.status).toBe(200);
+      expect(guarded?.bearer.text).toContain('# TYPE ');
+      expect(guarded?.logs).not.toContain(token);
+    },
+    STARTUP_MS * 2,
+  );
 });
 
 describe('metrics on the embedded runtime: the gateway serves the whole process', () => {

@@ -1,8 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Express, Request, Response } from 'express';
 import { AppError } from '@wap/contracts';
 import { metrics, renderMetrics } from '@wap/observability';
-import type { MetricsAccess } from '../config';
+import { metricsCheck, type MetricsAccess } from '@wap/http';
 import { DISPATCHED_ROUTE } from '../routing/forward';
 
 /** The route label of a request no route of the table (or of the gateway) answered. */
@@ -34,25 +33,17 @@ export function routeLabelOf(req: Request, res: Response): string {
   return UNMATCHED_ROUTE;
 }
 
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
-}
-
 /**
  * `GET /metrics`: the process's Prometheus scrape (on the embedded runtime, every service's),
  * behind a bearer token when one is configured (decision 93).
  */
 export function mountMetrics(app: Express, access: MetricsAccess): void {
   if (access.kind === 'none') return;
-  const expected = access.kind === 'token' ? digest(access.token) : undefined;
+  const check = metricsCheck(access);
   app.get('/metrics', (req, res, next) => {
-    if (expected) {
-      const presented = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
-      // Digests of equal length compare in constant time whatever was presented.
-      if (!presented || !timingSafeEqual(digest(presented), expected)) {
-        next(new AppError('UNAUTHORIZED', 'A metrics token is required'));
-        return;
-      }
+    if (check(req.get('authorization')) !== 'allowed') {
+      next(new AppError('UNAUTHORIZED', 'A metrics token is required'));
+      return;
     }
     renderMetrics().then(({ contentType, body }) => {
       res.setHeader('Content-Type', contentType);
