@@ -193,6 +193,29 @@ describe.each(RUNTIMES)('tasks and comment attachments on the %s runtime', (runt
     expect(await objectsLeftBy(refusedNames)).toEqual([]);
   });
 
+  test('a stored name carries the extension of the kind found in the bytes', async () => {
+    const member = await newMember('renamed');
+    const taskId = await newTask(member);
+    const png = ALLOWED_FILES.find(([, , type]) => type === 'image/png');
+    const jpeg = ALLOWED_FILES.find(([, , type]) => type === 'image/jpeg');
+    if (!png || !jpeg) throw new Error('the allowed files lack a PNG or a JPEG');
+    for (const [name, bytes, expected] of [
+      ['x.html', png[1], 'x.png'],
+      ['invoice', png[1], 'invoice.png'],
+      ['report.PDF.exe', png[1], 'report.PDF.png'],
+      ['holiday.JPEG', jpeg[1], 'holiday.JPEG'],
+    ] as const) {
+      const uploaded = await upload(member, taskId, { name, bytes, type: 'text/html' });
+      expect({ name, status: uploaded.status }).toEqual({ name, status: 200 });
+      const attachment = uploaded.body as Attachment;
+      expect({ name, stored: attachment.name }).toEqual({ name, stored: expected });
+      const download = await fetch(`${stack.url}${attachment.url}`, {
+        headers: { cookie: member.cookie },
+      });
+      expect(download.headers.get('content-disposition')).toContain(expected);
+    }
+  });
+
   test('a form with two files is refused and leaves neither behind', async () => {
     const member = await newMember('two-files');
     const taskId = await newTask(member);

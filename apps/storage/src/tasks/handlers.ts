@@ -63,6 +63,26 @@ const EXTENSIONS: Record<AttachmentType, string> = {
   'text/csv': 'csv',
 };
 
+/** Extensions a file name of each kind may keep besides its own (EXTENSIONS). */
+const OTHER_EXTENSIONS: Partial<Record<AttachmentType, readonly string[]>> = {
+  'image/jpeg': ['jpeg', 'jpe'],
+  'text/plain': ['text', 'md', 'log'],
+};
+
+/**
+ * The uploaded name with the extension of the kind its bytes were found to be: `x.html` stored as
+ * a PNG is `x.png`, so no download is opened as something it is not (decision 122). A name
+ * without an extension gets one.
+ */
+function nameOfKind(fileName: string, type: AttachmentType): string {
+  const own = EXTENSIONS[type];
+  const dot = fileName.lastIndexOf('.');
+  const extension = dot > 0 ? fileName.slice(dot + 1).toLowerCase() : '';
+  if (extension === own || OTHER_EXTENSIONS[type]?.includes(extension)) return fileName;
+  const stem = dot > 0 ? fileName.slice(0, dot) : fileName;
+  return `${stem.slice(0, 255 - own.length - 1)}.${own}`;
+}
+
 /** Where the files of a task's comments live: `task-comments/{workspaceId}/{taskId}/`. */
 function folderOf(workspaceId: string, taskId: string): string {
   return `task-comments/${workspaceId}/${taskId}/`;
@@ -197,7 +217,7 @@ export function createTasksHandlers(deps: TasksHandlersDeps) {
         workspaceId: task.workspaceId,
         taskId: task.id,
         name: `${id}.${EXTENSIONS[upload.type]}`,
-        fileName: upload.fileName,
+        fileName: nameOfKind(upload.fileName, upload.type),
         type: upload.type,
         size: upload.size,
         objectName: upload.objectName,
