@@ -203,6 +203,46 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
     expect((await http(`${stack.url}/workflows/step-types`)).status).toBe(401);
   });
 
+  test('approval reviewers must be members: 400 with each outsider named, at create and at update', async () => {
+    const owner = await newOwner('reviewers');
+    const outsider = await newOwner('outsider');
+    const idOf = async (cookie: string) =>
+      ((await http(`${stack.url}/me`, { cookie })).body as { user: { id: string } }).user.id;
+    const [ownerId, outsiderId] = [await idOf(owner.cookie), await idOf(outsider.cookie)];
+    const approval = (reviewerIds: string[]) => ({
+      type: 'approval',
+      name: 'review',
+      settings: { reviewerIds, message: 'ok?' },
+    });
+    const refusal = {
+      error: 'Approval reviewers must be workspace members',
+      code: 'VALIDATION_ERROR',
+      details: [
+        { path: 'body.steps.1.settings.reviewerIds.1', message: 'Not a member of this workspace' },
+        { path: 'body.steps.1.settings.reviewerIds.2', message: 'Not a member of this workspace' },
+      ],
+    };
+    const steps = [delayStep, approval([ownerId, outsiderId, randomUUID()])];
+    const refused = await http(`${stack.url}/workflows`, {
+      method: 'POST',
+      cookie: owner.cookie,
+      body: {
+        workspaceId: owner.workspaceId,
+        name: 'Reviewed',
+        trigger: { type: 'custom_webhook' },
+        steps,
+      },
+    });
+    expect({ status: refused.status, body: refused.body }).toEqual({ status: 400, body: refusal });
+    const created = await createWorkflow(owner, { steps: [delayStep, approval([ownerId])] });
+    const updated = await http(`${stack.url}/workflows/${created.workflow.id}`, {
+      method: 'PATCH',
+      cookie: owner.cookie,
+      body: { steps },
+    });
+    expect({ status: updated.status, body: updated.body }).toEqual({ status: 400, body: refusal });
+  });
+
   test('POST /workflows: 201 draft with its address, published to the webhooks bucket; 400 on bad steps; 404 outside the workspace', async () => {
     const owner = await newOwner('create');
     const created = await createWorkflow(owner, {

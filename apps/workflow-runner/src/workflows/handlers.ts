@@ -10,6 +10,7 @@ import {
   WorkflowIdParams,
   WorkspaceQuery,
   type ServiceReply,
+  type StepInput,
   type ServiceRequest,
 } from '@wap/contracts';
 import {
@@ -87,6 +88,33 @@ export function workflowHandlers(deps: {
     return row;
   }
 
+  /**
+   * An approval reviewer who is not a member could never open the approval: the run would wait
+   * forever. Refused at save with each such reviewer named (decision 123).
+   */
+  async function requireReviewersAreMembers(
+    workspaceId: string,
+    steps: readonly StepInput[] | undefined,
+  ): Promise<void> {
+    const details: { path: string; message: string }[] = [];
+    for (const [index, step] of (steps ?? []).entries()) {
+      if (step.type !== 'approval') continue;
+      for (const [position, reviewerId] of step.settings.reviewerIds.entries()) {
+        if ((await directory.confirmedRoleOf(workspaceId, reviewerId)) === undefined) {
+          details.push({
+            path: `body.steps.${index}.settings.reviewerIds.${position}`,
+            message: 'Not a member of this workspace',
+          });
+        }
+      }
+    }
+    if (details.length > 0) {
+      throw new AppError('VALIDATION_ERROR', 'Approval reviewers must be workspace members', {
+        details,
+      });
+    }
+  }
+
   return {
     async list_step_types(request) {
       actorOf(request);
@@ -99,6 +127,7 @@ export function workflowHandlers(deps: {
       if (!((await directory.confirmedRoleOf(body.workspaceId, actor.userId)) !== undefined)) {
         throw new AppError('NOT_FOUND', 'Workspace not found');
       }
+      await requireReviewersAreMembers(body.workspaceId, body.steps);
       const row = await workflows.create({
         workspaceId: body.workspaceId,
         name: body.name,
@@ -131,6 +160,7 @@ export function workflowHandlers(deps: {
     async update_workflow(request) {
       const current = await accessible(request);
       const body = parseRequestPart(UpdateWorkflowBody, request.body);
+      await requireReviewersAreMembers(current.workspaceId, body.steps);
       const updated = await workflows.update(current, {
         name: body.name,
         trigger:
