@@ -6,7 +6,7 @@ import { ChatServiceEnv } from '@wap/chat-service';
 import { McpRegistryServiceEnv } from '@wap/mcp-registry-service';
 import { WorkflowRunnerEnv } from '@wap/workflow-runner-service';
 import { WebhookIngestServiceEnv } from '@wap/webhook-ingest-service';
-import { ServiceEnv } from '@wap/service-runtime';
+import { StorageEnv } from '@wap/storage-service';
 import { loadYamlFile, renderKustomization, type K8sObject } from './kustomize';
 import {
   checkDockerfile,
@@ -26,7 +26,7 @@ const k8s = join(root, 'deploy/k8s');
 /** Each deployed app and the schema its config.ts parses its environment with. */
 const SCHEMAS: Record<string, EnvSchema> = {
   gateway: GatewayEnv,
-  storage: ServiceEnv,
+  storage: StorageEnv,
   chat: ChatServiceEnv,
   'mcp-registry': McpRegistryServiceEnv,
   'workflow-runner': WorkflowRunnerEnv,

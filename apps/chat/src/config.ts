@@ -25,6 +25,10 @@ export const ChatEnv = z.object({
   TURN_LEASE_MS: z.coerce.number().int().positive().default(15_000),
   /** How often a replica renews its running turns and looks for turns whose replica died. */
   TURN_HEARTBEAT_MS: z.coerce.number().int().positive().default(3_000),
+  /** Messages one person may send a minute, in all their chats (429 past it; decision 124). */
+  CHAT_MESSAGES_PER_MINUTE_PER_USER: z.coerce.number().int().positive().default(30),
+  /** Messages a workspace's people may send a minute, together. */
+  CHAT_MESSAGES_PER_MINUTE_PER_WORKSPACE: z.coerce.number().int().positive().default(300),
 });
 
 /** Rules across fields, checked on the settings alone and on the whole process environment. */

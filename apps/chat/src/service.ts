@@ -76,6 +76,10 @@ export async function startChatService(deps: ChatServiceDeps): Promise<ServiceHa
     runner,
     waiters,
     clock: platform.clock,
+    messageLimits: {
+      perUserPerMinute: settings.CHAT_MESSAGES_PER_MINUTE_PER_USER,
+      perWorkspacePerMinute: settings.CHAT_MESSAGES_PER_MINUTE_PER_WORKSPACE,
+    },
   });
   const handlers = answerAccessDenied({
     ...createConversationHandlers({

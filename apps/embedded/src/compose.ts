@@ -7,6 +7,7 @@ import type { BusKeySet } from '@wap/auth';
 import { startChatService, type ChatSettings } from '@wap/chat-service';
 import { generateCredentialKey, parseCredentialKeys } from '@wap/auth';
 import { parseAllowlist } from '@wap/egress';
+import type { ActorRateLimits } from '@wap/http';
 import { startMcpRegistryService, type McpRegistryConfig } from '@wap/mcp-registry-service';
 import { startStorageService } from '@wap/storage-service';
 import {
@@ -41,7 +42,7 @@ export interface ServiceOptions {
   /** The chat service's settings (the model provider, limits, turn leases); defaults for the rest. */
   chat?: Partial<ChatSettings>;
   /** storage's settings; tests shrink the split-name batch to cross batch boundaries. */
-  storage?: { splitBatchSize?: number };
+  storage?: { splitBatchSize?: number; uploadLimits?: ActorRateLimits };
 }
 
 /** For tests that do not care about mcp-registry: a fresh key, no allow-lists, nothing to read. */

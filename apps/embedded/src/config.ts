@@ -3,6 +3,7 @@ import { parseConfig } from '@wap/http';
 import { ChatEnv } from '@wap/chat-service';
 import { GatewayHttpEnv } from '@wap/gateway-service';
 import { McpRegistryEnv } from '@wap/mcp-registry-service';
+import { StorageSettings } from '@wap/storage-service';
 import { WebhookIngestEnv } from '@wap/webhook-ingest-service';
 
 /**
@@ -15,6 +16,7 @@ import { WebhookIngestEnv } from '@wap/webhook-ingest-service';
 export const EmbeddedEnv = GatewayHttpEnv.extend(McpRegistryEnv.shape)
   .extend(WebhookIngestEnv.shape)
   .extend(ChatEnv.shape)
+  .extend(StorageSettings.shape)
   .extend({
     /** Interface to listen on: this machine only unless said otherwise (0.0.0.0 in the image). */
     HOST: z.string().default('127.0.0.1'),

@@ -12,6 +12,7 @@ import { createEmbeddedPlatform, withMetrics } from '@wap/platform';
 import { chatSettings } from '@wap/chat-service';
 import { gatewayConfigFromEnv, startGateway } from '@wap/gateway-service';
 import { toMcpRegistryConfig } from '@wap/mcp-registry-service';
+import { uploadLimitsOf } from '@wap/storage-service';
 import { WEBHOOK_SECRET_KEYS, webhookIngestConfigFromEnv } from '@wap/webhook-ingest-service';
 import { generateBusKeySet } from '@wap/auth';
 import { busKeysOf, withBusKeys } from '@wap/service-runtime';
@@ -77,6 +78,7 @@ async function main(): Promise<void> {
     },
     webhookIngest: webhookIngestConfigFromEnv(env),
     chat: chatSettings(env),
+    storage: { uploadLimits: uploadLimitsOf(env) },
   });
 
   let draining = false;

@@ -1,11 +1,12 @@
 import { runServiceProcess } from '@wap/service-runtime';
-import { loadConfig } from './config';
+import { loadConfig, uploadLimitsOf } from './config';
 import { startStorageService } from './service';
 
 void runServiceProcess({
   name: 'storage',
   env: loadConfig(process.env),
-  start: ({ platform, logger }) => startStorageService({ platform, logger }),
+  start: ({ platform, logger, env }) =>
+    startStorageService({ platform, logger, uploadLimits: uploadLimitsOf(env) }),
 }).catch((error: unknown) => {
   console.error(error);
   process.exit(1);

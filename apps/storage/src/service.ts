@@ -19,6 +19,7 @@ import {
   taskRoutes,
   workspaceDataRoutes,
 } from '@wap/contracts';
+import type { ActorRateLimits } from '@wap/http';
 import { serveApi, serveRoutes, type Platform, type Subscription } from '@wap/platform';
 import { createDirectoryHandlers } from './directory/handlers';
 import { createMeCache } from './directory/me-cache';
@@ -28,6 +29,7 @@ import { createContactsHandlers } from './contacts/handlers';
 import { createContactsRepository } from './contacts/repository';
 import { createApprovalRecipients } from './notifications/approval-recipients';
 import { createTablesHandlers } from './tables/handlers';
+import { DEFAULT_UPLOAD_LIMITS } from './config';
 import { createTasksHandlers } from './tasks/handlers';
 import { createTasksRepository } from './tasks/repository';
 import { createTablesRepository } from './tables/repository';
@@ -36,6 +38,8 @@ import { createWorkflowRowWriter } from './tables/workflow-rows';
 /** Replicas of storage share every request subject. */
 const QUEUE_GROUP = 'storage';
 const SQL_SCHEMA = 'storage';
+
+export { StorageEnv, StorageSettings, uploadLimitsOf } from './config';
 
 export interface StorageServiceDeps {
   platform: Platform;
@@ -49,6 +53,8 @@ export interface StorageServiceDeps {
   migrationsFolder?: string;
   /** Rows per transaction of a split-name run (default 1000). */
   splitBatchSize?: number;
+  /** Attachment uploads a minute per person and per workspace; defaults of StorageEnv. */
+  uploadLimits?: ActorRateLimits;
 }
 
 export interface StorageService {
@@ -90,6 +96,8 @@ export async function startStorageService(deps: StorageServiceDeps): Promise<Sto
     repository: createTasksRepository(storeDeps),
     ids: platform.ids,
     standingOf,
+    clock: platform.clock,
+    uploadLimits: deps.uploadLimits ?? DEFAULT_UPLOAD_LIMITS,
   });
 
   const subscriptions: Subscription[] = [

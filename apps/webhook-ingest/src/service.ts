@@ -14,6 +14,7 @@ import {
   WebhookAddress,
   WEBHOOK_EVENTS_STREAM_CONFIG,
 } from '@wap/contracts';
+import { createRateLimiter } from '@wap/http';
 import { callApi, serveRoutes, type Platform } from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { createDirectoryClient } from '@wap/workspace-directory';
@@ -23,7 +24,6 @@ import { acceptedProviderDelivery, countDeliveries } from './http/deliveries';
 import { startDirectDoor, type DirectDoor } from './http/direct-door';
 import { createProviderHandlers } from './providers/provider-handlers';
 import { IDEMPOTENCY_BUCKET, createDuplicateClaims } from './trigger/duplicate-claims';
-import { createRateLimiter } from './trigger/rate-limiter';
 import { startReplicaLiveness } from './trigger/replica-liveness';
 import { createTriggerHandlers } from './trigger/trigger-handler';
 

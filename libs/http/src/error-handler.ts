@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { AppError, type ErrorBody } from '@wap/contracts';
+import { retryAfterHeaderOf } from './actor-rate-limit';
 import { JSON_NESTING_LIMIT } from './json-nesting';
 import { loggablePath } from './loggable-path';
 
@@ -71,7 +72,7 @@ export function errorReplyOf(
   error: unknown,
   log: Logger,
   path: string,
-): { status: number; body: ErrorBody } {
+): { status: number; body: ErrorBody; headers?: Record<string, string> } {
   const appError = toAppError(error);
   if (!appError) {
     log.error({ err: error, path: loggablePath(path) }, 'unexpected error');
@@ -80,17 +81,22 @@ export function errorReplyOf(
   const logged = { code: appError.code, path: loggablePath(path) };
   if (appError.status >= 500) log.warn(logged, appError.message);
   else log.info({ ...logged, status: appError.status }, appError.message);
-  return { status: appError.status, body: appError.toBody() };
+  return {
+    status: appError.status,
+    body: appError.toBody(),
+    headers: retryAfterHeaderOf(appError),
+  };
 }
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     const log = (res.locals['logger'] as Logger | undefined) ?? logger;
-    const { status, body } = errorReplyOf(error, log, req.path);
+    const { status, body, headers } = errorReplyOf(error, log, req.path);
     if (res.headersSent) {
       res.destroy();
       return;
     }
+    if (headers) res.set(headers);
     res.status(status).json(body);
   };
 }

@@ -22,3 +22,10 @@ export {
 export { JSON_NESTING_LIMIT, nestsDeeperThan, valueNestsDeeperThan } from './json-nesting';
 export { loggablePath, secretFingerprint } from './loggable-path';
 export { metricsAccessOf, metricsCheck, type MetricsAccess } from './metrics-access';
+export { createRateLimiter, type RateLimiter, type RateLimiterOptions } from './rate-limiter';
+export {
+  createActorRateLimit,
+  rateLimited,
+  retryAfterHeaderOf,
+  type ActorRateLimits,
+} from './actor-rate-limit';

@@ -127,6 +127,9 @@ async function main(): Promise<boolean> {
           // A turn of a killed replica ends as failed after the lease, within the checks' wait.
           TURN_LEASE_MS: '5000',
           TURN_HEARTBEAT_MS: '1000',
+          // The load sends one person's messages at a pace a person would not (decision 124).
+          CHAT_MESSAGES_PER_MINUTE_PER_USER: '100000',
+          CHAT_MESSAGES_PER_MINUTE_PER_WORKSPACE: '100000',
         },
         'mcp-registry': { CREDENTIALS_ENCRYPTION_KEYS: generateCredentialKey('cluster') },
         // A killed runner's leased runs resume after this long.

@@ -14,6 +14,7 @@ import {
   type TurnEvent,
   type TurnEventsBatch,
 } from '@wap/contracts';
+import { createActorRateLimit, type ActorRateLimits } from '@wap/http';
 import { metrics } from '@wap/observability';
 import { actorOf, parseRequestPart, type Clock, type RouteHandler } from '@wap/platform';
 import type { ConversationGuard } from '../conversations/guard';
@@ -72,8 +73,13 @@ export function createTurnHandlers(deps: {
   runner: TurnRunner;
   waiters: TurnWaiters;
   clock: Clock;
+  /** Messages a minute per person and per workspace (decision 124). */
+  messageLimits: ActorRateLimits;
 }): Record<TurnOperation, RouteHandler> {
   const { guard, repository, runner } = deps;
+  const messageLimit = createActorRateLimit(deps.messageLimits, 'messages', () =>
+    deps.clock.now().getTime(),
+  );
 
   /**
    * A turn of a chat the caller can open. A caller who cannot open the chat learns nothing of
@@ -122,6 +128,7 @@ export function createTurnHandlers(deps: {
       if (!opened.viewerCanEdit) {
         throw new AppError('FORBIDDEN', 'You can read this chat but not send messages in it');
       }
+      messageLimit.take(opened.record.workspaceId, actor.userId);
       if (content.length > MESSAGE_CONTENT_MAX_CHARS) {
         throw new AppError(
           'PAYLOAD_TOO_LARGE',

@@ -314,3 +314,119 @@ describe('sign-in and cross-site requests on the embedded runtime', () => {
     });
   });
 });
+
+describe('chat messages and uploads are rate-limited per person and per workspace (decision 124)', () => {
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    stack = await startStack('embedded', {
+      services: {
+        chat: { CHAT_MESSAGES_PER_MINUTE_PER_USER: 2, CHAT_MESSAGES_PER_MINUTE_PER_WORKSPACE: 3 },
+        storage: { uploadLimits: { perUserPerMinute: 2, perWorkspacePerMinute: 3 } },
+      },
+    });
+  });
+  afterAll(async () => {
+    await stack.stop();
+  });
+
+  /** An owner's workspace and a second member of it, each with a cookie. */
+  async function workspaceOfTwo(): Promise<{ workspaceId: string; owner: string; other: string }> {
+    const owner = await stack.cookieFor(uniqueEmail('limited-owner'));
+    const created = await http(`${stack.url}/workspaces`, {
+      method: 'POST',
+      cookie: owner,
+      body: { name: 'Limited' },
+    });
+    const workspaceId = (created.body as { workspace: { id: string } }).workspace.id;
+    const otherEmail = uniqueEmail('limited-member');
+    const added = await http(`${stack.url}/workspaces/${workspaceId}/members`, {
+      method: 'POST',
+      cookie: owner,
+      body: { email: otherEmail, role: 'member' },
+    });
+    expect(added.status).toBe(201);
+    return { workspaceId, owner, other: await stack.cookieFor(otherEmail) };
+  }
+
+  function expectLimited(response: Awaited<ReturnType<typeof http>>, error: string): void {
+    expect(response.status).toBe(429);
+    const retryAfter = Number(response.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(response.body).toEqual({
+      error,
+      code: 'RATE_LIMITED',
+      details: { retryAfterSeconds: retryAfter },
+    });
+  }
+
+  test('messages: a person past their limit, then the workspace past its own; another workspace is not held back', async () => {
+    const { workspaceId, owner, other } = await workspaceOfTwo();
+    const chatOf = async (cookie: string, inWorkspace: string) => {
+      const created = await http(`${stack.url}/ai-chat/conversations`, {
+        method: 'POST',
+        cookie,
+        body: { workspaceId: inWorkspace, title: 'Busy' },
+      });
+      expect(created.status).toBe(201);
+      return (created.body as { conversation: { id: string } }).conversation.id;
+    };
+    const chatId = await chatOf(owner, workspaceId);
+    const otherChatId = await chatOf(other, workspaceId);
+    const send = (cookie: string, id: string) =>
+      http(`${stack.url}/ai-chat/conversations/${id}/messages`, {
+        method: 'POST',
+        cookie,
+        body: { content: 'hello' },
+      });
+    expect((await send(owner, chatId)).status).toBe(202);
+    expect((await send(owner, chatId)).status).toBe(202);
+    expectLimited(await send(owner, chatId), 'Too many messages; retry later');
+    expect((await send(other, otherChatId)).status).toBe(202);
+    expectLimited(
+      await send(other, otherChatId),
+      'Too many messages in this workspace; retry later',
+    );
+
+    const elsewhere = await stack.cookieFor(uniqueEmail('elsewhere'));
+    const created = await http(`${stack.url}/workspaces`, {
+      method: 'POST',
+      cookie: elsewhere,
+      body: { name: 'Quiet' },
+    });
+    const quietId = (created.body as { workspace: { id: string } }).workspace.id;
+    expect((await send(elsewhere, await chatOf(elsewhere, quietId))).status).toBe(202);
+  });
+
+  test('uploads: refused before a byte is stored, with Retry-After', async () => {
+    const { workspaceId, owner, other } = await workspaceOfTwo();
+    const task = await http(`${stack.url}/tasks`, {
+      method: 'POST',
+      cookie: owner,
+      body: { workspaceId, title: 'Files' },
+    });
+    const taskId = (task.body as { task: { id: string } }).task.id;
+    const upload = async (cookie: string) => {
+      const form = new FormData();
+      form.append('file', new Blob([Buffer.from('notes')], { type: 'text/plain' }), 'n.txt');
+      form.append('workspaceId', workspaceId);
+      const response = await fetch(`${stack.url}/tasks/${taskId}/comments/attachments`, {
+        method: 'POST',
+        headers: { cookie },
+        body: form,
+      });
+      const text = await response.text();
+      return {
+        status: response.status,
+        headers: response.headers,
+        body: text ? (JSON.parse(text) as unknown) : undefined,
+        text,
+      };
+    };
+    expect((await upload(owner)).status).toBe(200);
+    expect((await upload(owner)).status).toBe(200);
+    expectLimited(await upload(owner), 'Too many uploads; retry later');
+    expect((await upload(other)).status).toBe(200);
+    expectLimited(await upload(other), 'Too many uploads in this workspace; retry later');
+  });
+});

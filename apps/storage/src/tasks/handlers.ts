@@ -16,10 +16,12 @@ import {
   type UploadTarget,
   WorkspaceListQuery,
 } from '@wap/contracts';
+import { createActorRateLimit, type ActorRateLimits } from '@wap/http';
 import {
   actorOf,
   parseRequestPart,
   type BusCaller,
+  type Clock,
   type IdSource,
   type RouteHandler,
 } from '@wap/platform';
@@ -42,6 +44,9 @@ export interface TasksHandlersDeps {
   repository: TasksRepository;
   ids: IdSource;
   standingOf(workspaceId: string, userId: string): Promise<WorkspaceStanding>;
+  /** Uploads a minute per person and per workspace (decision 124). */
+  uploadLimits: ActorRateLimits;
+  clock: Clock;
 }
 
 const TASK_NOT_FOUND = 'Task not found';
@@ -121,6 +126,9 @@ function commentBody(comment: CommentRecord): TaskComment {
 }
 
 export function createTasksHandlers(deps: TasksHandlersDeps) {
+  const uploadLimit = createActorRateLimit(deps.uploadLimits, 'uploads', () =>
+    deps.clock.now().getTime(),
+  );
   const { repository, standingOf } = deps;
 
   async function visibleTask(taskId: string, userId: string): Promise<TaskRecord> {
@@ -252,6 +260,7 @@ export function createTasksHandlers(deps: TasksHandlersDeps) {
     // The subject registry makes the trust layer refuse a prepare that names nobody.
     if (!caller.user) throw new AppError('UNAUTHORIZED', 'Authentication required');
     const task = await visibleTask(taskId, caller.user.userId);
+    uploadLimit.take(task.workspaceId, caller.user.userId);
     return {
       bucket: TASK_FILES_BUCKET,
       objectName: `${folderOf(task.workspaceId, task.id)}${deps.ids.uuid()}`,

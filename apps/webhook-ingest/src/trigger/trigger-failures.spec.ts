@@ -18,7 +18,7 @@ import { createKvMirror } from '../addresses/kv-mirror';
 import { DEFAULT_WEBHOOK_INGEST_CONFIG } from '../config';
 import { IDEMPOTENCY_BUCKET, createDuplicateClaims, type EventRunState } from './duplicate-claims';
 import { fingerprintKey, idempotencyKey } from './request-identity';
-import { createRateLimiter } from './rate-limiter';
+import { createRateLimiter } from '@wap/http';
 import { createTriggerHandlers } from './trigger-handler';
 
 /**

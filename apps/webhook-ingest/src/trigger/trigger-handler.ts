@@ -28,7 +28,7 @@ import type { Delivery } from '../http/deliveries';
 import { renderCustomResponse } from './custom-response';
 import { ClaimPendingError, type DuplicateClaims } from './duplicate-claims';
 import { parseJsonBody } from './json-body';
-import type { RateLimiter } from './rate-limiter';
+import type { RateLimiter } from '@wap/http';
 import { fingerprintKey, idempotencyKey, idempotencyValueOf } from './request-identity';
 import { checkRunningHours } from '@wap/contracts';
 
