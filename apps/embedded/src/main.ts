@@ -46,22 +46,39 @@ async function main(): Promise<void> {
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
   });
 
-  // Webhook addresses, sign-in links and the cookie's Secure attribute all follow this origin.
-  const publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`;
   const sessionSecret =
     env.SESSION_JWKS_URL || env.SESSION_JWT_SECRET || env.NODE_ENV === 'production'
       ? env.SESSION_JWT_SECRET
       : dataDirSecret(dataDir, 'session-secret');
+  // The cookie's Secure attribute follows the scheme: plain http on this machine by default.
   const gatewayConfig = gatewayConfigFromEnv({
     ...env,
     SESSION_JWT_SECRET: sessionSecret,
-    PUBLIC_BASE_URL: publicBaseUrl,
+    PUBLIC_BASE_URL: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
   });
   const platform = withMetrics(await createEmbeddedPlatform({ dataDir, logger }), platformMetrics);
   // One process holds every key: fresh ones at each start, since an assertion lives 30 seconds.
   const busKeys = generateBusKeySet();
   const credentialKeys =
     env.CREDENTIALS_ENCRYPTION_KEYS ?? `local:${dataDirSecret(dataDir, 'credentials-key')}`;
+  // The gateway listens first, not ready until the services are: with PORT=0 its port is known
+  // only then, and webhook addresses name it.
+  let servicesStarted = false;
+  let draining = false;
+  const gateway = await startGateway({
+    platform: await withBusKeys(
+      platform,
+      'gateway',
+      busKeysOf(busKeys, 'gateway'),
+      loggerFor('gateway'),
+    ),
+    logger: loggerFor('gateway'),
+    config: gatewayConfig,
+    isReady: () => servicesStarted && !draining && platform.isReady(),
+    routes: ROUTES,
+  });
+
+  const publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${gateway.port}`;
   const services = await startAllServices(platform, busKeys, loggerFor, {
     mcpRegistry: {
       config: toMcpRegistryConfig({ ...env, CREDENTIALS_ENCRYPTION_KEYS: credentialKeys }),
@@ -80,20 +97,7 @@ async function main(): Promise<void> {
     chat: chatSettings(env),
     storage: { uploadLimits: uploadLimitsOf(env) },
   });
-
-  let draining = false;
-  const gateway = await startGateway({
-    platform: await withBusKeys(
-      platform,
-      'gateway',
-      busKeysOf(busKeys, 'gateway'),
-      loggerFor('gateway'),
-    ),
-    logger: loggerFor('gateway'),
-    config: gatewayConfig,
-    isReady: () => !draining && platform.isReady(),
-    routes: ROUTES,
-  });
+  servicesStarted = true;
 
   onShutdown({
     logger,

@@ -44,6 +44,19 @@ describe('npm start: the embedded runtime as a process', () => {
     });
     expect(created.status).toBe(201);
     const { workspace } = created.body as { workspace: { id: string } };
+    // PORT=0: the webhook address names the port the gateway took, not 0.
+    const workflow = await http(`${url}/workflows`, {
+      method: 'POST',
+      cookie,
+      body: {
+        workspaceId: workspace.id,
+        name: 'Addressed',
+        trigger: { type: 'custom_webhook' },
+        steps: [{ type: 'delay', settings: { seconds: 0 } }],
+      },
+    });
+    const webhookUrl = (workflow.body as { webhook: { url: string } }).webhook.url;
+    expect(new URL(webhookUrl).port).toBe(port);
 
     expect(await running?.stop('SIGKILL')).toBe('SIGKILL');
     url = await start();
