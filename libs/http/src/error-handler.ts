@@ -7,7 +7,7 @@ import { retryAfterHeaderOf } from './actor-rate-limit';
 import { JSON_NESTING_LIMIT } from './json-nesting';
 import { loggablePath } from './loggable-path';
 
-/** body-parser's error type for a body refused by `refuseDeepJson`. */
+/** The error type `jsonTooDeepError` gives body-parser, which keeps it. */
 const JSON_TOO_DEEP = 'entity.too.deep';
 
 /** What to throw for JSON nested deeper than the limit: toAppError makes it a 400 INVALID_JSON. */

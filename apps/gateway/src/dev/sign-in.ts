@@ -95,7 +95,8 @@ export function mountSignInLinks(app: Express, options: SecretSessionOptions): v
         throw new AppError('UNAUTHORIZED', 'This sign-in link is used, expired or not valid');
       }
       usedUntil.set(link.jti, link.exp);
-      await signIn(res, options, link);
+      const { sub, email, name, platformAdmin } = link;
+      await signIn(res, options, { sub, email, name, platformAdmin });
     } catch (error) {
       next(error);
     }

@@ -111,9 +111,9 @@ export function createRouteTable(routes: readonly RouteSpec[], deps: ForwardingD
     strict: false,
     // A NUL or a lone surrogate can only come as a \u escape (raw, JSON or UTF-8 refuses it):
     // a UTF-8 body without one needs no walk through its strings. A zero byte means UTF-16 or
-    // UTF-32, where the escape's bytes are not side by side.
-    // Deeper nesting than the limit is refused before the parse (decision 119); the bytes of
-    // UTF-16 or UTF-32 are not ASCII-readable, so such a body's value is walked after it.
+    // UTF-32, where the escape's bytes are not side by side. Nesting deeper than the limit is
+    // refused before the parse (decision 119), but for UTF-16 or UTF-32, whose bytes do not read
+    // as ASCII: such a body's value is walked after it.
     verify: (_req, res, raw) => {
       const wide = raw.includes(0);
       if (!wide && nestsDeeperThan(raw)) throw jsonTooDeepError();

@@ -23,10 +23,10 @@ import {
 } from '@wap/http';
 import { runInServerSpan } from '@wap/observability';
 import type { DirectDoorConfig } from '../config';
+import { countRefusal, refusalReason, type RawRouteHandler, type WebhookEntry } from './deliveries';
 
 /** The route label of a request no route of the door matches, as the gateway labels it. */
 const UNMATCHED_ROUTE = 'unmatched';
-import { countRefusal, refusalReason, type RawRouteHandler, type WebhookEntry } from './deliveries';
 
 export interface DirectDoorRoute {
   route: RouteSpec;
