@@ -1,5 +1,6 @@
 import { natsPermissions, inboxPrefixOf } from './bus-permissions';
 import { REQUEST_SUBJECTS, requestSubjectSpec, routeSubject } from './bus-registry';
+import { START_RUN_SUBJECT, WEBHOOK_RECEIVED_SUBJECT } from './automation';
 import { ROUTES } from './routes';
 
 describe('NATS permissions derived from the subject registry', () => {
@@ -28,6 +29,22 @@ describe('NATS permissions derived from the subject registry', () => {
     expect(natsPermissions('gateway').publish.allow).toContain(route.subject);
     expect(natsPermissions('operator').publish.allow).not.toContain(route.subject);
     expect(natsPermissions('operator').publish.allow).toContain('workflow.api.grant_credits.v1');
+  });
+
+  test('dead letters: workflow-runner writes them; the operators read, delete and replay them', () => {
+    const runner = natsPermissions('workflow-runner');
+    expect(runner.publish.allow).toContain('deadletter.>');
+    expect(runner.publish.allow).toContain('$JS.API.STREAM.*.DEAD_LETTERS');
+    const operator = natsPermissions('operator');
+    expect(operator.publish.allow).toContain('$JS.API.STREAM.MSG.*.DEAD_LETTERS');
+    expect(operator.publish.allow).not.toContain('deadletter.>');
+    // Replay publishes to the subjects the messages first came to.
+    expect(operator.publish.allow).toContain(WEBHOOK_RECEIVED_SUBJECT);
+    expect(operator.publish.allow).toContain(START_RUN_SUBJECT);
+    for (const principal of ['storage', 'chat', 'mcp-registry', 'gateway'] as const) {
+      const allowed = natsPermissions(principal).publish.allow;
+      expect(allowed.some((subject) => subject.includes('DEAD_LETTERS'))).toBe(false);
+    }
   });
 
   test("a new route or subject changes exactly its caller's and server's lists", () => {

@@ -12,6 +12,7 @@ import {
   type BusPrincipal,
   type RequestSubjectSpec,
 } from './bus-registry';
+import { DEAD_LETTERS_STREAM_CONFIG } from './dead-letters';
 import { DIRECTORY_BUCKET } from './directory';
 import { TASK_FILES_BUCKET } from './workspace-data';
 
@@ -44,15 +45,23 @@ export const JETSTREAM_RESOURCES: readonly JetStreamResource[] = [
     kind: 'stream',
     name: WEBHOOK_EVENTS_STREAM_CONFIG.name,
     subjects: WEBHOOK_EVENTS_STREAM_CONFIG.subjects,
-    users: ['webhook-ingest', 'workflow-runner'],
-    publishers: ['webhook-ingest'],
+    // The operators' CLI replays dead letters to the subjects they came from (decision 125).
+    users: ['webhook-ingest', 'workflow-runner', 'operator'],
+    publishers: ['webhook-ingest', 'operator'],
   },
   {
     kind: 'stream',
     name: RUNS_STREAM_CONFIG.name,
     subjects: RUNS_STREAM_CONFIG.subjects,
-    users: ['webhook-ingest', 'workflow-runner'],
-    publishers: ['webhook-ingest', 'workflow-runner'],
+    users: ['webhook-ingest', 'workflow-runner', 'operator'],
+    publishers: ['webhook-ingest', 'workflow-runner', 'operator'],
+  },
+  {
+    kind: 'stream',
+    name: DEAD_LETTERS_STREAM_CONFIG.name,
+    subjects: DEAD_LETTERS_STREAM_CONFIG.subjects,
+    users: ['workflow-runner', 'operator'],
+    publishers: ['workflow-runner'],
   },
   {
     kind: 'kv',

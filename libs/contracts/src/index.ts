@@ -370,3 +370,10 @@ export {
   type JetStreamResource,
   type NatsPermissions,
 } from './bus-permissions';
+export {
+  DEAD_LETTERS_STREAM,
+  DEAD_LETTERS_STREAM_CONFIG,
+  DEAD_LETTER_HEADERS,
+  deadLetterSubject,
+  type DeadLetterReason,
+} from './dead-letters';

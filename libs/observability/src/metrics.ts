@@ -70,6 +70,16 @@ export const metrics = {
     labelNames: ['stream', 'consumer', 'outcome'] as const,
     registers,
   }),
+  /**
+   * Stream messages a durable consumer gave up on and moved to DEAD_LETTERS, by reason
+   * (`unparsable`, `failed`; decision 125).
+   */
+  deadLetters: new Counter({
+    name: 'wap_dead_letters_total',
+    help: 'Stream messages moved to the dead-letter stream, by stream, consumer and reason',
+    labelNames: ['stream', 'consumer', 'reason'] as const,
+    registers,
+  }),
   /** Stream messages delivered more than once to a durable consumer. */
   streamRedeliveries: new Counter({
     name: 'wap_stream_redeliveries_total',

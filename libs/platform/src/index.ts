@@ -30,7 +30,12 @@ export type {
   Clock,
   IdSource,
 } from './platform';
-export { NoRespondersError, BusTimeoutError, KvConflictError } from './errors';
+export {
+  NoRespondersError,
+  BusTimeoutError,
+  KvConflictError,
+  isDatabaseUnavailable,
+} from './errors';
 export {
   serveApi,
   callApi,

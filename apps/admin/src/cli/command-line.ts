@@ -10,6 +10,8 @@ export type AdminCommand =
   | { kind: 'session'; email: string; name?: string; platformAdmin: boolean }
   | { kind: 'sign-in-link'; email: string; name?: string; platformAdmin: boolean }
   | { kind: 'rotate-credentials-key' }
+  | { kind: 'list-dead-letters' }
+  | { kind: 'replay-dead-letter'; seq: number }
   | { kind: 'streams' };
 
 export interface CommandLine {
@@ -49,6 +51,10 @@ commands:
         CREDENTIALS_ENCRYPTION_KEYS; run it after every replica has the new key first
   streams
         JetStream streams, KV and object buckets of the deployment, with their consumers
+  dead-letters list
+        the newest 100 messages consumers gave up on: where from, why, after how many tries
+  dead-letters replay <seq>
+        publish dead letter <seq> again where it came from, and remove it
   help
         this text
 
@@ -155,6 +161,19 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
       allowOnly(flags, values, []);
       expectCount(rest, 1, 'workspaces delete <workspaceId>');
       return { command: { kind: 'delete-workspace', workspaceId: workspaceIdOf(rest[0]) }, json };
+    case 'dead-letters list':
+      allowOnly(flags, values, []);
+      expectCount(rest, 0, 'dead-letters list');
+      return { command: { kind: 'list-dead-letters' }, json };
+    case 'dead-letters replay': {
+      allowOnly(flags, values, []);
+      expectCount(rest, 1, 'dead-letters replay <seq>');
+      const seq = Number(rest[0]);
+      if (!Number.isSafeInteger(seq) || seq < 1) {
+        throw new UsageError(`not a dead letter's sequence (a positive integer): ${rest[0] ?? ''}`);
+      }
+      return { command: { kind: 'replay-dead-letter', seq }, json };
+    }
     case 'credentials rotate':
       allowOnly(flags, values, []);
       expectCount(rest, 0, 'credentials rotate');

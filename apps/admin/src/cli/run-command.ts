@@ -13,10 +13,11 @@ import { rotateCredentialsKey } from '../credentials/rotate-credentials-key';
 import { grantCredits } from '../credits/grant-credits';
 import type { AdminContext } from '../operator';
 import { developmentSessionCookie, signInLink } from '../sessions/session-command';
+import { listDeadLetters, replayDeadLetter } from '../streams/dead-letters';
 import { streamStates } from '../streams/stream-state';
 import { deleteWorkspace, listWorkspaces } from '../workspaces/workspace-commands';
 import { EXIT, USAGE, UsageError, type AdminCommand, type CommandLine } from './command-line';
-import { grantText, streamsText, workspacesText } from './text-output';
+import { deadLettersText, grantText, streamsText, workspacesText } from './text-output';
 
 /** Where the CLI writes: stdout for results, stderr for errors. */
 export interface CommandOutput {
@@ -78,6 +79,17 @@ async function runOnPlatform(
     case 'streams': {
       const streams = await streamStates(context);
       return { data: { streams }, text: streamsText(streams) };
+    }
+    case 'list-dead-letters': {
+      const deadLetters = await listDeadLetters(context);
+      return { data: { deadLetters }, text: deadLettersText(deadLetters) };
+    }
+    case 'replay-dead-letter': {
+      const replayed = await replayDeadLetter(context, command.seq);
+      return {
+        data: replayed,
+        text: `dead letter ${replayed.seq} published again to ${replayed.subject} (seq ${replayed.replayedSeq}) and removed`,
+      };
     }
   }
 }

@@ -1,3 +1,4 @@
+import type { DeadLetter } from '../streams/dead-letters';
 import type { GrantResult } from '../credits/grant-credits';
 import type { StreamState } from '../streams/stream-state';
 import type { WorkspaceSummary } from '../workspaces/workspace-commands';
@@ -58,4 +59,21 @@ export function streamsText(streams: StreamState[]): string {
       return `${heading}\n${consumers.replace(/^/gm, '  ')}`;
     })
     .join('\n\n');
+}
+
+export function deadLettersText(letters: DeadLetter[]): string {
+  if (letters.length === 0) return 'no dead letters';
+  return table(
+    ['SEQ', 'TIME', 'CONSUMER', 'REASON', 'ATTEMPTS', 'FROM', 'BYTES', 'ERROR'],
+    letters.map((letter) => [
+      String(letter.seq),
+      letter.time,
+      letter.consumer,
+      letter.reason,
+      String(letter.attempts),
+      `${letter.stream} ${letter.subject} #${letter.originalSeq}`,
+      String(letter.bytes),
+      letter.error ?? '-',
+    ]),
+  );
 }

@@ -66,7 +66,7 @@ const ConsumerListPage = z.object({
  * One request to the JetStream API, which is request/reply over NATS like any service's: the
  * CLI needs no client of its own for it, only the bus outside the namespace.
  */
-async function jetStreamApi<Schema extends z.ZodType>(
+export async function jetStreamApi<Schema extends z.ZodType>(
   bus: Bus,
   subject: string,
   payload: unknown,

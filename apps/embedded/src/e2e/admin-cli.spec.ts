@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -6,7 +7,9 @@ import { sql } from 'drizzle-orm';
 import { generateCredentialKey, parseCredentialKeys, sealedKeyId } from '@wap/auth';
 import { startMcpRegistryService, type McpRegistryConfig } from '@wap/mcp-registry-service';
 import { parseAllowlist } from '@wap/egress';
-import { busKeyEnvironment, testNatsUrl } from '@wap/testing';
+import { DEAD_LETTER_HEADERS, WEBHOOK_RECEIVED_SUBJECT, deadLetterSubject } from '@wap/contracts';
+import { encodeJson } from '@wap/platform';
+import { busKeyEnvironment, eventually, testNatsUrl } from '@wap/testing';
 import { repositoryRoot } from './processes';
 import {
   createWorkspace,
@@ -336,6 +339,112 @@ describe('the admin CLI against a distributed stack', () => {
     const text = await admin(['streams']);
     expect(text.stdout).toMatch(/_WEBHOOK_EVENTS \(stream\): \d+ messages/);
     expect(text.stdout).toMatch(/CONSUMER +FILTER +PENDING +ACK PENDING +REDELIVERED +WAITING/);
+  });
+
+  test('dead-letters lists what a consumer gave up on, and replay sends it back where it came from', async () => {
+    // A message that does not parse: workflow-runner moves it to the dead letters at once.
+    const poison = `{"poison":"${randomUUID()}"`;
+    await stack.platform.streams.publish(
+      WEBHOOK_RECEIVED_SUBJECT,
+      new TextEncoder().encode(poison),
+    );
+    interface Listed {
+      seq: number;
+      consumer: string;
+      reason: string;
+      attempts: number;
+      stream: string;
+      subject: string;
+      bytes: number;
+    }
+    const listed = await eventually(async () => {
+      const { deadLetters } = await adminJson<{ deadLetters: Listed[] }>(['dead-letters', 'list']);
+      const moved = deadLetters.find((letter) => letter.bytes === Buffer.byteLength(poison));
+      expect(moved).toMatchObject({
+        consumer: 'workflow-runner-test-events',
+        reason: 'unparsable',
+        attempts: 1,
+        stream: 'WEBHOOK_EVENTS',
+        subject: WEBHOOK_RECEIVED_SUBJECT,
+      });
+      return deadLetters;
+    });
+    expect(listed.length).toBeGreaterThan(0);
+    const text = await admin(['dead-letters', 'list']);
+    expect(text.stdout).toMatch(/SEQ +TIME +CONSUMER +REASON +ATTEMPTS +FROM +BYTES +ERROR/);
+    expect(text.stdout).toMatch(/workflow-runner-test-events +unparsable +1 +WEBHOOK_EVENTS/);
+
+    // A test event a consumer once gave up on (the database refused it then): replayed, it is
+    // stored now, and the dead letter is gone.
+    const workspaceId = await createWorkspace(stack, owner, 'dead letters');
+    const created = await http(`${stack.url}/workflows`, {
+      method: 'POST',
+      cookie: owner.cookie,
+      body: {
+        workspaceId,
+        name: 'Replayed',
+        trigger: { type: 'custom_webhook' },
+        steps: [{ type: 'delay', settings: { seconds: 0 } }],
+      },
+    });
+    const { workflow, webhook } = created.body as {
+      workflow: { id: string };
+      webhook: { id: string };
+    };
+    const eventId = randomUUID();
+    const receivedAt = new Date().toISOString();
+    await stack.platform.streams.publish(
+      deadLetterSubject('workflow-runner-test-events'),
+      encodeJson({
+        type: WEBHOOK_RECEIVED_SUBJECT,
+        id: eventId,
+        time: receivedAt,
+        data: {
+          eventId,
+          webhookId: webhook.id,
+          workflowId: workflow.id,
+          workspaceId,
+          receivedAt,
+          headers: { 'content-type': 'application/json' },
+          payload: { kind: 'inline', body: { replayed: true } },
+        },
+      }),
+      {
+        headers: {
+          [DEAD_LETTER_HEADERS.stream]: 'WEBHOOK_EVENTS',
+          [DEAD_LETTER_HEADERS.subject]: WEBHOOK_RECEIVED_SUBJECT,
+          [DEAD_LETTER_HEADERS.seq]: '1',
+          [DEAD_LETTER_HEADERS.reason]: 'failed',
+          [DEAD_LETTER_HEADERS.attempts]: '5',
+          [DEAD_LETTER_HEADERS.error]: 'the database was refusing it',
+          'Nats-Msg-Id': eventId,
+        },
+      },
+    );
+    const letter = await eventually(async () => {
+      const { deadLetters } = await adminJson<{ deadLetters: Listed[] }>(['dead-letters', 'list']);
+      const found = deadLetters.find((one) => one.reason === 'failed' && one.attempts === 5);
+      if (!found) throw new Error('the planted dead letter is not listed');
+      return found;
+    });
+    const replayed = await adminJson<{ seq: number; subject: string }>([
+      'dead-letters',
+      'replay',
+      String(letter.seq),
+    ]);
+    expect(replayed).toMatchObject({ seq: letter.seq, subject: WEBHOOK_RECEIVED_SUBJECT });
+    await eventually(async () => {
+      const events = await http(`${stack.url}/workflows/${workflow.id}/test-events`, {
+        cookie: owner.cookie,
+      });
+      expect((events.body as { events: { id: string }[] }).events.map((event) => event.id)).toEqual(
+        [eventId],
+      );
+    });
+    const { deadLetters } = await adminJson<{ deadLetters: Listed[] }>(['dead-letters', 'list']);
+    expect(deadLetters.map((one) => one.seq)).not.toContain(letter.seq);
+    const missing = await admin(['dead-letters', 'replay', String(letter.seq)]);
+    expect(missing).toMatchObject({ status: 1, stderr: `error: no dead letter ${letter.seq}\n` });
   });
 
   test('usage errors exit 2 with the usage text; an absent service exits 3 and says which', async () => {

@@ -8,6 +8,7 @@ import {
   type StreamMessage,
   type Streams,
 } from '@wap/platform';
+import type { GiveUp } from './dead-letters';
 
 /**
  * `members` consumers of one durable, so that enough messages are in flight at once to fill a
@@ -32,11 +33,15 @@ export async function consumeWithMembers(
 }
 
 /**
- * Reads the data of a message's envelope. A message that does not parse is terminated
- * (redelivering it would fail the same way) and reads as undefined. The envelope schema is
- * built once here: a zod schema compiles its parser on first use.
+ * Reads the data of a message's envelope. A message that does not parse is moved to the dead
+ * letters (redelivering it would fail the same way) and reads as undefined. The envelope schema
+ * is built once here: a zod schema compiles its parser on first use.
  */
-export function envelopeReader<Data extends z.ZodType>(data: Data, logger: Logger) {
+export function envelopeReader<Data extends z.ZodType>(
+  data: Data,
+  logger: Logger,
+  giveUp: Pick<GiveUp, 'unparsable'>,
+) {
   const envelope = Envelope(data);
   return (message: StreamMessage): z.infer<Data> | undefined => {
     let parsed;
@@ -46,11 +51,8 @@ export function envelopeReader<Data extends z.ZodType>(data: Data, logger: Logge
       parsed = undefined;
     }
     if (parsed?.success) return (parsed.data as { data: z.infer<Data> }).data;
-    logger.warn(
-      { seq: message.seq, subject: message.subject },
-      'terminating a message that does not parse',
-    );
-    message.term();
+    logger.warn({ seq: message.seq, subject: message.subject }, 'a message that does not parse');
+    giveUp.unparsable(message);
     return undefined;
   };
 }

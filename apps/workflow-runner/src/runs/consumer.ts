@@ -6,6 +6,7 @@ import {
   type StreamConsumer,
   type Streams,
 } from '@wap/platform';
+import { deadLettersFor } from '../bus/dead-letters';
 import { consumeWithMembers, envelopeReader } from '../bus/durable-consumers';
 import { createGroupCommit } from '../db/group-commit';
 import type { WorkflowRepository } from '../workflows/repository';
@@ -13,6 +14,8 @@ import type { NewRun, RunRepository } from './repository';
 
 /** Runs created in one statement at most; the handlers in flight wait for the same commit. */
 const MAX_BATCH = 64;
+/** A run request whose run could not be created is delivered again after this. */
+const RETRY_DELAY_MS = 1_000;
 
 interface RunDeps {
   runs: RunRepository;
@@ -64,15 +67,18 @@ export async function consumeRunRequests(
     },
     { maxBatch: MAX_BATCH },
   );
-  const readEnvelope = envelopeReader(StartRun, deps.logger);
-  return consumeWithMembers(
-    deps.streams,
-    { stream: RUNS_STREAM, durable: 'workflow-runner-runs', filterSubject: START_RUN_SUBJECT },
-    deps.members,
-    (message) =>
-      withTraceFromHeaders(message.headers, 'workflow-runner start run', async () => {
-        const start = readEnvelope(message);
-        if (!start) return;
+  const consumerConfig = {
+    stream: RUNS_STREAM,
+    durable: 'workflow-runner-runs',
+    filterSubject: START_RUN_SUBJECT,
+  };
+  const giveUp = await deadLettersFor(deps, consumerConfig);
+  const readEnvelope = envelopeReader(StartRun, deps.logger, giveUp);
+  return consumeWithMembers(deps.streams, consumerConfig, deps.members, (message) =>
+    withTraceFromHeaders(message.headers, 'workflow-runner start run', async () => {
+      const start = readEnvelope(message);
+      if (!start) return;
+      try {
         const run = await runFor(deps, start);
         if (!run) {
           deps.logger.warn({ runId: start.runId }, 'run request for an unknown workflow dropped');
@@ -80,8 +86,16 @@ export async function consumeRunRequests(
           return;
         }
         await createInBatch(run);
-        message.ack();
-        deps.onRunCreated();
-      }),
+      } catch (error) {
+        deps.logger.error(
+          { err: error, runId: start.runId, attempt: message.deliveryCount },
+          'creating a run failed',
+        );
+        giveUp.retryOrGiveUp(message, error, RETRY_DELAY_MS);
+        return;
+      }
+      message.ack();
+      deps.onRunCreated();
+    }),
   );
 }

@@ -7,6 +7,9 @@ import {
   CREDIT_BALANCES_BUCKET,
   CREDIT_MESSAGES,
   creditBalanceKey,
+  DEAD_LETTER_HEADERS,
+  DEAD_LETTERS_STREAM,
+  WEBHOOK_EVENTS_STREAM,
   CreditSnapshot,
   GetRunReply,
   InflightClaim,
@@ -30,6 +33,7 @@ import { asBusPrincipal, eventually, testLogger } from '@wap/testing';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { createCreditLedger } from '../credits/ledger';
 import { createTestEventRepository } from '../test-events/repository';
+import { MAX_FAILED_ATTEMPTS } from '../bus/dead-letters';
 import { startInflightClaimRefresh } from './inflight-claims';
 import { createRunRepository } from './repository';
 import { createWorkflowRepository } from '../workflows/repository';
@@ -761,11 +765,32 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     expect(await balanceSnapshot(workspaceId)).toBe(4);
   });
 
-  test('a WEBHOOK_EVENTS message that does not parse is set aside; the events after it are kept', async () => {
+  /** What DEAD_LETTERS holds now whose bytes contain `text`, with their headers. */
+  async function deadLettersHolding(text: string): Promise<Record<string, string>[]> {
+    const found: Record<string, string>[] = [];
+    const consumer = await platform.streams.consume(
+      { stream: DEAD_LETTERS_STREAM, durable: `spec-dead-letters-${randomUUID().slice(0, 8)}` },
+      async (message) => {
+        if (new TextDecoder().decode(message.data).includes(text)) {
+          found.push({ ...message.headers, subject: message.subject });
+        }
+        message.ack();
+      },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await consumer.stop();
+    return found;
+  }
+
+  test('a WEBHOOK_EVENTS message that does not parse is moved to the dead letters; the events after it are kept', async () => {
     const { owner, workspaceId } = await newWorkspace(0);
     const created = await createWorkflow(owner, workspaceId, []);
-    await platform.streams.publish(WEBHOOK_RECEIVED_SUBJECT, encodeJson({ not: 'an envelope' }));
-    await platform.streams.publish(WEBHOOK_RECEIVED_SUBJECT, new TextEncoder().encode('{'));
+    const marker = randomUUID();
+    await platform.streams.publish(WEBHOOK_RECEIVED_SUBJECT, encodeJson({ not: marker }));
+    await platform.streams.publish(
+      WEBHOOK_RECEIVED_SUBJECT,
+      new TextEncoder().encode(`{${marker}`),
+    );
     const eventId = await publishTestEvent(created, { after: 'garbage' });
     await eventually(async () => {
       const events = await callRunnerRoute(platform, 'list_test_events', owner, {
@@ -774,6 +799,19 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
       expect((events.body as { events: { id: string }[] }).events.map((event) => event.id)).toEqual(
         [eventId],
       );
+    });
+    await eventually(async () => {
+      const moved = await deadLettersHolding(marker);
+      expect(moved).toHaveLength(2);
+      for (const headers of moved) {
+        expect(headers).toMatchObject({
+          subject: 'deadletter.workflow-runner-test-events',
+          [DEAD_LETTER_HEADERS.stream]: WEBHOOK_EVENTS_STREAM,
+          [DEAD_LETTER_HEADERS.subject]: WEBHOOK_RECEIVED_SUBJECT,
+          [DEAD_LETTER_HEADERS.reason]: 'unparsable',
+          [DEAD_LETTER_HEADERS.attempts]: '1',
+        });
+      }
     });
   });
 
@@ -800,6 +838,17 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
         (events.body as { events: { id: string }[] }).events.map((event) => event.id).sort(),
       ).toEqual(kept.map((event) => event.eventId).sort());
     });
+    // Refused five times, a second apart and more, it is moved to the dead letters.
+    await eventually(async () => {
+      const moved = await deadLettersHolding(refused.eventId);
+      expect(moved).toEqual([
+        expect.objectContaining({
+          [DEAD_LETTER_HEADERS.reason]: 'failed',
+          [DEAD_LETTER_HEADERS.attempts]: String(MAX_FAILED_ATTEMPTS),
+          [DEAD_LETTER_HEADERS.error]: expect.any(String),
+        }),
+      ]);
+    }, 30_000);
   });
 
   test('test events arrive from WEBHOOK_EVENTS once per eventId, newest first, capped per workflow', async () => {

@@ -16,6 +16,7 @@ import {
   type StreamMessage,
   type Streams,
 } from '@wap/platform';
+import { deadLettersFor } from '../bus/dead-letters';
 import { consumeWithMembers, envelopeReader } from '../bus/durable-consumers';
 import { createGroupCommit } from '../db/group-commit';
 import type { RunExecutor } from '../runs/executor';
@@ -58,6 +59,12 @@ export async function consumeWebhookEvents(deps: {
 }): Promise<StreamConsumer> {
   await deps.streams.ensureStream(WEBHOOK_EVENTS_STREAM_CONFIG);
   await deps.objects.ensureBucket(WEBHOOK_PAYLOADS_BUCKET, WEBHOOK_PAYLOADS_BUCKET_OPTIONS);
+  const consumerConfig = {
+    stream: WEBHOOK_EVENTS_STREAM,
+    durable: 'workflow-runner-test-events',
+    filterSubject: WEBHOOK_RECEIVED_SUBJECT,
+  };
+  const giveUp = await deadLettersFor(deps, consumerConfig);
 
   // Pruning is housekeeping, kept out of the commits the acks wait for.
   const pruner = startTestEventPruner({
@@ -137,9 +144,13 @@ export async function consumeWebhookEvents(deps: {
   function retryLater(message: StreamMessage, eventId: string, error: unknown): void {
     deps.logger.error(
       { err: error, eventId, attempt: message.deliveryCount },
-      'storing a webhook event failed; it will be delivered again',
+      'storing a webhook event failed',
     );
-    message.nak(Math.min(MAX_RETRY_DELAY_MS, RETRY_DELAY_MS * message.deliveryCount));
+    giveUp.retryOrGiveUp(
+      message,
+      error,
+      Math.min(MAX_RETRY_DELAY_MS, RETRY_DELAY_MS * message.deliveryCount),
+    );
   }
 
   /**
@@ -165,63 +176,55 @@ export async function consumeWebhookEvents(deps: {
   }
   const writeInBatch = createGroupCommit(writeIsolatingFailures, { maxBatch: MAX_BATCH });
 
-  const readEnvelope = envelopeReader(WebhookReceived, deps.logger);
-  const consumer = await consumeWithMembers(
-    deps.streams,
-    {
-      stream: WEBHOOK_EVENTS_STREAM,
-      durable: 'workflow-runner-test-events',
-      filterSubject: WEBHOOK_RECEIVED_SUBJECT,
-    },
-    deps.members,
-    (message) =>
-      withTraceFromHeaders(message.headers, 'workflow-runner webhook event', async () => {
-        const event = readEnvelope(message);
-        if (!event) return;
-        const payload = await readWebhookPayload(deps.objects, event.payload);
-        if (payload.missing) {
-          // The parked body is deleted only once its event is stored, so a body gone is most
-          // often a delivery repeated after that (an ack lost, the runner killed before it).
-          const stored = await isStored(event).catch((error: unknown) => {
-            retryLater(message, event.eventId, error);
-            return null;
-          });
-          if (stored === null) return;
-          if (stored) {
-            deps.logger.debug(
-              { eventId: event.eventId },
-              'webhook event delivered again after it was stored',
-            );
-            message.ack();
-            return;
-          }
-          deps.logger.warn({ eventId: event.eventId }, 'webhook event body is no longer stored');
-        }
-        const received: ReceivedEvent = {
-          event,
-          body: payload.body,
-          traceparent: activeTraceparent(),
-        };
-        const failures = await writeInBatch(received);
-        if (failures.has(received)) {
-          retryLater(message, event.eventId, failures.get(received));
+  const readEnvelope = envelopeReader(WebhookReceived, deps.logger, giveUp);
+  const consumer = await consumeWithMembers(deps.streams, consumerConfig, deps.members, (message) =>
+    withTraceFromHeaders(message.headers, 'workflow-runner webhook event', async () => {
+      const event = readEnvelope(message);
+      if (!event) return;
+      const payload = await readWebhookPayload(deps.objects, event.payload);
+      if (payload.missing) {
+        // The parked body is deleted only once its event is stored, so a body gone is most
+        // often a delivery repeated after that (an ack lost, the runner killed before it).
+        const stored = await isStored(event).catch((error: unknown) => {
+          retryLater(message, event.eventId, error);
+          return null;
+        });
+        if (stored === null) return;
+        if (stored) {
+          deps.logger.debug(
+            { eventId: event.eventId },
+            'webhook event delivered again after it was stored',
+          );
+          message.ack();
           return;
         }
-        if (event.payload.kind === 'object') {
-          // The body is stored with the event now (or the event was dropped): the copy parked
-          // for the trip is deleted before the ack, so that a crash leaves none behind. A
-          // redelivery finds it gone and stores nothing new: the event is already there.
-          await deps.objects
-            .delete(event.payload.bucket, event.payload.name)
-            .catch((error: unknown) => {
-              deps.logger.warn(
-                { err: error, eventId: event.eventId },
-                'deleting a stored webhook body from the object store failed',
-              );
-            });
-        }
-        message.ack();
-      }),
+        deps.logger.warn({ eventId: event.eventId }, 'webhook event body is no longer stored');
+      }
+      const received: ReceivedEvent = {
+        event,
+        body: payload.body,
+        traceparent: activeTraceparent(),
+      };
+      const failures = await writeInBatch(received);
+      if (failures.has(received)) {
+        retryLater(message, event.eventId, failures.get(received));
+        return;
+      }
+      if (event.payload.kind === 'object') {
+        // The body is stored with the event now (or the event was dropped): the copy parked
+        // for the trip is deleted before the ack, so that a crash leaves none behind. A
+        // redelivery finds it gone and stores nothing new: the event is already there.
+        await deps.objects
+          .delete(event.payload.bucket, event.payload.name)
+          .catch((error: unknown) => {
+            deps.logger.warn(
+              { err: error, eventId: event.eventId },
+              'deleting a stored webhook body from the object store failed',
+            );
+          });
+      }
+      message.ack();
+    }),
   );
   return {
     stop: async () => {
