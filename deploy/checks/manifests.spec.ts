@@ -88,6 +88,22 @@ test('docker-compose.yml: NATS and PostgreSQL with volumes, every app healthy be
   expect(checkCompose(root, SCHEMAS)).toEqual([]);
 });
 
+/** The compose check's problems with docker-compose.yml edited, in a copy of what it reads. */
+function composeProblemsAfter(edit: (compose: string) => string): string[] {
+  const broken = mkdtempSync(join(tmpdir(), 'compose-'));
+  try {
+    mkdirSync(join(broken, 'deploy/compose'), { recursive: true });
+    copyFileSync(join(root, 'deploy/compose/Caddyfile'), join(broken, 'deploy/compose/Caddyfile'));
+    writeFileSync(
+      join(broken, 'docker-compose.yml'),
+      edit(readFileSync(join(root, 'docker-compose.yml'), 'utf8')),
+    );
+    return checkCompose(broken, SCHEMAS);
+  } finally {
+    rmSync(broken, { recursive: true, force: true });
+  }
+}
+
 /** A deep copy of the production render to break one thing in. */
 function production(): K8sObject[] {
   return structuredClone(rendered[2]?.[1] ?? []);
@@ -125,24 +141,10 @@ describe('the checks find what is wrong', () => {
     expect(checkEnvironment(objects, SCHEMAS)).toContain(
       'storage: /metrics is open; give it METRICS_TOKEN',
     );
-    const broken = mkdtempSync(join(tmpdir(), 'compose-'));
-    try {
-      mkdirSync(join(broken, 'deploy/compose'), { recursive: true });
-      copyFileSync(
-        join(root, 'deploy/compose/Caddyfile'),
-        join(broken, 'deploy/compose/Caddyfile'),
-      );
-      const compose = readFileSync(join(root, 'docker-compose.yml'), 'utf8').replace(
-        /\n {6}METRICS_TOKEN: [^\n]+/,
-        '',
-      );
-      writeFileSync(join(broken, 'docker-compose.yml'), compose);
-      expect(checkCompose(broken, SCHEMAS)).toContain(
-        'gateway: /metrics is open; give it METRICS_TOKEN',
-      );
-    } finally {
-      rmSync(broken, { recursive: true, force: true });
-    }
+    const withoutToken = composeProblemsAfter((compose) =>
+      compose.replace(/\n {6}METRICS_TOKEN: [^\n]+/, ''),
+    );
+    expect(withoutToken).toContain('gateway: /metrics is open; give it METRICS_TOKEN');
   });
 
   test('the development sign-in turned on, in an overlay or in the compose file', () => {
@@ -151,24 +153,15 @@ describe('the checks find what is wrong', () => {
     expect(checkEnvironment(objects, SCHEMAS)).toContain(
       'gateway: DEV_SIGN_IN must stay off in a shipped deployment (anyone could sign in)',
     );
-    const broken = mkdtempSync(join(tmpdir(), 'compose-'));
-    try {
-      mkdirSync(join(broken, 'deploy/compose'), { recursive: true });
-      copyFileSync(
-        join(root, 'deploy/compose/Caddyfile'),
-        join(broken, 'deploy/compose/Caddyfile'),
-      );
-      const compose = readFileSync(join(root, 'docker-compose.yml'), 'utf8').replace(
+    const signInOn = composeProblemsAfter((compose) =>
+      compose.replace(
         '      NODE_ENV: development\n',
         "      NODE_ENV: development\n      DEV_SIGN_IN: 'on'\n",
-      );
-      writeFileSync(join(broken, 'docker-compose.yml'), compose);
-      expect(checkCompose(broken, SCHEMAS)).toContain(
-        'gateway: DEV_SIGN_IN must stay off in a shipped deployment (anyone could sign in)',
-      );
-    } finally {
-      rmSync(broken, { recursive: true, force: true });
-    }
+      ),
+    );
+    expect(signInOn).toContain(
+      'gateway: DEV_SIGN_IN must stay off in a shipped deployment (anyone could sign in)',
+    );
   });
 
   test("a value the app's schema refuses, and a shared ConfigMap key one app does not know", () => {
@@ -187,27 +180,17 @@ describe('the checks find what is wrong', () => {
   });
 
   test('a compose file whose NATS admits anyone, or whose app has no credential file', () => {
-    const broken = mkdtempSync(join(tmpdir(), 'compose-'));
-    try {
-      mkdirSync(join(broken, 'deploy/compose'), { recursive: true });
-      copyFileSync(
-        join(root, 'deploy/compose/Caddyfile'),
-        join(broken, 'deploy/compose/Caddyfile'),
-      );
-      const text = readFileSync(join(root, 'docker-compose.yml'), 'utf8')
+    const problems = composeProblemsAfter((compose) =>
+      compose
         .replace("command: ['-js', '-c', '/etc/nats/nats-server.conf']", "command: ['-js']")
-        .replace("    env_file: ['.bus-credentials/chat.env']\n", '');
-      writeFileSync(join(broken, 'docker-compose.yml'), text);
-      const problems = checkCompose(broken, SCHEMAS);
-      expect(problems).toContain(
-        'nats: must run the generated nats-server.conf, which admits only the platform',
-      );
-      expect(problems).toContain(
-        'chat: its bus credentials come from .bus-credentials/chat.env alone',
-      );
-    } finally {
-      rmSync(broken, { recursive: true, force: true });
-    }
+        .replace("    env_file: ['.bus-credentials/chat.env']\n", ''),
+    );
+    expect(problems).toContain(
+      'nats: must run the generated nats-server.conf, which admits only the platform',
+    );
+    expect(problems).toContain(
+      'chat: its bus credentials come from .bus-credentials/chat.env alone',
+    );
   });
 
   test("a service given another principal's bus identity, or none", () => {

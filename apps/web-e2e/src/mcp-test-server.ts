@@ -1,10 +1,11 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeTestCertificates } from '@wap/testing';
 import { repositoryRoot } from './platform';
 
 /** The credentials the proxy's /basic/ path demands (HTTP Basic). */
@@ -28,7 +29,7 @@ export interface McpTestServer {
 
 export async function startMcpTestServer(): Promise<McpTestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'wap-web-mcp-tls-'));
-  const { keyPem, certPem } = makeCertificates(dir);
+  const { keyPem, certPem } = makeTestCertificates(dir, 'wap web-e2e CA');
   const everything = await startEverything();
   const basicAuthorization = `Basic ${Buffer.from(`${BASIC_USER}:${BASIC_PASSWORD}`).toString('base64')}`;
 
@@ -84,57 +85,6 @@ function forward(
   );
   req.pipe(upstream);
   return upstream;
-}
-
-/** A CA, and a certificate for 127.0.0.1 signed by it (valid one day). */
-function makeCertificates(dir: string): { keyPem: string; certPem: string } {
-  const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  const newKey = ['-newkey', 'rsa:2048', '-nodes'];
-  openssl([
-    'req',
-    '-x509',
-    ...newKey,
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.pem',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=wap web-e2e CA',
-  ]);
-  openssl([
-    'req',
-    ...newKey,
-    '-keyout',
-    'server.key',
-    '-out',
-    'server.csr',
-    '-subj',
-    '/CN=127.0.0.1',
-  ]);
-  writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
-  openssl([
-    'x509',
-    '-req',
-    '-in',
-    'server.csr',
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    'server.pem',
-    '-days',
-    '1',
-    '-extfile',
-    'san.ext',
-  ]);
-  return {
-    keyPem: readFileSync(join(dir, 'server.key'), 'utf8'),
-    certPem: readFileSync(join(dir, 'server.pem'), 'utf8'),
-  };
 }
 
 /** Starts server-everything with a clean environment: one of its tools prints the environment. */

@@ -23,6 +23,34 @@ describe('sign-in and cross-site requests on the embedded runtime', () => {
   const cookieOf = (response: { headers: Headers }) =>
     (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
 
+  /** A new person with a workspace of their own. */
+  async function owner(): Promise<{ cookie: string; workspaceId: string }> {
+    const cookie = await stack.cookieFor(uniqueEmail('owner'));
+    const created = await http(`${stack.url}/workspaces`, {
+      method: 'POST',
+      cookie,
+      body: { name: 'Trust' },
+    });
+    expect(created.status).toBe(201);
+    return { cookie, workspaceId: (created.body as { workspace: { id: string } }).workspace.id };
+  }
+
+  /** A draft Custom Webhook workflow of one delay step; its id. */
+  async function newWorkflow(cookie: string, workspaceId: string): Promise<string> {
+    const created = await http(`${stack.url}/workflows`, {
+      method: 'POST',
+      cookie,
+      body: {
+        workspaceId,
+        name: 'Orders',
+        trigger: { type: 'custom_webhook' },
+        steps: [{ type: 'delay', name: 'pause', settings: { seconds: 0 } }],
+      },
+    });
+    expect(created.status).toBe(201);
+    return (created.body as { workflow: { id: string } }).workflow.id;
+  }
+
   describe('GET /dev/sign-in', () => {
     test.each([
       ['the address bar (Sec-Fetch-Site: none)', { 'sec-fetch-site': 'none' }],
@@ -113,24 +141,8 @@ describe('sign-in and cross-site requests on the embedded runtime', () => {
     };
 
     test('is 400 INVALID_JSON on every JSON route, in UTF-8 and UTF-16 alike, never a 5xx', async () => {
-      const cookie = await stack.cookieFor(uniqueEmail('deep'));
-      const created = await http(`${stack.url}/workspaces`, {
-        method: 'POST',
-        cookie,
-        body: { name: 'Deep' },
-      });
-      const workspaceId = (created.body as { workspace: { id: string } }).workspace.id;
-      const workflow = await http(`${stack.url}/workflows`, {
-        method: 'POST',
-        cookie,
-        body: {
-          workspaceId,
-          name: 'Orders',
-          trigger: { type: 'custom_webhook' },
-          steps: [{ type: 'delay', name: 'pause', settings: { seconds: 0 } }],
-        },
-      });
-      const workflowId = (workflow.body as { workflow: { id: string } }).workflow.id;
+      const { cookie, workspaceId } = await owner();
+      const workflowId = await newWorkflow(cookie, workspaceId);
       const deepSettings = (depth: number) =>
         `{"workspaceId":"${workspaceId}","name":"Deep","trigger":{"type":"custom_webhook"},"steps":[{"type":"delay","name":"d","settings":${nested(depth)}}]}`;
       const requests: [string, string, string][] = [
@@ -169,17 +181,6 @@ describe('sign-in and cross-site requests on the embedded runtime', () => {
   });
 
   describe('unsafe requests carrying the session cookie', () => {
-    async function owner(): Promise<{ cookie: string; workspaceId: string }> {
-      const cookie = await stack.cookieFor(uniqueEmail('owner'));
-      const created = await http(`${stack.url}/workspaces`, {
-        method: 'POST',
-        cookie,
-        body: { name: 'Trust' },
-      });
-      expect(created.status).toBe(201);
-      return { cookie, workspaceId: (created.body as { workspace: { id: string } }).workspace.id };
-    }
-
     test.each([
       ['a foreign Origin', { origin: FOREIGN_ORIGIN }],
       ['a foreign Origin on a sibling subdomain', { origin: 'https://evil.platform.example.com' }],
@@ -219,18 +220,7 @@ describe('sign-in and cross-site requests on the embedded runtime', () => {
 
     test('a form of another site cannot run a workflow, set it live or upload a file', async () => {
       const { cookie, workspaceId } = await owner();
-      const created = await http(`${stack.url}/workflows`, {
-        method: 'POST',
-        cookie,
-        body: {
-          workspaceId,
-          name: 'Orders',
-          trigger: { type: 'custom_webhook' },
-          steps: [{ type: 'delay', name: 'pause', settings: { seconds: 0 } }],
-        },
-      });
-      expect(created.status).toBe(201);
-      const id = (created.body as { workflow: { id: string } }).workflow.id;
+      const id = await newWorkflow(cookie, workspaceId);
       const form = { 'content-type': 'application/x-www-form-urlencoded', origin: FOREIGN_ORIGIN };
       for (const path of [`/workflows/${id}/run`, `/workflows/${id}/live`]) {
         const response = await http(`${stack.url}${path}`, {
@@ -273,17 +263,7 @@ describe('sign-in and cross-site requests on the embedded runtime', () => {
 
     test('a body-less POST with a form content type is 415, with the JSON type it is served', async () => {
       const { cookie, workspaceId } = await owner();
-      const created = await http(`${stack.url}/workflows`, {
-        method: 'POST',
-        cookie,
-        body: {
-          workspaceId,
-          name: 'Orders',
-          trigger: { type: 'custom_webhook' },
-          steps: [{ type: 'delay', name: 'pause', settings: { seconds: 0 } }],
-        },
-      });
-      const id = (created.body as { workflow: { id: string } }).workflow.id;
+      const id = await newWorkflow(cookie, workspaceId);
       for (const contentType of ['text/plain', 'multipart/form-data; boundary=x']) {
         const refused = await http(`${stack.url}/workflows/${id}/live`, {
           method: 'POST',
