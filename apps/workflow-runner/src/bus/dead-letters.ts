@@ -60,8 +60,10 @@ export async function deadLettersFor(
     metrics.deadLetters.labels(consumer.stream, consumer.durable, reason);
 
   function move(message: StreamMessage, reason: DeadLetterReason, error?: unknown): void {
+    // The original's own headers, but not JetStream's (its dedupe id would clash with ours).
+    const own = Object.entries(message.headers).filter(([name]) => !name.startsWith('Nats-'));
     const headers: Record<string, string> = {
-      ...message.headers,
+      ...Object.fromEntries(own),
       [DEAD_LETTER_HEADERS.stream]: consumer.stream,
       [DEAD_LETTER_HEADERS.subject]: message.subject,
       [DEAD_LETTER_HEADERS.seq]: String(message.seq),
