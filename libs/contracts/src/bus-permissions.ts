@@ -96,11 +96,16 @@ export function inboxPrefixOf(principal: BusPrincipal): string {
   return `_INBOX_${principal.replace(/-/g, '_')}`;
 }
 
+/** A stream's JetStream name in a deployment's namespace (NATS_NAMESPACE), as `withNamespace` makes it. */
+export function namespacedStreamName(name: string, namespace: string | undefined): string {
+  return namespace ? `${namespace.toUpperCase()}_${name}` : name;
+}
+
 /** How a namespace (NATS_NAMESPACE) renames subjects, streams and buckets. */
 function namer(namespace: string | undefined) {
   return {
     subject: (name: string) => (namespace ? `${namespace}.${name}` : name),
-    stream: (name: string) => (namespace ? `${namespace.toUpperCase()}_${name}` : name),
+    stream: (name: string) => namespacedStreamName(name, namespace),
     bucket: (name: string) => (namespace ? `${namespace}_${name}` : name),
   };
 }

@@ -366,6 +366,7 @@ export {
   REPLICAS_BUCKET,
   SYNC_LOCKS_BUCKET,
   natsPermissions,
+  namespacedStreamName,
   inboxPrefixOf,
   type JetStreamResource,
   type NatsPermissions,

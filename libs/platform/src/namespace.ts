@@ -1,3 +1,4 @@
+import { namespacedStreamName } from '@wap/contracts';
 import type { Platform, StreamMessage } from './platform';
 
 const NAMESPACE_PATTERN = /^[a-z0-9]{1,32}$/;
@@ -16,7 +17,7 @@ export function withNamespace(platform: Platform, namespace: string): Platform {
   const subject = (name: string) => `${subjectPrefix}${name}`;
   const unprefixed = (name: string) =>
     name.startsWith(subjectPrefix) ? name.slice(subjectPrefix.length) : name;
-  const streamName = (name: string) => `${namespace.toUpperCase()}_${name}`;
+  const streamName = (name: string) => namespacedStreamName(name, namespace);
   const bucketName = (name: string) => `${namespace}_${name}`;
   const { bus, streams, kv, objects } = platform;
 

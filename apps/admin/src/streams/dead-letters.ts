@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEAD_LETTER_HEADERS, DEAD_LETTERS_STREAM } from '@wap/contracts';
+import { DEAD_LETTER_HEADERS, DEAD_LETTERS_STREAM, namespacedStreamName } from '@wap/contracts';
 import type { AdminContext } from '../operator';
 import { jetStreamApi } from './stream-state';
 
@@ -39,11 +39,10 @@ const JetStreamOk = z.object({ success: z.boolean() });
 
 /** JetStream's answer for a sequence that holds no message (deleted, or aged out). */
 const NO_MESSAGE = /: no message found \(404\)$/;
+const NO_STREAM = /: stream not found \(404\)$/;
 
 function streamName(context: AdminContext): string {
-  return context.namespace
-    ? `${context.namespace.toUpperCase()}_${DEAD_LETTERS_STREAM}`
-    : DEAD_LETTERS_STREAM;
+  return namespacedStreamName(DEAD_LETTERS_STREAM, context.namespace);
 }
 
 /** A NATS header block (`NATS/1.0\r\nName: value\r\n...`), base64 as the JetStream API sends it. */
@@ -85,13 +84,20 @@ function consumerOf(subject: string): string {
 
 /** `dead-letters list`: the newest dead letters, with where they came from and why. */
 export async function listDeadLetters(context: AdminContext): Promise<DeadLetter[]> {
-  const { state } = await jetStreamApi(
-    context.server.bus,
-    `$JS.API.STREAM.INFO.${streamName(context)}`,
-    {},
-    StreamInfo,
-    context.timeoutMs,
-  );
+  let state: z.infer<typeof StreamInfo>['state'];
+  try {
+    ({ state } = await jetStreamApi(
+      context.server.bus,
+      `$JS.API.STREAM.INFO.${streamName(context)}`,
+      {},
+      StreamInfo,
+      context.timeoutMs,
+    ));
+  } catch (error) {
+    // workflow-runner makes the stream at its first start: before that there is none to read.
+    if (error instanceof Error && NO_STREAM.test(error.message)) return [];
+    throw error;
+  }
   const letters: DeadLetter[] = [];
   for (let seq = state.last_seq; seq >= state.first_seq && seq > 0; seq -= 1) {
     if (letters.length >= DEAD_LETTERS_LISTED) break;

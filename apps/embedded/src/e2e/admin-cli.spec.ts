@@ -443,6 +443,11 @@ describe('the admin CLI against a distributed stack', () => {
     });
     const { deadLetters } = await adminJson<{ deadLetters: Listed[] }>(['dead-letters', 'list']);
     expect(deadLetters.map((one) => one.seq)).not.toContain(letter.seq);
+    // A deployment whose workflow-runner never started has no DEAD_LETTERS stream yet.
+    const untouched = await admin(['dead-letters', 'list'], {
+      NATS_NAMESPACE: `nodead${randomUUID().slice(0, 8)}`,
+    });
+    expect(untouched).toMatchObject({ status: 0, stdout: 'no dead letters\n' });
     const missing = await admin(['dead-letters', 'replay', String(letter.seq)]);
     expect(missing).toMatchObject({ status: 1, stderr: `error: no dead letter ${letter.seq}\n` });
   });
