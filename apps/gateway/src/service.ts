@@ -3,12 +3,12 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ROUTES, type RouteSpec } from '@wap/contracts';
 import { createSessionVerifier } from '@wap/auth';
-import { answerUnparsedRequest } from '@wap/http';
+import { answerUnparsedRequest, createHttpEdge, createRequestSiteCheck } from '@wap/http';
 import type { Platform } from '@wap/platform';
 import type { GatewayConfig } from './config';
 import { createGatewayApp } from './http/app';
-import { createOpenRawRouteServer } from './http/open-raw-routes';
-import { createRequestSiteCheck } from './http/request-site';
+import { observeRequest } from './http/metrics';
+import { edgeRoutesOf } from './routing/route-table';
 import { createActorResolver } from './sessions/actor-resolver';
 import { createApiKeyAuthenticator } from './sessions/api-keys';
 import { createSessionAuthenticator } from './sessions/authenticate';
@@ -43,7 +43,6 @@ export async function startGateway(deps: {
   const verifier = createSessionVerifier(config.session);
   const isFromTrustedSite = createRequestSiteCheck([config.publicOrigin, config.webOrigin]);
   const authenticator = createSessionAuthenticator({
-    isFromTrustedSite,
     verify: cacheVerifiedSessions((token) => verifier.verify(token)),
     resolveActor: createActorResolver({
       bus: deps.platform.bus,
@@ -51,31 +50,37 @@ export async function startGateway(deps: {
     }),
   });
   const closing = new AbortController();
-  const app = createGatewayApp({
-    closing: closing.signal,
-    config,
-    platform: deps.platform,
-    logger,
-    authenticator,
-    isFromTrustedSite,
-    authenticateApiKey: createApiKeyAuthenticator({
+  const serveRoute = createHttpEdge({
+    routes: edgeRoutesOf(routes, {
       bus: deps.platform.bus,
-      timeoutMs: config.requestTimeoutMs,
+      objects: deps.platform.objects,
+      ids: deps.platform.ids,
+      authenticator,
+      authenticateApiKey: createApiKeyAuthenticator({
+        bus: deps.platform.bus,
+        timeoutMs: config.requestTimeoutMs,
+      }),
+      requestTimeoutMs: config.requestTimeoutMs,
+      logger,
+      closing: closing.signal,
     }),
+    logger,
+    trustProxyHops: config.trustProxyHops,
+    bodyLimitBytes: config.bodyLimitBytes,
+    corsOrigin: config.webOrigin,
+    isFromTrustedSite,
+    unmatched: 'pass',
+    onAnswered: observeRequest,
+  });
+  const app = createGatewayApp({
+    config,
+    logger,
     routes,
     isReady: deps.isReady,
-  });
-  const serveOpenRawRoute = createOpenRawRouteServer({
-    routes,
-    platform: deps.platform,
-    logger,
-    webOrigin: config.webOrigin,
-    requestTimeoutMs: config.requestTimeoutMs,
-    bodyLimitBytes: config.bodyLimitBytes,
-    trustProxyHops: config.trustProxyHops,
+    isFromTrustedSite,
   });
   const server = createServer((req, res) => {
-    if (!serveOpenRawRoute(req, res)) app(req, res);
+    if (!serveRoute(req, res)) app(req, res);
   });
   server.on('clientError', answerUnparsedRequest);
   // Slightly above typical load-balancer idle timeouts, so the balancer closes idle sockets first.

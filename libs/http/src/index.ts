@@ -29,3 +29,20 @@ export {
   retryAfterHeaderOf,
   type ActorRateLimits,
 } from './actor-rate-limit';
+export {
+  createHttpEdge,
+  UNMATCHED_ROUTE,
+  type EdgeHandler,
+  type EdgeRoute,
+  type HttpEdge,
+  type HttpEdgeOptions,
+} from './edge/http-edge';
+export { passedOnHeaders, rawServiceRequestOf, type EdgeRequest } from './edge/edge-request';
+export { type JsonBody } from './edge/request-body';
+export { allowConfiguredOrigin, answerCors } from './edge/cors';
+export {
+  createRequestSiteCheck,
+  isUnsafeMethod,
+  type RequestOfSite,
+  type RequestSiteCheck,
+} from './edge/request-site';

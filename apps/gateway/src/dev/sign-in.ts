@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError } from '@wap/contracts';
 import { developmentSubject, mintSessionToken, verifySignInLinkToken } from '@wap/auth';
 import { validate } from '@wap/http';
-import type { RequestSiteCheck } from '../http/request-site';
+import type { RequestSiteCheck } from '@wap/http';
 import { sessionCookie } from '../sessions/cookies';
 
 const SignInQuery = z.object({

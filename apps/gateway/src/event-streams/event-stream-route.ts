@@ -1,10 +1,10 @@
-import type { RequestHandler, Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { TurnEventsBatch, type RouteSpec } from '@wap/contracts';
-import { validate } from '@wap/http';
+import type { EdgeHandler } from '@wap/http';
 import { callRoute } from '@wap/platform';
-import { unavailableWhenUnanswered, writeReply, type ForwardingDeps } from '../routing/forward';
+import { unavailableWhenUnanswered, validParams, type ForwardingDeps } from '../routing/forwarding';
 
-function writeEvent(res: Response, event: TurnEventsBatch['events'][number]): void {
+function writeEvent(res: ServerResponse, event: TurnEventsBatch['events'][number]): void {
   res.write(`id: ${event.id}\nevent: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
 }
 
@@ -14,39 +14,36 @@ function writeEvent(res: Response, event: TurnEventsBatch['events'][number]): vo
  * Any replica of the owner may answer any poll, so a stream survives the loss of one, and a
  * client that reconnects with `Last-Event-ID` goes on after the last event it saw.
  */
-export function eventStreamHandler(route: RouteSpec, deps: ForwardingDeps): RequestHandler {
-  return async (req, res, next) => {
+export function eventStreamHandler(route: RouteSpec, deps: ForwardingDeps): EdgeHandler {
+  return async (request, res) => {
     const gone = new AbortController();
     const onClose = () => gone.abort();
     res.on('close', onClose);
     deps.closing.addEventListener('abort', onClose, { once: true });
     try {
-      const actor = await deps.authenticator.authenticate(req);
-      const params = route.request?.params
-        ? validate(route.request.params, req.params, 'params')
-        : { ...req.params };
-      let lastEventId = req.get('last-event-id');
+      const actor = await deps.authenticator.authenticate(request);
+      const params = validParams(request);
+      let lastEventId = request.header('last-event-id');
       while (!gone.signal.aborted) {
         const reply = await callRoute(
           deps.bus,
           route.subject,
           {
-            requestId: String(res.locals['requestId']),
+            requestId: request.requestId,
             actor,
-            params: params as Record<string, string>,
+            params,
             query: {},
             headers: lastEventId === undefined ? {} : { 'last-event-id': lastEventId },
           },
           { timeoutMs: route.timeoutMs ?? deps.requestTimeoutMs },
         ).catch(unavailableWhenUnanswered(route));
         if (reply.status !== 200) {
-          if (!res.headersSent) writeReply(res, reply);
-          else res.end();
-          return;
+          if (!res.headersSent) return reply;
+          break;
         }
         const batch = TurnEventsBatch.parse(reply.body);
         if (!res.headersSent) {
-          res.status(200).set({
+          res.writeHead(200, {
             'Content-Type': 'text/event-stream; charset=utf-8',
             'Cache-Control': 'no-cache, no-transform',
             'X-Accel-Buffering': 'no',
@@ -62,14 +59,13 @@ export function eventStreamHandler(route: RouteSpec, deps: ForwardingDeps): Requ
         if (batch.done) break;
       }
       res.end();
+      return undefined;
     } catch (error) {
-      if (!res.headersSent) {
-        next(error);
-        return;
-      }
+      if (!res.headersSent) throw error;
       // Mid-stream the status is sent: the stream ends and the client resumes with Last-Event-ID.
-      deps.logger.warn({ err: error, route: route.operationId }, 'event stream ended early');
+      request.logger.warn({ err: error, route: route.operationId }, 'event stream ended early');
       res.end();
+      return undefined;
     } finally {
       res.off('close', onClose);
       deps.closing.removeEventListener('abort', onClose);

@@ -1,34 +1,36 @@
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { RouteSpec } from '@wap/contracts';
-import { errorHandler, loggablePath, notFoundHandler, requestIdFor } from '@wap/http';
+import {
+  errorHandler,
+  loggablePath,
+  notFoundHandler,
+  requestIdFor,
+  type RequestSiteCheck,
+} from '@wap/http';
 import { runInServerSpan } from '@wap/observability';
-import type { Platform } from '@wap/platform';
 import type { GatewayConfig } from '../config';
 import { mountDevSignIn, mountSignInLinks } from '../dev/sign-in';
 import { buildOpenApiDocument } from '../openapi/openapi';
-import { createRouteTable, type ForwardingDeps } from '../routing/forward';
-import type { SessionAuthenticator } from '../sessions/authenticate';
 import { mountSessionRoutes } from '../web/session-routes';
 import { mountWebApp } from '../web/web-app';
 import { corsForOrigin } from './cors';
 import { mountMetrics, observeRequest, routeLabelOf } from './metrics';
-import type { RequestSiteCheck } from './request-site';
 
 export interface GatewayAppDeps {
   config: GatewayConfig;
-  /** The bus for forwarding; objects and ids for raw bodies too large for one message. */
-  platform: Pick<Platform, 'bus' | 'objects' | 'ids'>;
   logger: Logger;
-  authenticator: SessionAuthenticator;
-  authenticateApiKey: ForwardingDeps['authenticateApiKey'];
+  /** The route table, for the OpenAPI document: the HTTP edge serves its routes. */
   routes: readonly RouteSpec[];
   isReady: () => boolean;
   /** Whether a browser sent a request from a page of the platform or a trusted origin. */
   isFromTrustedSite: RequestSiteCheck;
-  /** Aborted when the gateway stops. */
-  closing: AbortSignal;
 }
+
+/**
+ * The gateway's own routes, on Express: health, metrics, the OpenAPI document, the web app and
+ * sign-in. The route table's routes never reach it; the HTTP edge serves them.
+ */
 
 export function createGatewayApp(deps: GatewayAppDeps): Express {
   const { config, logger } = deps;
@@ -55,7 +57,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
         res.on('close', resolve);
         next();
       });
-      const route = routeLabelOf(req, res);
+      const route = routeLabelOf(req);
       span.updateName(`${req.method} ${route}`);
       observeRequest(req.method, route, res.statusCode, started);
       logger.info(
@@ -72,21 +74,6 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
     });
   });
   app.use(corsForOrigin(config.webOrigin));
-  const routeTable = createRouteTable(deps.routes, {
-    bus: deps.platform.bus,
-    objects: deps.platform.objects,
-    ids: deps.platform.ids,
-    authenticator: deps.authenticator,
-    authenticateApiKey: deps.authenticateApiKey,
-    requestTimeoutMs: config.requestTimeoutMs,
-    bodyLimitBytes: config.bodyLimitBytes,
-    logger,
-    closing: deps.closing,
-  });
-  // The table's paths share nothing with the gateway's own routes below, so looking them up
-  // first changes no answer and spares most requests the walk through those routes.
-  app.use(routeTable.dispatch);
-
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -134,8 +121,6 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
     secureCookie: config.sessionCookieSecure,
     isFromTrustedSite: deps.isFromTrustedSite,
   });
-
-  routeTable.mount(app);
 
   app.use(notFoundHandler());
   app.use(errorHandler(logger));

@@ -1,42 +1,9 @@
-import type { ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
+import { answerCors } from '@wap/http';
 
-const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
-const ALLOWED_HEADERS = 'Content-Type, X-Request-Id, X-Workspace-Id, Idempotency-Key';
-
-/**
- * Sets the CORS headers of a response to the one configured web origin, with credentials (the
- * session cookie); false, and no headers, for any other origin, so browsers keep its responses
- * from scripts.
- */
-export function allowConfiguredOrigin(
-  origin: string | undefined,
-  requestOrigin: string | undefined,
-  res: ServerResponse,
-): boolean {
-  if (!origin || requestOrigin !== origin) return false;
-  res.setHeader('Access-Control-Allow-Origin', origin);
-  res.setHeader('Access-Control-Allow-Credentials', 'true');
-  res.setHeader('Access-Control-Expose-Headers', 'X-Request-Id, Retry-After');
-  const vary = res.getHeader('Vary');
-  res.setHeader('Vary', vary ? `${String(vary)}, Origin` : 'Origin');
-  return true;
-}
-
-/** CORS for the configured web origin (see `allowConfiguredOrigin`), preflights included. */
+/** CORS for the configured web origin on the gateway's own routes, as the edge gives its routes. */
 export function corsForOrigin(origin: string | undefined): RequestHandler {
   return (req, res, next) => {
-    if (!allowConfiguredOrigin(origin, req.get('origin'), res)) {
-      next();
-      return;
-    }
-    if (req.method === 'OPTIONS' && req.get('access-control-request-method')) {
-      res.setHeader('Access-Control-Allow-Methods', ALLOWED_METHODS);
-      res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);
-      res.setHeader('Access-Control-Max-Age', '600');
-      res.status(204).end();
-      return;
-    }
-    next();
+    if (!answerCors(origin, req, res)) next();
   };
 }

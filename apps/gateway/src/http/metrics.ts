@@ -1,11 +1,7 @@
-import type { Express, Request, Response } from 'express';
+import type { Express, Request } from 'express';
 import { AppError } from '@wap/contracts';
 import { metrics, renderMetrics } from '@wap/observability';
-import { metricsCheck, type MetricsAccess } from '@wap/http';
-import { DISPATCHED_ROUTE } from '../routing/forward';
-
-/** The route label of a request no route of the table (or of the gateway) answered. */
-export const UNMATCHED_ROUTE = 'unmatched';
+import { metricsCheck, UNMATCHED_ROUTE, type MetricsAccess } from '@wap/http';
 
 /** Records one answered request; `started` is from `process.hrtime.bigint()`. */
 export function observeRequest(
@@ -20,12 +16,11 @@ export function observeRequest(
 }
 
 /**
- * The route template the table's dispatch or Express matched (`/workflows/:workflowId`), never the path itself, so the
- * series stay bounded: requests no route took share one label, as do the web app's assets.
+ * The route template Express matched for one of the gateway's own routes, never the path
+ * itself, so the series stay bounded: requests no route took share one label, as do the web
+ * app's assets. (The edge labels the table's routes itself.)
  */
-export function routeLabelOf(req: Request, res: Response): string {
-  const dispatched: unknown = res.locals[DISPATCHED_ROUTE];
-  if (typeof dispatched === 'string') return dispatched;
+export function routeLabelOf(req: Request): string {
   const path = (req.route as { path?: unknown } | undefined)?.path;
   if (typeof path === 'string') return path;
   if (Array.isArray(path)) return path.join(',');

@@ -1,10 +1,10 @@
-import type { Request } from 'express';
 import {
   AppError,
   DIRECTORY_SUBJECTS,
   VerifyApiKeyReply,
   type ApiKeyPrincipal,
 } from '@wap/contracts';
+import type { EdgeRequest } from '@wap/http';
 import { BusTimeoutError, NoRespondersError, callApi, type Bus } from '@wap/platform';
 
 const BEARER_API_KEY = /^bearer\s+(sk_[A-Za-z0-9_-]{8,200})$/i;
@@ -14,8 +14,8 @@ const BEARER_API_KEY = /^bearer\s+(sk_[A-Za-z0-9_-]{8,200})$/i;
  * routes that accept workspace API keys. Every failure is the same 401, so keys cannot be probed.
  */
 export function createApiKeyAuthenticator(deps: { bus: Bus; timeoutMs: number }) {
-  return async function authenticateApiKey(req: Request): Promise<ApiKeyPrincipal> {
-    const match = BEARER_API_KEY.exec(req.get('authorization')?.trim() ?? '');
+  return async function authenticateApiKey(request: EdgeRequest): Promise<ApiKeyPrincipal> {
+    const match = BEARER_API_KEY.exec(request.header('authorization')?.trim() ?? '');
     if (!match?.[1]) throw new AppError('UNAUTHORIZED', 'A workspace API key is required');
     const verdict = await callApi(
       deps.bus,

@@ -1,38 +1,36 @@
-import type { Request } from 'express';
 import { AppError, type Actor } from '@wap/contracts';
 import type { SessionClaims } from '@wap/auth';
-import { isUnsafeMethod, type RequestSiteCheck } from '../http/request-site';
 import { readCookie } from './cookies';
+
+/** What authenticating reads of a request: its headers. */
+export interface RequestHeaders {
+  header(name: string): string | undefined;
+}
 
 export interface SessionAuthenticator {
   /** The caller of a session route, or a 401 AppError. */
-  authenticate(req: Request): Promise<Actor>;
+  authenticate(request: RequestHeaders): Promise<Actor>;
 }
 
 const API_KEY_PREFIX = 'sk_';
 
 /**
  * Session routes take only the `session` cookie. A workspace API key is refused wherever it is
- * carried (cookie or Authorization header): keys are for the MCP server only. A browser sends
- * the cookie whichever page asks, so an unsafe request from a page of another site is refused
- * (403) before its cookie is looked at.
+ * carried (cookie or Authorization header): keys are for the MCP server only. Where the request
+ * came from is the edge's check, made before this (decision 118).
  */
 export function createSessionAuthenticator(deps: {
   verify: (token: string) => Promise<SessionClaims>;
   resolveActor: (claims: SessionClaims) => Promise<Actor>;
-  isFromTrustedSite: RequestSiteCheck;
 }): SessionAuthenticator {
   return {
-    async authenticate(req) {
-      const authorization = req.get('authorization');
+    async authenticate(request) {
+      const authorization = request.header('authorization');
       if (authorization && /^bearer\s+sk_/i.test(authorization.trim())) {
         throw new AppError('UNAUTHORIZED', 'API keys are accepted only by the MCP server');
       }
-      const token = readCookie(req.get('cookie'), 'session');
+      const token = readCookie(request.header('cookie'), 'session');
       if (!token) throw new AppError('UNAUTHORIZED', 'Authentication required');
-      if (isUnsafeMethod(req.method) && !deps.isFromTrustedSite(req)) {
-        throw new AppError('FORBIDDEN', 'Cross-site request refused');
-      }
       if (token.startsWith(API_KEY_PREFIX)) {
         throw new AppError('UNAUTHORIZED', 'API keys are accepted only by the MCP server');
       }

@@ -1,6 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import Busboy from 'busboy';
-import type { Request, RequestHandler, Response } from 'express';
 import {
   AppError,
   UploadTarget,
@@ -9,9 +9,9 @@ import {
   type StoredUpload,
   type UploadRoute,
 } from '@wap/contracts';
-import { validate } from '@wap/http';
+import type { EdgeHandler } from '@wap/http';
 import { callApi, callRoute, type ObjectStore } from '@wap/platform';
-import { unavailableWhenUnanswered, writeReply, type ForwardingDeps } from '../routing/forward';
+import { unavailableWhenUnanswered, validParams, type ForwardingDeps } from '../routing/forwarding';
 import {
   CompoundKindScanner,
   hasNul,
@@ -105,7 +105,7 @@ async function storeFile(
 
 /** Reads the multipart body: the one file into the store, the other fields into memory. */
 function receive(
-  req: Request,
+  req: IncomingMessage,
   upload: UploadRoute,
   target: UploadTarget,
   objects: ObjectStore,
@@ -197,24 +197,23 @@ export function uploadHandler(
   route: RouteSpec,
   upload: UploadRoute,
   deps: ForwardingDeps,
-): RequestHandler {
-  return async (req: Request, res: Response, next) => {
+): EdgeHandler {
+  return async (request) => {
     let target: UploadTarget | undefined;
     let answered = false;
     try {
-      const actor = await deps.authenticator.authenticate(req);
-      const params = route.request?.params
-        ? (validate(route.request.params, req.params, 'params') as Record<string, string>)
-        : ({ ...req.params } as Record<string, string>);
-      if (!req.is('multipart/form-data')) {
+      const actor = await deps.authenticator.authenticate(request);
+      const params = validParams(request);
+      const mediaType = (request.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+      if (mediaType !== 'multipart/form-data') {
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be multipart/form-data');
       }
       target = await callApi(deps.bus, upload.prepareSubject, { params }, UploadTarget, {
         timeoutMs: deps.requestTimeoutMs,
         onBehalfOf: actor,
-        requestId: String(res.locals['requestId']),
+        requestId: request.requestId,
       }).catch(unavailableWhenUnanswered(route));
-      const received = await receive(req, upload, target, deps.objects);
+      const received = await receive(request.incoming, upload, target, deps.objects);
       const body: StoredUpload = {
         bucket: target.bucket,
         objectName: target.objectName,
@@ -223,26 +222,17 @@ export function uploadHandler(
       const reply = await callRoute(
         deps.bus,
         route.subject,
-        {
-          requestId: String(res.locals['requestId']),
-          actor,
-          params,
-          query: {},
-          headers: {},
-          body,
-        },
+        { requestId: request.requestId, actor, params, query: {}, headers: {}, body },
         { timeoutMs: deps.requestTimeoutMs },
       ).catch(unavailableWhenUnanswered(route));
       if (reply.status >= 300) await deps.objects.delete(target.bucket, target.objectName);
       answered = true;
-      writeReply(res, reply);
+      return reply;
     } catch (error) {
       if (target && !answered) {
         await deps.objects.delete(target.bucket, target.objectName).catch(() => undefined);
       }
-      // A refused upload's body may still be on its way: close the connection after the answer.
-      if (!req.complete) res.setHeader('Connection', 'close');
-      next(error);
+      throw error;
     }
   };
 }

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { AppError } from '@wap/contracts';
-import type { RequestSiteCheck } from '../http/request-site';
+import type { RequestSiteCheck } from '@wap/http';
 import { sessionCookie } from '../sessions/cookies';
 
 /**

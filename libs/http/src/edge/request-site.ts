@@ -1,5 +1,3 @@
-import type { Request } from 'express';
-
 /**
  * Whether a request a browser may have sent carrying the session cookie came from a page of
  * the platform itself or of a trusted origin (decision 118): a page elsewhere must not spend
@@ -12,23 +10,29 @@ import type { Request } from 'express';
  * sends `Referer`, whose origin then must be. A request with none of the three comes from a
  * program, not a page, and no page can make it.
  */
-export type RequestSiteCheck = (req: Request) => boolean;
+export type RequestSiteCheck = (req: RequestOfSite) => boolean;
+
+/** What the check reads of a request: Express's and the edge's requests both have it. */
+export interface RequestOfSite {
+  protocol: string;
+  header(name: string): string | undefined;
+}
 
 export function createRequestSiteCheck(
   trustedOrigins: readonly (string | undefined)[],
 ): RequestSiteCheck {
   const trusted = new Set<string>();
   for (const origin of trustedOrigins) if (origin) trusted.add(new URL(origin).origin);
-  const isTrusted = (origin: string, req: Request): boolean =>
-    trusted.has(origin) || origin === `${req.protocol}://${req.get('host') ?? ''}`;
+  const isTrusted = (origin: string, req: RequestOfSite): boolean =>
+    trusted.has(origin) || origin === `${req.protocol}://${req.header('host') ?? ''}`;
 
   return (req) => {
-    const origin = req.get('origin');
+    const origin = req.header('origin');
     if (origin !== undefined && origin !== 'null' && isTrusted(origin, req)) return true;
-    const fetchSite = req.get('sec-fetch-site');
+    const fetchSite = req.header('sec-fetch-site');
     if (fetchSite !== undefined) return fetchSite === 'same-origin' || fetchSite === 'none';
     if (origin !== undefined) return false;
-    const referer = req.get('referer');
+    const referer = req.header('referer');
     if (referer === undefined) return true;
     try {
       return isTrusted(new URL(referer).origin, req);
