@@ -1,7 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { ROUTES, type RouteSpec } from '@wap/contracts';
+import {
+  REQUEST_BODIES_BUCKET,
+  REQUEST_BODIES_BUCKET_OPTIONS,
+  ROUTES,
+  type RouteSpec,
+} from '@wap/contracts';
 import { createSessionVerifier } from '@wap/auth';
 import { answerUnparsedRequest, createHttpEdge, createRequestSiteCheck } from '@wap/http';
 import type { Platform } from '@wap/platform';
@@ -40,6 +45,9 @@ export async function startGateway(deps: {
 }): Promise<GatewayHandle> {
   const { config, logger } = deps;
   const routes = deps.routes ?? ROUTES;
+  // Parked bodies may outlive their request as a webhook event's body: the bucket's age limit
+  // removes what nothing deleted.
+  await deps.platform.objects.ensureBucket(REQUEST_BODIES_BUCKET, REQUEST_BODIES_BUCKET_OPTIONS);
   const verifier = createSessionVerifier(config.session);
   const isFromTrustedSite = createRequestSiteCheck([config.publicOrigin, config.webOrigin]);
   const authenticator = createSessionAuthenticator({

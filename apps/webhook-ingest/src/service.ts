@@ -9,6 +9,8 @@ import {
   WEBHOOKS_BUCKET,
   WEBHOOK_INFLIGHT_BUCKET,
   WEBHOOK_INFLIGHT_BUCKET_OPTIONS,
+  REQUEST_BODIES_BUCKET,
+  REQUEST_BODIES_BUCKET_OPTIONS,
   WEBHOOK_PAYLOADS_BUCKET,
   WEBHOOK_PAYLOADS_BUCKET_OPTIONS,
   WebhookAddress,
@@ -61,6 +63,7 @@ export async function startWebhookIngestService(deps: {
   const config = deps.config ?? DEFAULT_WEBHOOK_INGEST_CONFIG;
   await platform.streams.ensureStream(WEBHOOK_EVENTS_STREAM_CONFIG);
   await platform.objects.ensureBucket(WEBHOOK_PAYLOADS_BUCKET, WEBHOOK_PAYLOADS_BUCKET_OPTIONS);
+  await platform.objects.ensureBucket(REQUEST_BODIES_BUCKET, REQUEST_BODIES_BUCKET_OPTIONS);
   const directory = await createDirectoryClient({ kv: platform.kv, logger });
   const addresses = await createKvMirror({
     kv: platform.kv,

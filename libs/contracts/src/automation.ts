@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { REQUEST_BODIES_BUCKET } from './service-protocol';
 
 /**
  * What workflow-runner, webhook-ingest, mcp-registry and chat tell each other about workflows,
@@ -114,19 +115,23 @@ export const RunOfEventReply = z.object({
   run: z.object({ id: z.uuid(), status: RunStatus }).nullable(),
 });
 
-/** A webhook body as carried in streams: inline JSON, or parked in the object store when large. */
+/** Object bucket for webhook bodies too large to travel inline in a stream message. */
+export const WEBHOOK_PAYLOADS_BUCKET = 'webhook-payloads';
+
+/**
+ * A webhook body as carried in streams: inline JSON, or in the object store when large (where
+ * the gateway parked it, or where webhook-ingest put it when it came in by its own door).
+ */
 export const WebhookPayload = z.union([
   z.object({ kind: z.literal('inline'), body: z.unknown() }),
   z.object({
     kind: z.literal('object'),
-    bucket: z.string(),
+    bucket: z.enum([WEBHOOK_PAYLOADS_BUCKET, REQUEST_BODIES_BUCKET]),
     name: z.string(),
     size: z.number().int().nonnegative(),
   }),
 ]);
 export type WebhookPayload = z.infer<typeof WebhookPayload>;
-/** Object bucket for webhook bodies too large to travel inline in a stream message. */
-export const WEBHOOK_PAYLOADS_BUCKET = 'webhook-payloads';
 
 /**
  * Stream WEBHOOK_EVENTS: every valid webhook request, live or draft (they become test events).
@@ -160,6 +165,12 @@ export const WEBHOOK_EVENTS_STREAM_CONFIG = {
  * body is never kept longer than its message.
  */
 export const WEBHOOK_PAYLOADS_BUCKET_OPTIONS = { maxAgeMs: AUTOMATION_STREAM_MAX_AGE_MS } as const;
+/**
+ * The gateway's parked request bodies, as every service that reads them must ensure the bucket.
+ * A large webhook body parked there is kept as its event's body (stored once, decision 126)
+ * until the runner stores the event, so it may wait as long as the event does.
+ */
+export const REQUEST_BODIES_BUCKET_OPTIONS = { maxAgeMs: AUTOMATION_STREAM_MAX_AGE_MS } as const;
 export const WebhookReceived = z.object({
   eventId: z.uuid(),
   webhookId: z.uuid(),

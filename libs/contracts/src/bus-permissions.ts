@@ -14,10 +14,9 @@ import {
 } from './bus-registry';
 import { DEAD_LETTERS_STREAM_CONFIG } from './dead-letters';
 import { DIRECTORY_BUCKET } from './directory';
+import { REQUEST_BODIES_BUCKET } from './service-protocol';
 import { TASK_FILES_BUCKET } from './workspace-data';
 
-/** Where the gateway parks a raw body too large for one bus message (see `callRawRoute`). */
-export const REQUEST_BODIES_BUCKET = 'request-bodies';
 /** webhook-ingest's idempotency keys (the sender's header values). */
 export const IDEMPOTENCY_BUCKET = 'webhook-idempotency';
 /** webhook-ingest's replicas, each renewing its key while it lives (decision 91). */
@@ -78,7 +77,8 @@ export const JETSTREAM_RESOURCES: readonly JetStreamResource[] = [
   {
     kind: 'object',
     name: REQUEST_BODIES_BUCKET,
-    users: ['gateway', 'webhook-ingest', 'mcp-registry'],
+    // workflow-runner reads and deletes the large webhook bodies its events refer to.
+    users: ['gateway', 'webhook-ingest', 'mcp-registry', 'workflow-runner'],
   },
   { kind: 'object', name: WEBHOOK_PAYLOADS_BUCKET, users: ['webhook-ingest', 'workflow-runner'] },
 ];

@@ -15,6 +15,8 @@ export {
   BusErrorReply,
   ApiKeyPrincipal,
   BodyReference,
+  REQUEST_BODIES_BUCKET,
+  type ParkedBody,
   RawRequestMeta,
   type RawServiceRequest,
 } from './service-protocol';
@@ -178,6 +180,7 @@ export {
   WebhookPayload,
   WEBHOOK_PAYLOADS_BUCKET,
   WEBHOOK_PAYLOADS_BUCKET_OPTIONS,
+  REQUEST_BODIES_BUCKET_OPTIONS,
   WEBHOOK_EVENTS_STREAM,
   WEBHOOK_RECEIVED_SUBJECT,
   WEBHOOK_EVENTS_STREAM_CONFIG,
@@ -361,7 +364,6 @@ export {
 } from './bus-registry';
 export {
   JETSTREAM_RESOURCES,
-  REQUEST_BODIES_BUCKET,
   IDEMPOTENCY_BUCKET,
   REPLICAS_BUCKET,
   SYNC_LOCKS_BUCKET,

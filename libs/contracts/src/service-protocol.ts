@@ -54,6 +54,9 @@ export type BusErrorReply = z.infer<typeof BusErrorReply>;
 export const ApiKeyPrincipal = z.object({ workspaceId: z.uuid(), keyId: z.uuid() });
 export type ApiKeyPrincipal = z.infer<typeof ApiKeyPrincipal>;
 
+/** Where the gateway parks a raw body too large for one bus message (see `callRawRoute`). */
+export const REQUEST_BODIES_BUCKET = 'request-bodies';
+
 /** Where a raw body too large for one bus message was put instead (the object store). */
 export const BodyReference = z.object({
   bucket: z.string(),
@@ -86,4 +89,15 @@ export type RawRequestMeta = z.infer<typeof RawRequestMeta>;
 /** What a raw route's handler receives: the metadata and the body's bytes, whole. */
 export interface RawServiceRequest extends Omit<RawRequestMeta, 'bodyRef'> {
   body: Uint8Array;
+  /** The body as the gateway parked it in the object store, when it was too large for the bus. */
+  parkedBody?: ParkedBody;
+}
+
+/**
+ * A parked body is deleted once its request is answered, unless the handler keeps it: then what
+ * the handler stored refers to it (stored once, not copied), and whoever reads that deletes it.
+ */
+export interface ParkedBody {
+  ref: BodyReference;
+  keep(): void;
 }

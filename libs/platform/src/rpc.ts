@@ -21,6 +21,7 @@ import {
   ServiceReply,
   isErrorCode,
   type Actor,
+  type ParkedBody,
   type ServiceRequest,
   type RawServiceRequest,
   type RouteSpec,
@@ -36,7 +37,7 @@ import type {
   ObjectStore,
   Subscription,
 } from './platform';
-import { isDatabaseUnavailable } from './errors';
+import { isDatabaseUnavailable, NoRespondersError } from './errors';
 import { parseRequestPart } from './route-requests';
 
 const ERROR_HEADER = 'wap-error';
@@ -354,7 +355,14 @@ export function serveRoutes<Routes extends readonly RouteSpec[], Owner extends S
       return serveMessages(
         bus,
         route.subject,
-        async (message) => (handler as RawRouteHandler)(await readRawRequest(message, objects)),
+        async (message) => {
+          const request = await readRawRequest(message, objects);
+          try {
+            return await (handler as RawRouteHandler)(request);
+          } finally {
+            await deleteUnlessKept(objects, request.parkedBody, options.logger);
+          }
+        },
         options,
       );
     });
@@ -377,26 +385,55 @@ export const RAW_META_HEADER = 'wap-raw-request';
 /** Bodies above this travel through the object store: a NATS message holds 1 MiB at most. */
 export const INLINE_BODY_LIMIT_BYTES = 512 * 1024;
 
+/** A parked body, deleted by the service that received it once answered, unless it kept it. */
+interface ParkedBodyOfRequest extends ParkedBody {
+  kept: boolean;
+}
+
 async function readRawRequest(
   message: BusMessage,
   objects: ObjectStore,
-): Promise<RawServiceRequest> {
+): Promise<RawServiceRequest & { parkedBody?: ParkedBodyOfRequest }> {
   const encoded = message.headers[RAW_META_HEADER];
   if (!encoded) throw new AppError('BAD_REQUEST', 'Raw request metadata is missing');
   const { bodyRef, ...meta } = RawRequestMeta.parse(
     JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')),
   );
   if (!bodyRef) return { ...meta, body: message.data };
+  if (bodyRef.bucket !== REQUEST_BODIES_BUCKET) {
+    throw new AppError('BAD_REQUEST', 'A parked body must be in the request bodies bucket');
+  }
   const stored = await objects.get(bodyRef.bucket, bodyRef.name);
   if (!stored) throw new AppError('SERVICE_UNAVAILABLE', 'The request body is no longer available');
   const chunks: Uint8Array[] = [];
   for await (const chunk of stored.content) chunks.push(chunk);
-  return { ...meta, body: new Uint8Array(Buffer.concat(chunks)) };
+  const parkedBody: ParkedBodyOfRequest = {
+    ref: bodyRef,
+    kept: false,
+    keep() {
+      parkedBody.kept = true;
+    },
+  };
+  return { ...meta, body: new Uint8Array(Buffer.concat(chunks)), parkedBody };
+}
+
+async function deleteUnlessKept(
+  objects: ObjectStore,
+  parked: ParkedBodyOfRequest | undefined,
+  logger: Logger,
+): Promise<void> {
+  if (!parked || parked.kept) return;
+  await objects.delete(parked.ref.bucket, parked.ref.name).catch((error: unknown) => {
+    // The bucket's age limit removes it in the end.
+    logger.warn({ err: error, object: parked.ref.name }, 'deleting a parked request body failed');
+  });
 }
 
 /**
  * Forwards a raw route: metadata in a header, the body as the message data, or parked in the
- * object store when it is too large for one message (and removed once the service answered).
+ * object store when it is too large for one message. The service that receives a parked body
+ * deletes it once it answered, or keeps it as the body of what it stored; it is deleted here
+ * only when no service took the request (a request that timed out may still be read).
  */
 export async function callRawRoute(
   deps: { bus: Bus; objects: ObjectStore; ids: IdSource },
@@ -438,8 +475,11 @@ export async function callRawRoute(
       },
     );
     return decodeReply(reply, ServiceReply);
-  } finally {
-    if (bodyRef) await deps.objects.delete(bodyRef.bucket, bodyRef.name);
+  } catch (error) {
+    if (bodyRef && error instanceof NoRespondersError) {
+      await deps.objects.delete(bodyRef.bucket, bodyRef.name);
+    }
+    throw error;
   }
 }
 

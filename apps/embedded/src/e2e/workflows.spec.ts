@@ -5,7 +5,7 @@ import {
   CREDIT_BALANCES_BUCKET,
   CREDIT_MESSAGES,
   creditBalanceKey,
-  WEBHOOK_PAYLOADS_BUCKET,
+  REQUEST_BODIES_BUCKET,
   WEBHOOK_RECEIVED_SUBJECT,
   WEBHOOKS_BUCKET,
   webhookKey,
@@ -586,7 +586,7 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
     expect((first?.['steps'] as Record<string, unknown>[])[0]).not.toHaveProperty('output');
   });
 
-  test('a body too large to travel inline reaches the test event and the run whole, and its parked copy is deleted', async () => {
+  test('a body too large to travel inline is stored once, reaches the test event and the run whole, and is deleted after', async () => {
     const owner = await newOwner('large', 10);
     const created = await createWorkflow(owner);
     for (const action of ['run', 'live']) {
@@ -598,6 +598,7 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
       expect(response.status).toBeLessThan(300);
     }
     const body = { data: 'z'.repeat(700 * 1024) };
+    const puts = jest.spyOn(stack.platform.objects, 'put');
     const accepted = await fetch(`${stack.url}/webhooks/${created.webhook?.id ?? ''}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -605,6 +606,10 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
     });
     const answer = (await accepted.json()) as { triggered: number; eventId: string };
     expect(answer).toMatchObject({ triggered: 1 });
+    // Parked by the gateway and kept as the event's body: one object written, not a copy.
+    const written = puts.mock.calls.map(([bucket, name]) => ({ bucket, name }));
+    puts.mockRestore();
+    expect(written).toEqual([{ bucket: REQUEST_BODIES_BUCKET, name: expect.any(String) }]);
 
     await eventually(async () => {
       const response = await http(`${stack.url}/workflows/${created.workflow.id}/test-events`, {
@@ -621,7 +626,9 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
     ).runs.find((run) => run.trigger.type === 'custom_webhook');
     expect((await finishedRun(owner.cookie, webhookRun?.id ?? '')).input).toEqual(body);
     await eventually(async () =>
-      expect(await stack.platform.objects.info(WEBHOOK_PAYLOADS_BUCKET, answer.eventId)).toBeNull(),
+      expect(
+        await stack.platform.objects.info(REQUEST_BODIES_BUCKET, written[0]?.name ?? ''),
+      ).toBeNull(),
     );
   });
 

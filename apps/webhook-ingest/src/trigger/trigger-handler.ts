@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import {
   AppError,
+  REQUEST_BODIES_BUCKET,
   WEBHOOK_PAYLOADS_BUCKET,
   WEBHOOK_RECEIVED_SUBJECT,
   creditBalanceKey,
@@ -102,18 +103,27 @@ export function createTriggerHandlers(deps: TriggerDeps) {
     return address;
   }
 
-  /** Inline when it fits a stream message with room for headers, else parked in the object store. */
+  /**
+   * Inline when it fits a stream message with room for headers, else in the object store: where
+   * the gateway parked it (kept, not copied: decision 126), or put there now when the request
+   * came in by the direct door. Whoever stores the event deletes the object.
+   */
   async function payloadOf(
     eventId: string,
-    raw: Uint8Array,
+    request: RawServiceRequest,
     body: unknown,
   ): Promise<WebhookPayload> {
-    if (raw.length <= INLINE_BODY_LIMIT_BYTES) return { kind: 'inline', body };
+    if (request.body.length <= INLINE_BODY_LIMIT_BYTES) return { kind: 'inline', body };
+    if (request.parkedBody) {
+      request.parkedBody.keep();
+      const { ref } = request.parkedBody;
+      return { kind: 'object', bucket: REQUEST_BODIES_BUCKET, name: ref.name, size: ref.size };
+    }
     const info = await platform.objects.put(
       WEBHOOK_PAYLOADS_BUCKET,
       eventId,
       (async function* () {
-        yield raw;
+        yield request.body;
       })(),
       { contentType: 'application/json' },
     );
@@ -221,7 +231,7 @@ export function createTriggerHandlers(deps: TriggerDeps) {
           address,
           freshIds.eventId,
           request,
-          await payloadOf(freshIds.eventId, request.body, body),
+          await payloadOf(freshIds.eventId, request, body),
         ),
       );
 
@@ -277,7 +287,7 @@ export function createTriggerHandlers(deps: TriggerDeps) {
     // (the runner releases a fingerprint; an idempotency value stays taken), whatever fails next.
     let runStored = false;
     try {
-      const payload = await withStored(() => payloadOf(claim.eventId, request.body, body));
+      const payload = await withStored(() => payloadOf(claim.eventId, request, body));
       const storeThisEvent = () =>
         withStored(() => storeEvent(address, claim.eventId, request, payload));
 
