@@ -7,66 +7,40 @@ import { retryAfterHeaderOf } from './actor-rate-limit';
 import { JSON_NESTING_LIMIT } from './json-nesting';
 import { loggablePath } from './loggable-path';
 
-/** The error type `jsonTooDeepError` gives body-parser, which keeps it. */
-const JSON_TOO_DEEP = 'entity.too.deep';
-
-/** What to throw for JSON nested deeper than the limit: toAppError makes it a 400 INVALID_JSON. */
-export function jsonTooDeepError(): Error {
-  return Object.assign(new Error('JSON nests too deep'), { type: JSON_TOO_DEEP });
+/** JSON nested deeper than the limit (decision 119): the route's 400 INVALID_JSON. */
+export function jsonTooDeepError(): AppError {
+  return new AppError(
+    'INVALID_JSON',
+    `Invalid JSON body: arrays and objects nest deeper than ${JSON_NESTING_LIMIT} levels`,
+  );
 }
 
-/** What body-parser attaches to the errors it raises. */
-interface BodyParserError extends Error {
-  type?: string;
+/** What Express and the modules it uses attach to the client errors they raise. */
+interface ClientError extends Error {
   status?: number;
 }
 
 /**
- * A client error Express or body-parser raised without a type of its own: a path whose percent
- * escapes do not decode (URIError, status 400), a compressed body that does not inflate.
+ * The registry's error for a failure: an AppError as it is, or a client error Express raised
+ * on the gateway's own routes (a path whose escapes do not decode is a URIError with status
+ * 400). Anything else is unexpected: undefined.
  */
-function fromClientStatus(error: BodyParserError | undefined): AppError | undefined {
+export function toAppError(error: unknown): AppError | undefined {
+  if (error instanceof AppError) return error;
   if (error instanceof URIError) {
     return new AppError('BAD_REQUEST', 'The path has a malformed percent-encoding');
   }
-  const status = error?.status;
-  if (status === 400) return new AppError('BAD_REQUEST', 'The request body could not be read');
+  const status = (error as ClientError | undefined)?.status;
+  if (status === 400) return new AppError('BAD_REQUEST', 'The request could not be read');
   if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large');
   if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content encoding');
   return undefined;
 }
 
-/** Turns body-parser's failures into the registry's errors, so they get the Error body too. */
-export function toAppError(error: unknown): AppError | undefined {
-  if (error instanceof AppError) return error;
-  const parserError = error as BodyParserError;
-  switch (parserError?.type) {
-    case undefined:
-      return fromClientStatus(parserError);
-    case 'entity.too.large':
-      return new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large');
-    case 'entity.parse.failed':
-      return new AppError('INVALID_JSON', 'Invalid JSON body');
-    case JSON_TOO_DEEP:
-      return new AppError(
-        'INVALID_JSON',
-        `Invalid JSON body: arrays and objects nest deeper than ${JSON_NESTING_LIMIT} levels`,
-      );
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content encoding');
-    case 'request.aborted':
-    case 'request.size.invalid':
-      return new AppError('BAD_REQUEST', 'Request body was not received completely');
-    default:
-      return fromClientStatus(parserError);
-  }
-}
-
 /**
  * The one place HTTP failures are turned into responses: user errors are logged at info,
  * unexpected ones with their stack at error and answered 500 with a generic message (never the
- * stack). Express routes get it through `errorHandler`; the gateway's raw routes call it.
+ * stack). Express routes get it through `errorHandler`; the HTTP edge calls it.
  */
 export function errorReplyOf(
   error: unknown,

@@ -2,9 +2,7 @@ export {
   answerUnparsedRequest,
   errorHandler,
   errorReplyOf,
-  jsonTooDeepError,
   notFoundHandler,
-  toAppError,
 } from './error-handler';
 export { requestIdFor } from './request-id';
 export { validate } from './validation';

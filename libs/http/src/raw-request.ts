@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import { AppError, type ServiceReply } from '@wap/contracts';
 
-// What the gateway's raw routes and webhook-ingest's own door share: both read a request and
-// write a service's reply on node:http as Express would, so the two doors answer alike.
+// How the HTTP edge reads a request and writes a service's reply on node:http, as Express
+// would, so that moving routes off Express changed no answer.
 
 /** A request header's value, repeated values joined as Node joins most of them. */
 export function requestHeader(req: IncomingMessage, name: string): string | undefined {
