@@ -52,9 +52,14 @@ function withUtf8Charset(contentType: string): string {
   return [mediaType?.toLowerCase(), ...others, 'charset=utf-8'].join('; ');
 }
 
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+const TEXT_CONTENT_TYPE = 'text/plain; charset=utf-8';
+
 /** The service's reply as Express's `writeReply` sends it (`res.json`, or text). */
 export function writeServiceReply(res: ServerResponse, reply: ServiceReply): void {
-  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  if (reply.headers) {
+    for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
+  }
   if (reply.status === 204 || reply.body === undefined) {
     res.writeHead(reply.status).end();
     return;
@@ -64,9 +69,11 @@ export function writeServiceReply(res: ServerResponse, reply: ServiceReply): voi
   const contentType = res.getHeader('content-type');
   res.setHeader(
     'Content-Type',
-    withUtf8Charset(
-      contentType === undefined ? (text ? 'text/plain' : 'application/json') : String(contentType),
-    ),
+    contentType === undefined
+      ? text
+        ? TEXT_CONTENT_TYPE
+        : JSON_CONTENT_TYPE
+      : withUtf8Charset(String(contentType)),
   );
   res.setHeader('Content-Length', Buffer.byteLength(payload));
   res.writeHead(reply.status).end(payload);

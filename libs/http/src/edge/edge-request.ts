@@ -30,7 +30,7 @@ export interface EdgeRequest {
   readonly logger: Logger;
 }
 
-export function createEdgeRequest(options: {
+export interface EdgeRequestOptions {
   incoming: IncomingMessage;
   requestId: string;
   path: string;
@@ -40,29 +40,59 @@ export function createEdgeRequest(options: {
   trustProxyHops: number;
   bodyLimitBytes: number;
   logger: Logger;
-}): EdgeRequest {
-  const { incoming, trustProxyHops } = options;
-  let logger: Logger | undefined;
-  const header = (name: string) => requestHeader(incoming, name.toLowerCase());
-  const body = () => readBody(incoming, options.route.bodyLimitBytes ?? options.bodyLimitBytes);
-  return {
-    incoming,
-    requestId: options.requestId,
-    method: incoming.method ?? '',
-    path: options.path,
-    route: options.route,
-    params: options.params,
-    protocol: protocolOf(incoming, trustProxyHops),
-    header,
-    query: () => (options.search === undefined ? {} : simpleQueryOf(options.search)),
-    clientAddress: () => clientAddressOf(incoming, trustProxyHops),
-    body,
-    json: async () => jsonBodyOf(await body(), header('content-type')),
-    // Most requests log nothing beyond the request line: their child logger is made on first use.
-    get logger() {
-      return (logger ??= options.logger.child({ request_id: options.requestId }));
-    },
-  };
+}
+
+/** One per request: methods on the prototype, so that a request allocates no closures. */
+class IncomingEdgeRequest implements EdgeRequest {
+  readonly incoming: IncomingMessage;
+  readonly requestId: string;
+  readonly method: string;
+  readonly path: string;
+  readonly route: RouteSpec;
+  readonly params: Record<string, string>;
+  readonly protocol: 'http' | 'https';
+  private readonly options: EdgeRequestOptions;
+  private requestLogger: Logger | undefined;
+
+  constructor(options: EdgeRequestOptions) {
+    this.options = options;
+    this.incoming = options.incoming;
+    this.requestId = options.requestId;
+    this.method = options.incoming.method ?? '';
+    this.path = options.path;
+    this.route = options.route;
+    this.params = options.params;
+    this.protocol = protocolOf(options.incoming, options.trustProxyHops);
+  }
+
+  header(name: string): string | undefined {
+    return requestHeader(this.incoming, name.toLowerCase());
+  }
+
+  query(): Record<string, string | string[]> {
+    return this.options.search === undefined ? {} : simpleQueryOf(this.options.search);
+  }
+
+  clientAddress(): string {
+    return clientAddressOf(this.incoming, this.options.trustProxyHops);
+  }
+
+  body(): Promise<Buffer> {
+    return readBody(this.incoming, this.route.bodyLimitBytes ?? this.options.bodyLimitBytes);
+  }
+
+  async json(): Promise<JsonBody | undefined> {
+    return jsonBodyOf(await this.body(), this.header('content-type'));
+  }
+
+  // Most requests log nothing beyond the request line: their child logger is made on first use.
+  get logger(): Logger {
+    return (this.requestLogger ??= this.options.logger.child({ request_id: this.requestId }));
+  }
+}
+
+export function createEdgeRequest(options: EdgeRequestOptions): EdgeRequest {
+  return new IncomingEdgeRequest(options);
 }
 
 /** Headers never passed on from the edge: the caller's credentials stay there. */

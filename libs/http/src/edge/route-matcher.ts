@@ -55,8 +55,14 @@ export function createRouteMatcher<Entry extends { route: RouteSpec }>(
 
 function decodedParams(raw: Partial<Record<string, string>>): Record<string, string> | undefined {
   const params: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
+  for (const name in raw) {
+    const value = raw[name];
     if (value === undefined) continue;
+    // Most values have no escape to decode.
+    if (!value.includes('%')) {
+      params[name] = value;
+      continue;
+    }
     try {
       params[name] = decodeURIComponent(value);
     } catch {
