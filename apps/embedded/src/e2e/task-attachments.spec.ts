@@ -108,8 +108,18 @@ describe.each(RUNTIMES)('tasks and comment attachments on the %s runtime', (runt
       });
       expect(download.status).toBe(200);
       expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
-      // Express names the charset of text types.
-      expect(download.headers.get('content-type')?.replace('; charset=utf-8', '')).toBe(type);
+      expect(download.headers.get('content-type')).toBe(type);
+      // HEAD answers the same headers, and no body.
+      const head = await fetch(`${stack.url}${attachment.url}`, {
+        method: 'HEAD',
+        headers: { cookie: member.cookie },
+      });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-length')).toBe(String(bytes.length));
+      expect(head.headers.get('content-disposition')).toBe(
+        download.headers.get('content-disposition'),
+      );
+      expect((await head.arrayBuffer()).byteLength).toBe(0);
       expect(download.headers.get('content-disposition')).toBe(
         `attachment; filename="${name}"; filename*=UTF-8''${name}`,
       );

@@ -38,16 +38,24 @@ export function downloadHandler(route: RouteSpec, deps: ForwardingDeps): EdgeHan
     ).catch(unavailableWhenUnanswered(route));
     if (reply.status !== 200) return reply;
     const file = StoredFile.parse(reply.body);
-    const object = await deps.objects.get(file.bucket, file.objectName);
+    // Node sends no body to HEAD: its answer needs the object's size, not its bytes.
+    const head = request.method === 'HEAD';
+    const object = head
+      ? await deps.objects.info(file.bucket, file.objectName)
+      : await deps.objects.get(file.bucket, file.objectName);
     if (!object) throw new AppError('NOT_FOUND', 'File not found');
     res.writeHead(200, {
       ...INERT_FILE_HEADERS,
       'Content-Type': file.type,
-      'Content-Length': String(object.info.size),
+      'Content-Length': String('content' in object ? object.info.size : object.size),
       'Content-Disposition': contentDisposition(file.fileName),
     });
-    // A failure past this point can only end the response: the edge destroys it.
-    await pipeline(Readable.from(object.content), res);
+    if ('content' in object) {
+      // A failure past this point can only end the response: the edge destroys it.
+      await pipeline(Readable.from(object.content), res);
+    } else {
+      res.end();
+    }
     return undefined;
   };
 }
