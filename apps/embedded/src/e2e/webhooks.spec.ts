@@ -316,6 +316,14 @@ function describeEndpoint11(runtime: Runtime, door: WebhookDoor) {
       const response = await post(hooks, webhookId, { a: 1 });
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ error: 'Webhook not found' });
+      // The address is looked up before the body is read as JSON.
+      const form = await post(hooks, webhookId, 'a=1', {
+        'content-type': 'application/x-www-form-urlencoded',
+      });
+      expect({ status: form.status, body: form.body }).toEqual({
+        status: 404,
+        body: { error: 'Webhook not found' },
+      });
     }
     const address = await newAddress();
     expect((await post(hooks, address.webhookId, { before: true })).status).toBe(200);

@@ -220,8 +220,9 @@ export function createTriggerHandlers(deps: TriggerDeps) {
         'RATE_LIMITED',
       );
     }
-    const body = parseJsonBody(request.body);
+    // The address first: a wrong address is 404 whatever its body (issue 30).
     const address = await resolveAddress(webhookId);
+    const body = parseJsonBody(request.body);
     const freshIds = { eventId: platform.ids.uuid(), runId: platform.ids.uuid() };
 
     // A request that starts no run is still kept, as a test event under an id of its own.
