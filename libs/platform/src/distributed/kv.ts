@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { KvConflictError } from '../errors';
 import type { OpenResources } from './inflight';
 import type { Kv, KvBucket, KvEntry, KvWatchEvent } from '../platform';
+import { retryingSetupTimeouts } from './setup-retry';
 
 /** The duplicate window NATS gives a KV bucket without a TTL, 2 minutes. */
 const KV_DUPLICATE_WINDOW_MS = 120_000;
@@ -36,6 +37,16 @@ function toWatchEvent(entry: NatsKvEntry): KvWatchEvent {
  * `ttlMs` an existing bucket keeps its TTL (a new one has none), as in the embedded runtime.
  */
 async function openBucket(
+  kvm: Kvm,
+  jsm: JetStreamManager,
+  name: string,
+  ttlMs: number | undefined,
+  replicas: number,
+): Promise<KV> {
+  return retryingSetupTimeouts(() => openOrCreate(kvm, jsm, name, ttlMs, replicas));
+}
+
+async function openOrCreate(
   kvm: Kvm,
   jsm: JetStreamManager,
   name: string,

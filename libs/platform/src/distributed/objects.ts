@@ -6,6 +6,7 @@ import type {
   ObjectStore as NatsObjectStore,
 } from '@nats-io/obj';
 import type { ObjectInfo, ObjectStore } from '../platform';
+import { retryingSetupTimeouts } from './setup-retry';
 
 /** JetStream's default, which object buckets keep; it may not exceed a bucket's max age. */
 const OBJECT_DUPLICATE_WINDOW_MS = 120_000;
@@ -64,7 +65,7 @@ export function createNatsObjectStore(
     let opened = stores.get(bucket);
     if (!opened) {
       // Objm.create opens the bucket when it exists and creates it otherwise.
-      opened = objm.create(bucket, { replicas });
+      opened = retryingSetupTimeouts(() => objm.create(bucket, { replicas }));
       void opened.catch(() => stores.delete(bucket));
       stores.set(bucket, opened);
     }
@@ -74,7 +75,9 @@ export function createNatsObjectStore(
   return {
     async ensureBucket(bucket, options = {}) {
       const maxAgeMs = options.maxAgeMs ?? 0;
-      const { streamInfo } = await (await store(bucket)).status();
+      const { streamInfo } = await retryingSetupTimeouts(async () =>
+        (await store(bucket)).status(),
+      );
       // Objm.create keeps an existing bucket as it is; its max age is applied to its stream here.
       if (streamInfo.config.max_age === nanos(maxAgeMs)) return;
       await jsm.streams.update(streamInfo.config.name, {

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { ConsumerConfig, StreamConsumer, StreamMessage, Streams } from '../platform';
 import { fromMsgHdrs, toMsgHdrs } from './headers';
 import { InFlight, type OpenResources } from './inflight';
+import { retryingSetupTimeouts } from './setup-retry';
 
 /** JetStream's default duplicate window, 2 minutes. */
 const DEFAULT_DUPLICATE_WINDOW_MS = 120_000;
@@ -62,13 +63,17 @@ export function createJetStreamStreams(
         duplicate_window: nanos(config.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS),
         max_age: nanos(config.maxAgeMs ?? 0),
       };
-      try {
-        await jsm.streams.add({ name: config.name, ...wanted });
-      } catch (error) {
-        if (!(error instanceof JetStreamApiError && error.code === STREAM_NAME_IN_USE)) throw error;
-        // The stream exists with another configuration: a newer deployment changes it in place.
-        await jsm.streams.update(config.name, wanted);
-      }
+      await retryingSetupTimeouts(async () => {
+        try {
+          await jsm.streams.add({ name: config.name, ...wanted });
+        } catch (error) {
+          if (!(error instanceof JetStreamApiError && error.code === STREAM_NAME_IN_USE)) {
+            throw error;
+          }
+          // The stream exists with another configuration: a newer deployment changes it in place.
+          await jsm.streams.update(config.name, wanted);
+        }
+      });
     },
 
     async publish(subject, data, options) {
@@ -150,11 +155,13 @@ async function ensureConsumer(jsm: JetStreamManager, config: ConsumerConfig): Pr
     ...(config.filterSubject ? { filter_subject: config.filterSubject } : {}),
   };
   try {
-    await jsm.consumers.add(config.stream, {
-      durable_name: config.durable,
-      ack_policy: AckPolicy.Explicit,
-      ...settings,
-    });
+    await retryingSetupTimeouts(() =>
+      jsm.consumers.add(config.stream, {
+        durable_name: config.durable,
+        ack_policy: AckPolicy.Explicit,
+        ...settings,
+      }),
+    );
   } catch (error) {
     if (!(error instanceof JetStreamApiError)) throw error;
     // The durable exists with other settings (an older deployment): bring it up to date.
