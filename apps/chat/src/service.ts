@@ -1,6 +1,11 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { AssistantPromptRequest, STEP_SUBJECTS, chatRoutes } from '@wap/contracts';
+import {
+  AssistantModelRequest,
+  AssistantPromptRequest,
+  STEP_SUBJECTS,
+  chatRoutes,
+} from '@wap/contracts';
 import { serveApi, serveRoutes, type Platform, type Subscription } from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { createDirectoryClient } from '@wap/workspace-directory';
@@ -98,6 +103,13 @@ export async function startChatService(deps: ChatServiceDeps): Promise<ServiceHa
       STEP_SUBJECTS.assistantPrompt,
       AssistantPromptRequest,
       createAssistantPrompt({ model, directory }),
+      serveOptions,
+    ),
+    serveApi(
+      platform.bus,
+      STEP_SUBJECTS.assistantModel,
+      AssistantModelRequest,
+      async () => ({ configured: model.configured }),
       serveOptions,
     ),
   ];

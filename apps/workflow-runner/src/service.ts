@@ -28,6 +28,7 @@ import { startApprovalEmails } from './notifications/approval-emails';
 import { createMailer } from './notifications/mailer';
 import { serveRunOfEvent } from './webhook-events/run-of-event';
 import { workflowHandlers } from './workflows/handlers';
+import { createModelRequirement } from './workflows/model-requirement';
 import { createWorkflowRepository } from './workflows/repository';
 import { createWebhookPublisher } from './workflows/webhook-publisher';
 
@@ -107,6 +108,7 @@ export async function startWorkflowRunnerService(deps: {
         })
       : null;
   const onRunCreated = () => executor.nudge();
+  const requireModelFor = createModelRequirement({ bus: platform.bus });
   const mailer = createMailer({
     smtpUrl: settings.SMTP_URL,
     from: settings.MAIL_FROM,
@@ -180,6 +182,7 @@ export async function startWorkflowRunnerService(deps: {
           directory,
           ids,
           publicBaseUrl: settings.PUBLIC_BASE_URL,
+          requireModelFor,
           onRunCreated,
         }),
       },
@@ -197,6 +200,7 @@ export async function startWorkflowRunnerService(deps: {
       clock,
       ids,
       logger,
+      requireModelFor,
       onRunCreated,
     }),
   ];

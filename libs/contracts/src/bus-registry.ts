@@ -99,6 +99,12 @@ export const REQUEST_SUBJECTS: readonly RequestSubjectSpec[] = [
     user: false,
   },
   {
+    subject: STEP_SUBJECTS.assistantModel,
+    server: 'chat',
+    callers: ['workflow-runner'],
+    user: false,
+  },
+  {
     subject: CHAT_SUBJECTS.controlTurn,
     server: 'chat',
     callers: ['chat'],

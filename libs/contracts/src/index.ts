@@ -117,6 +117,8 @@ export {
   TableRowReply,
   AssistantPromptRequest,
   AssistantPromptReply,
+  AssistantModelReply,
+  AssistantModelRequest,
 } from './workflows';
 export {
   webhookRoutes,

@@ -296,7 +296,11 @@ export function creditShortfallMessage(balance: number, creditCost: number): str
 export const STEP_SUBJECTS = {
   tableRow: 'storage.api.table_row.v1',
   assistantPrompt: 'chat.api.assistant_prompt.v1',
+  /** Whether the assistant has a model: a workflow that needs one is refused without it. */
+  assistantModel: 'chat.api.assistant_model.v1',
 } as const;
+export const AssistantModelRequest = z.object({});
+export const AssistantModelReply = z.object({ configured: z.boolean() });
 export const TableRowRequest = z.object({
   workspaceId: z.uuid(),
   userId: z.uuid(),

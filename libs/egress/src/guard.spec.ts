@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import {
   EgressBlockedError,
+  refusedBeforeSending,
   assertPublicUrl,
   createGuardedFetch,
   isAddressAllowed,
@@ -94,7 +95,9 @@ describe('guarded fetch', () => {
 
   test('an IP-literal loopback host is refused before connecting', async () => {
     const guarded = createGuardedFetch({ allowlist: NONE });
-    await expect(guarded(`http://127.0.0.1:${port}/`)).rejects.toThrow(EgressBlockedError);
+    const failure = await guarded(`http://127.0.0.1:${port}/`).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(EgressBlockedError);
+    expect(refusedBeforeSending(failure)).toBe(true);
     await guarded.close();
   });
 
@@ -103,6 +106,18 @@ describe('guarded fetch', () => {
     const failure = await guarded(`http://localhost:${port}/`).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(Error);
     expect((failure as Error & { cause?: unknown }).cause).toBeInstanceOf(EgressBlockedError);
+    expect(refusedBeforeSending(failure)).toBe(true);
+    await guarded.close();
+  });
+
+  test('a refused redirect is not refused before sending: the first request went out', async () => {
+    const guarded = createGuardedFetch({ allowlist: parseAllowlist('127.0.0.1') });
+    const failure = await guarded(
+      `http://127.0.0.1:${port}/?to=${encodeURIComponent('http://10.0.0.1/')}`,
+    ).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(EgressBlockedError);
+    expect(refusedBeforeSending(failure)).toBe(false);
+    expect(refusedBeforeSending(new EgressBlockedError('made elsewhere'))).toBe(false);
     await guarded.close();
   });
 

@@ -26,6 +26,20 @@ export class EgressBlockedError extends Error {
   }
 }
 
+/** Failures of a guarded fetch that came before any request of it was sent. */
+const refusedUnsent = new WeakSet<object>();
+
+/**
+ * Whether a guarded fetch failed because the guard refused its target before anything was sent
+ * (a private address, a host that resolves to one, a scheme it does not reach): nothing left the
+ * platform. A refused redirect is not such a failure, since the first request went out.
+ */
+export function refusedBeforeSending(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null || !refusedUnsent.has(error)) return false;
+  const cause = (error as { cause?: unknown }).cause;
+  return error instanceof EgressBlockedError || cause instanceof EgressBlockedError;
+}
+
 /** Parses `SSRF_ALLOWLIST`: comma-separated host names, IP addresses and CIDR ranges. */
 export function parseAllowlist(spec: string | undefined): EgressAllowlist {
   const hosts = new Set<string>();
@@ -205,6 +219,22 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
   }
 
   async function guardedFetch(input: string | URL, init: RequestInit = {}): Promise<Response> {
+    let sent = false;
+    try {
+      return await follow(input, init, () => {
+        sent = true;
+      });
+    } catch (error) {
+      if (!sent) refusedUnsent.add(error as object);
+      throw error;
+    }
+  }
+
+  async function follow(
+    input: string | URL,
+    init: RequestInit,
+    onSent: () => void,
+  ): Promise<Response> {
     let url = new URL(input);
     let requestInit: RequestInit = init;
     for (let hop = 0; ; hop += 1) {
@@ -217,6 +247,7 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
         redirect: 'manual',
         dispatcher: agent,
       })) as unknown as Response;
+      onSent();
       const location = response.headers.get('location');
       if (!REDIRECT_STATUSES.has(response.status) || !location || init.redirect === 'manual') {
         return response;

@@ -4,6 +4,7 @@ export {
   assertPublicUrl,
   createGuardedFetch,
   EgressBlockedError,
+  refusedBeforeSending,
   type EgressAllowlist,
   type GuardedFetch,
   type GuardedFetchOptions,

@@ -46,7 +46,13 @@ interface RunBody {
   error: string | null;
   credits_charged: number;
   trigger: Record<string, unknown>;
-  steps: { name: string; status: string; error: string | null; input: unknown }[];
+  steps: {
+    name: string;
+    status: string;
+    error: string | null;
+    input: unknown;
+    credits_charged: number;
+  }[];
 }
 
 const delayStep = { type: 'delay', name: 'pause', settings: { seconds: 0 } };
@@ -687,7 +693,35 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
       body: { who: 'eve' },
     });
     expect(run.steps[0]?.error).toMatch(/^Request refused: .*not a public address/);
-    expect(run.credits_charged).toBe(1);
+    // Refused before a byte left the platform: the charge is given back (decision 127).
+    expect(run.credits_charged).toBe(0);
+    const credits = await http(`${stack.url}/workspaces/${owner.workspaceId}/credits`, {
+      cookie: owner.cookie,
+    });
+    expect(credits.body).toEqual({ balance: 5 });
+  });
+
+  test('a step that failed after its request went out keeps its charge', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(500).end('down');
+    });
+    await new Promise<void>((resolve) => server.listen(0, resolve));
+    try {
+      const owner = await newOwner('http-500', 5);
+      const port = (server.address() as AddressInfo).port;
+      const created = await createWorkflow(owner, {
+        steps: [httpStep(`http://localhost:${port}/orders`)],
+      });
+      const run = await runOnTestEvent(owner, created, { user: { name: 'eve' } });
+      expect(run.steps[0]?.error).toBe('The server answered HTTP 500');
+      expect(run.credits_charged).toBe(1);
+      const credits = await http(`${stack.url}/workspaces/${owner.workspaceId}/credits`, {
+        cookie: owner.cookie,
+      });
+      expect(credits.body).toEqual({ balance: 4 });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   test('a run calls a local HTTP server: each step gets the event and earlier outputs, and is charged', async () => {
@@ -811,7 +845,7 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
     }
   });
 
-  test('a run pauses at an approval after a delay; table, assistant and tool steps fail with clear errors while the run goes on', async () => {
+  test('a run pauses at an approval after a delay; table and tool steps fail with clear errors, are refunded, and the run goes on', async () => {
     const owner = await newOwner('steps', 20);
     const me = await http(`${stack.url}/me`, { cookie: owner.cookie });
     const userId = (me.body as { user: { id: string } }).user.id;
@@ -823,13 +857,12 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
           name: 'row',
           settings: { tableId: 't', values: { v: '{{Custom Webhook.v}}' } },
         },
-        { type: 'assistant_prompt', name: 'ask', settings: { prompt: 'hi' } },
         { type: 'mcp_tool', name: 'tool', settings: { serverId: randomUUID(), toolName: 'echo' } },
         { type: 'approval', name: 'review', settings: { reviewerIds: [userId], message: 'ok?' } },
       ],
       settings: { stopOnNodeFailure: false },
     });
-    expect(created.workflow.credit_cost).toBe(8);
+    expect(created.workflow.credit_cost).toBe(3);
     const started = await http(`${stack.url}/workflows/${created.workflow.id}/run`, {
       method: 'POST',
       cookie: owner.cookie,
@@ -844,16 +877,54 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
     expect(paused.steps.map((step) => [step.name, step.status])).toEqual([
       ['wait', 'succeeded'],
       ['row', 'failed'],
-      ['ask', 'failed'],
       ['tool', 'failed'],
       ['review', 'waiting'],
     ]);
     expect(paused.steps[1]?.error).toBe('The table service failed: Table not found');
-    expect(paused.steps[2]?.error).toBe(
-      'The assistant failed: No language model is configured (set LLM_BASE_URL and LLM_MODEL on the chat service)',
-    );
-    expect(paused.steps[3]?.error).toMatch(/^The MCP tool service failed: /);
-    expect(paused.credits_charged).toBe(8);
+    expect(paused.steps[2]?.error).toMatch(/^The MCP tool service failed: /);
+    // Both were refused before anything left the platform: charged, then refunded (decision 127).
+    expect(paused.credits_charged).toBe(0);
+    expect(paused.steps.map((step) => step.credits_charged)).toEqual([0, 0, 0, 0]);
+    const credits = await http(`${stack.url}/workspaces/${owner.workspaceId}/credits`, {
+      cookie: owner.cookie,
+    });
+    expect(credits.body).toEqual({ balance: 20 });
+  });
+
+  test('a workflow that asks the assistant is refused when run or set live while no model is configured, and charged nothing', async () => {
+    const owner = await newOwner('no-model', 20);
+    const created = await createWorkflow(owner, { steps: [delayStep] });
+    const run = (id: string) =>
+      http(`${stack.url}/workflows/${id}/run`, { method: 'POST', cookie: owner.cookie });
+    expect((await run(created.workflow.id)).status).toBe(202);
+    const changed = await http(`${stack.url}/workflows/${created.workflow.id}`, {
+      method: 'PATCH',
+      cookie: owner.cookie,
+      body: { steps: [{ type: 'assistant_prompt', name: 'ask', settings: { prompt: 'hi' } }] },
+    });
+    expect(changed.status).toBe(200);
+    const refusal = {
+      code: 'MODEL_NOT_CONFIGURED',
+      error:
+        'The step "ask" asks the assistant, and no language model is configured (set LLM_BASE_URL and LLM_MODEL on the chat service)',
+    };
+    const refusedRun = await run(created.workflow.id);
+    expect({ status: refusedRun.status, body: refusedRun.body }).toEqual({
+      status: 503,
+      body: refusal,
+    });
+    const refusedLive = await http(`${stack.url}/workflows/${created.workflow.id}/live`, {
+      method: 'POST',
+      cookie: owner.cookie,
+    });
+    expect({ status: refusedLive.status, body: refusedLive.body }).toEqual({
+      status: 503,
+      body: refusal,
+    });
+    const credits = await http(`${stack.url}/workspaces/${owner.workspaceId}/credits`, {
+      cookie: owner.cookie,
+    });
+    expect(credits.body).toEqual({ balance: 20 });
   });
 
   test('GET /workflows/{id}/runs pages newest first with a cursor and keeps one status on request', async () => {
@@ -912,36 +983,44 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
   });
 
   test('two runs racing for the last credit: exactly one succeeds and the balance ends at zero', async () => {
-    const owner = await newOwner('race', 1);
-    const created = await createWorkflow(owner, {
-      steps: [httpStep('http://127.0.0.1:9/never')],
-      settings: { stopOnNodeFailure: true },
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     });
-    const replies = await Promise.all(
-      [0, 1].map(() =>
-        http(`${stack.url}/workflows/${created.workflow.id}/run`, {
-          method: 'POST',
-          cookie: owner.cookie,
-        }),
-      ),
-    );
-    const runIds = replies
-      .filter((reply) => reply.status === 202)
-      .map((reply) => (reply.body as { runId: string }).runId);
-    expect(replies.filter((reply) => reply.status !== 202).map((reply) => reply.status)).toEqual(
-      Array(2 - runIds.length).fill(402),
-    );
-    const runs = await Promise.all(runIds.map((runId) => finishedRun(owner.cookie, runId)));
-    // The step itself is refused by the SSRF guard, but only a charged run gets that far.
-    const charged = runs.filter((run) => run.credits_charged === 1);
-    expect(charged).toHaveLength(1);
-    for (const run of runs.filter((candidate) => candidate.credits_charged === 0)) {
-      expect([CREDIT_MESSAGES.depleted, CREDIT_MESSAGES.insufficient]).toContain(run.error);
+    await new Promise<void>((resolve) => server.listen(0, resolve));
+    try {
+      const owner = await newOwner('race', 1);
+      const port = (server.address() as AddressInfo).port;
+      const created = await createWorkflow(owner, {
+        steps: [httpStep(`http://localhost:${port}/order`)],
+        settings: { stopOnNodeFailure: true },
+      });
+      const replies = await Promise.all(
+        [0, 1].map(() =>
+          http(`${stack.url}/workflows/${created.workflow.id}/run`, {
+            method: 'POST',
+            cookie: owner.cookie,
+          }),
+        ),
+      );
+      const runIds = replies
+        .filter((reply) => reply.status === 202)
+        .map((reply) => (reply.body as { runId: string }).runId);
+      expect(replies.filter((reply) => reply.status !== 202).map((reply) => reply.status)).toEqual(
+        Array(2 - runIds.length).fill(402),
+      );
+      const runs = await Promise.all(runIds.map((runId) => finishedRun(owner.cookie, runId)));
+      const charged = runs.filter((run) => run.credits_charged === 1);
+      expect(charged.map((run) => run.status)).toEqual(['succeeded']);
+      for (const run of runs.filter((candidate) => candidate.credits_charged === 0)) {
+        expect([CREDIT_MESSAGES.depleted, CREDIT_MESSAGES.insufficient]).toContain(run.error);
+      }
+      const credits = await http(`${stack.url}/workspaces/${owner.workspaceId}/credits`, {
+        cookie: owner.cookie,
+      });
+      expect(credits.body).toEqual({ balance: 0 });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
     }
-    const credits = await http(`${stack.url}/workspaces/${owner.workspaceId}/credits`, {
-      cookie: owner.cookie,
-    });
-    expect(credits.body).toEqual({ balance: 0 });
   });
 
   test('DELETE /workflows/{id}: 204, then 404, and its address leaves the bucket; its runs stay readable', async () => {

@@ -24,7 +24,8 @@ import {
 import type { CreditLedger } from '../credits/ledger';
 import { createRunFromRequest } from '../runs/consumer';
 import { toRun, type RunRepository } from '../runs/repository';
-import type { WorkflowRepository } from '../workflows/repository';
+import type { ModelRequirement } from '../workflows/model-requirement';
+import { toWorkflow, type WorkflowRepository } from '../workflows/repository';
 
 /**
  * The bus API of the platform's MCP server: a workspace API key lists its workspace's
@@ -40,6 +41,7 @@ export function serveWorkflowApi(deps: {
   clock: Clock;
   ids: IdSource;
   logger: Logger;
+  requireModelFor: ModelRequirement;
   onRunCreated: () => void;
 }): Subscription[] {
   const options = { queue: 'workflow-runner', logger: deps.logger };
@@ -71,6 +73,7 @@ export function serveWorkflowApi(deps: {
         if (!workflow || workflow.workspaceId !== request.workspaceId) {
           throw new AppError('NOT_FOUND', 'Workflow not found');
         }
+        await deps.requireModelFor(toWorkflow(workflow).steps);
         const shortfall = creditShortfallMessage(
           await deps.ledger.balanceOf(workflow.workspaceId),
           workflow.creditCost,

@@ -3,9 +3,9 @@ import { AppError } from '@wap/contracts';
 import type { Clock, IdSource, SqlDatabase } from '@wap/platform';
 import { creditLedger } from '../db/schema';
 
-export type CreditEntryKind = 'grant' | 'correction' | 'charge';
+export type CreditEntryKind = 'grant' | 'correction' | 'charge' | 'refund';
 
-/** The credit ledger of every workspace: grants, corrections and charges, and their sum. */
+/** The credit ledger of every workspace: grants, corrections, charges and refunds, and their sum. */
 export function createCreditLedger(deps: { db: SqlDatabase; clock: Clock; ids: IdSource }) {
   const { db } = deps;
 
@@ -97,7 +97,11 @@ export function createCreditLedger(deps: { db: SqlDatabase; clock: Clock; ids: I
         .select({ id: creditLedger.id })
         .from(creditLedger)
         .where(
-          and(eq(creditLedger.runId, charge.runId), eq(creditLedger.stepIndex, charge.stepIndex)),
+          and(
+            eq(creditLedger.runId, charge.runId),
+            eq(creditLedger.stepIndex, charge.stepIndex),
+            eq(creditLedger.kind, 'charge'),
+          ),
         );
       if (earlier) return { charged: true, balance };
       if (balance < charge.amount) return { charged: false, balance };

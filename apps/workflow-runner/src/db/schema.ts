@@ -18,8 +18,8 @@ import {
 export const workflowRunnerSchema = pgSchema('workflow_runner');
 
 /**
- * The credit ledger: one row per grant, correction or charge; a workspace's balance is the sum
- * of its rows. Rows are never updated, so the history explains every balance.
+ * The credit ledger: one row per grant, correction, charge or refund; a workspace's balance is
+ * the sum of its rows. Rows are never updated, so the history explains every balance.
  */
 export const creditLedger = workflowRunnerSchema.table(
   'credit_ledger',
@@ -31,14 +31,20 @@ export const creditLedger = workflowRunnerSchema.table(
     reason: text('reason').notNull(),
     createdBy: uuid('created_by'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
-    /** A charge's run and step: a step is charged once, however often a crashed run resumes. */
+    /**
+     * A charge's or refund's run and step: a step is charged once, however often a crashed run
+     * resumes, and refunded at most once (decision 127).
+     */
     runId: uuid('run_id'),
     stepIndex: integer('step_index'),
   },
   (table) => [
     index('credit_ledger_workspace_idx').on(table.workspaceId),
-    uniqueIndex('credit_ledger_run_step_idx').on(table.runId, table.stepIndex),
-    check('credit_ledger_kind_check', sql`${table.kind} in ('grant', 'correction', 'charge')`),
+    uniqueIndex('credit_ledger_run_step_kind_idx').on(table.runId, table.stepIndex, table.kind),
+    check(
+      'credit_ledger_kind_check',
+      sql`${table.kind} in ('grant', 'correction', 'charge', 'refund')`,
+    ),
   ],
 );
 

@@ -217,7 +217,19 @@ export function startRunExecutor(deps: {
           outcome.kind === 'succeeded' ? outcome.output : (outcome.output ?? null),
         );
         const error = outcome.kind === 'failed' ? toJsonbStorable(outcome.error) : null;
-        if (paid) {
+        if (paid && outcome.kind === 'failed' && outcome.refundable) {
+          await runs.failStepWithRefund(
+            run,
+            step,
+            { output, error: error ?? '' },
+            {
+              entryId: deps.ids.uuid(),
+              amount: price,
+              reason: `refund of run ${run.id} step ${step.stepIndex + 1} (${step.type}): it failed before anything left the platform`,
+            },
+          );
+          await deps.snapshots.publish(run.workspaceId);
+        } else if (paid) {
           await runs.endStep(run.id, step, { status: outcome.kind, output, error });
         } else {
           progress.endedSteps.push({

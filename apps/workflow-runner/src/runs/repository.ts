@@ -22,7 +22,7 @@ import {
   type StepType,
 } from '@wap/contracts';
 import { type KeysetPosition, type Clock, type SqlDatabase } from '@wap/platform';
-import { approvals, runs, runSteps } from '../db/schema';
+import { approvals, creditLedger, runs, runSteps } from '../db/schema';
 import { anyOfUuids, type SqlExecutor } from '../db/sql-executor';
 import type { WorkflowRow } from '../workflows/repository';
 
@@ -579,6 +579,55 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
           durationMs: Math.max(0, now.getTime() - startedAt.getTime()),
         })
         .where(and(eq(runSteps.runId, runId), eq(runSteps.stepIndex, step.stepIndex)));
+    },
+
+    /**
+     * Ends a paid step that failed before anything left the platform and gives its charge back,
+     * in one transaction (decision 127): the step's and the run's credits_charged drop by the
+     * charge, and the ledger gets a refund entry with the reason. A second call (a resumed run)
+     * refunds nothing more.
+     */
+    async failStepWithRefund(
+      run: { id: string; workspaceId: string },
+      step: RunStepRow,
+      values: { output: unknown; error: string },
+      refund: { entryId: string; amount: number; reason: string },
+    ): Promise<void> {
+      const now = clock.now();
+      const startedAt = step.startedAt ?? now;
+      await db.transaction(async (tx) => {
+        await tx
+          .update(runSteps)
+          .set({
+            status: 'failed',
+            output: values.output ?? null,
+            error: values.error,
+            finishedAt: now,
+            durationMs: Math.max(0, now.getTime() - startedAt.getTime()),
+            creditsCharged: 0,
+          })
+          .where(and(eq(runSteps.runId, run.id), eq(runSteps.stepIndex, step.stepIndex)));
+        await tx
+          .update(runs)
+          .set({
+            creditsCharged: sql`(select coalesce(sum(${runSteps.creditsCharged}), 0) from ${runSteps} where ${runSteps.runId} = ${run.id})`,
+          })
+          .where(eq(runs.id, run.id));
+        await tx
+          .insert(creditLedger)
+          .values({
+            id: refund.entryId,
+            workspaceId: run.workspaceId,
+            amount: refund.amount,
+            kind: 'refund',
+            reason: refund.reason,
+            createdBy: null,
+            createdAt: now,
+            runId: run.id,
+            stepIndex: step.stepIndex,
+          })
+          .onConflictDoNothing();
+      });
     },
 
     async setStepResumeAt(runId: string, stepIndex: number, resumeAt: Date): Promise<void> {

@@ -122,12 +122,16 @@ describe('step execution', () => {
       { method: 'GET', url: '' },
       'Invalid settings once templates were filled: url: Too small: expected string to have >=1 characters',
     ],
-  ])('http_request with %j fails: %s', async (settings, error) => {
-    expect(await executor().execute('http_request', settings, context)).toEqual({
-      kind: 'failed',
-      error,
-    });
-  });
+  ])(
+    'http_request with %j fails before sending anything, refundable: %s',
+    async (settings, error) => {
+      expect(await executor().execute('http_request', settings, context)).toEqual({
+        kind: 'failed',
+        error,
+        refundable: true,
+      });
+    },
+  );
 
   test('a response slower than the timeout fails the step', async () => {
     const outcome = await executor({ httpTimeoutMs: 200 }).execute(
@@ -188,6 +192,7 @@ describe('step execution', () => {
     ).toEqual({
       kind: 'failed',
       error: 'The MCP tool service is not available: no service answers mcp.api.call_tool.v1',
+      refundable: true,
     });
   });
 });

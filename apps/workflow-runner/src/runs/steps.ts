@@ -9,13 +9,17 @@ import {
   TableRowReply,
   type StepType,
 } from '@wap/contracts';
-import { EgressBlockedError } from '@wap/egress';
+import { EgressBlockedError, refusedBeforeSending } from '@wap/egress';
 import { BusTimeoutError, callApi, NoRespondersError, type Bus } from '@wap/platform';
 
 /** What one attempt at a step came to. */
 export type StepOutcome =
   | { kind: 'succeeded'; output: unknown }
-  | { kind: 'failed'; error: string; output?: unknown }
+  /**
+   * `refundable`: the step failed before anything left the platform (its settings, a refused
+   * address, a service that refused or was not there), so a paid step's charge is given back.
+   */
+  | { kind: 'failed'; error: string; output?: unknown; refundable?: true }
   /** A delay that has not ended: the run sleeps in the scheduler table until `at`. */
   | { kind: 'wait_until'; at: Date }
   /** An approval: the run pauses (waiting_approval) until a reviewer decides. */
@@ -57,6 +61,20 @@ function parseSettings<Type extends StepType>(
   return { ok: false, error: `Invalid settings once templates were filled: ${issues}` };
 }
 
+/** A failure before anything left the platform: a paid step's charge is refunded. */
+function refused(error: string): StepOutcome {
+  return { kind: 'failed', error, refundable: true };
+}
+
+/**
+ * Whether a service's refusal means it did nothing: a client error (the table does not exist,
+ * the tool is not the caller's), or an assistant without a model. A 5xx may come after an effect
+ * (a provider that failed mid-answer), so it is not refunded.
+ */
+function refusedByService(error: AppError): boolean {
+  return error.status < 500 || error.code === 'MODEL_NOT_CONFIGURED';
+}
+
 async function readBody(
   response: Response,
   limit: number,
@@ -83,13 +101,15 @@ async function readBody(
 /** Turns a bus failure of a step that calls another service into a step error a user can act on. */
 function busFailure(subject: string, what: string, error: unknown): StepOutcome {
   if (error instanceof NoRespondersError) {
-    return { kind: 'failed', error: `${what} is not available: no service answers ${subject}` };
+    return refused(`${what} is not available: no service answers ${subject}`);
   }
   if (error instanceof BusTimeoutError) {
     return { kind: 'failed', error: `${what} did not answer in time (${subject})` };
   }
-  if (error instanceof AppError)
-    return { kind: 'failed', error: `${what} failed: ${error.message}` };
+  if (error instanceof AppError) {
+    const message = `${what} failed: ${error.message}`;
+    return refusedByService(error) ? refused(message) : { kind: 'failed', error: message };
+  }
   throw error;
 }
 
@@ -97,19 +117,16 @@ function busFailure(subject: string, what: string, error: unknown): StepOutcome 
 export function createStepExecutor(deps: StepExecutorDeps) {
   async function httpRequest(settings: unknown): Promise<StepOutcome> {
     const parsed = parseSettings('http_request', settings);
-    if (!parsed.ok) return { kind: 'failed', error: parsed.error };
+    if (!parsed.ok) return refused(parsed.error);
     const { method, url, headers = {}, body } = parsed.value;
     let target: URL;
     try {
       target = new URL(url);
     } catch {
-      return { kind: 'failed', error: `Invalid URL: ${url}` };
+      return refused(`Invalid URL: ${url}`);
     }
     if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-      return {
-        kind: 'failed',
-        error: `Only http and https URLs can be called: ${target.protocol}`,
-      };
+      return refused(`Only http and https URLs can be called: ${target.protocol}`);
     }
     const requestHeaders = new Headers(headers);
     let requestBody: string | undefined;
@@ -132,7 +149,8 @@ export function createStepExecutor(deps: StepExecutorDeps) {
       });
     } catch (error) {
       if (error instanceof EgressBlockedError) {
-        return { kind: 'failed', error: `Request refused: ${error.message}` };
+        const reason = `Request refused: ${error.message}`;
+        return refusedBeforeSending(error) ? refused(reason) : { kind: 'failed', error: reason };
       }
       // AbortSignal.timeout rejects with a DOMException, which is not always an Error instance.
       const name = typeof error === 'object' && error !== null && 'name' in error ? error.name : '';
@@ -144,7 +162,7 @@ export function createStepExecutor(deps: StepExecutorDeps) {
         cause instanceof EgressBlockedError
           ? `Request refused: ${cause.message}`
           : `Request failed: ${cause instanceof Error ? cause.message : String(cause)}`;
-      return { kind: 'failed', error: reason };
+      return refusedBeforeSending(error) ? refused(reason) : { kind: 'failed', error: reason };
     }
     const { text, truncated } = await readBody(response, deps.maxResponseBytes);
     let responseBody: unknown = text;
@@ -169,7 +187,7 @@ export function createStepExecutor(deps: StepExecutorDeps) {
 
   function delay(settings: unknown, context: StepContext): StepOutcome {
     const parsed = parseSettings('delay', settings);
-    if (!parsed.ok) return { kind: 'failed', error: parsed.error };
+    if (!parsed.ok) return refused(parsed.error);
     const endsAt = new Date(context.startedAt.getTime() + parsed.value.seconds * 1000);
     if (context.now.getTime() >= endsAt.getTime()) {
       return { kind: 'succeeded', output: { waited_seconds: parsed.value.seconds } };
@@ -179,7 +197,7 @@ export function createStepExecutor(deps: StepExecutorDeps) {
 
   async function mcpTool(settings: unknown, context: StepContext): Promise<StepOutcome> {
     const parsed = parseSettings('mcp_tool', settings);
-    if (!parsed.ok) return { kind: 'failed', error: parsed.error };
+    if (!parsed.ok) return refused(parsed.error);
     try {
       const reply = await callApi(
         deps.bus,
@@ -205,7 +223,7 @@ export function createStepExecutor(deps: StepExecutorDeps) {
 
   async function tableRow(settings: unknown, context: StepContext): Promise<StepOutcome> {
     const parsed = parseSettings('table_row', settings);
-    if (!parsed.ok) return { kind: 'failed', error: parsed.error };
+    if (!parsed.ok) return refused(parsed.error);
     try {
       const reply = await callApi(
         deps.bus,
@@ -222,7 +240,7 @@ export function createStepExecutor(deps: StepExecutorDeps) {
 
   async function assistantPrompt(settings: unknown, context: StepContext): Promise<StepOutcome> {
     const parsed = parseSettings('assistant_prompt', settings);
-    if (!parsed.ok) return { kind: 'failed', error: parsed.error };
+    if (!parsed.ok) return refused(parsed.error);
     try {
       const reply = await callApi(
         deps.bus,
@@ -239,7 +257,7 @@ export function createStepExecutor(deps: StepExecutorDeps) {
 
   function approval(settings: unknown): StepOutcome {
     const parsed = parseSettings('approval', settings);
-    if (!parsed.ok) return { kind: 'failed', error: parsed.error };
+    if (!parsed.ok) return refused(parsed.error);
     return {
       kind: 'wait_approval',
       reviewerIds: parsed.value.reviewerIds,

@@ -27,6 +27,7 @@ import type { CreditLedger } from '../credits/ledger';
 import type { RunRepository } from '../runs/repository';
 import { toRun } from '../runs/repository';
 import { toTestEvent, type TestEventRepository } from '../test-events/repository';
+import type { ModelRequirement } from './model-requirement';
 import { namedSteps, toWorkflow, type WorkflowRepository, type WorkflowRow } from './repository';
 import { stepTypeCatalog } from './step-catalog';
 import type { WebhookPublisher } from './webhook-publisher';
@@ -63,6 +64,7 @@ export function workflowHandlers(deps: {
   ids: IdSource;
   /** Where webhook addresses live: `<publicBaseUrl>/webhooks/<id>`. */
   publicBaseUrl: string;
+  requireModelFor: ModelRequirement;
   onRunCreated: () => void;
 }): Record<WorkflowOperation, RouteHandler> {
   const { workflows, runs, testEvents, publisher, directory } = deps;
@@ -194,6 +196,7 @@ export function workflowHandlers(deps: {
         ? await testEvents.find(workflow.id, body.testEventId)
         : await testEvents.latest(workflow.id);
       if (body?.testEventId && !event) throw new AppError('NOT_FOUND', 'Test event not found');
+      await deps.requireModelFor(toWorkflow(workflow).steps);
       const shortfall = creditShortfallMessage(
         await deps.ledger.balanceOf(workflow.workspaceId),
         workflow.creditCost,
@@ -222,6 +225,7 @@ export function workflowHandlers(deps: {
       if (!workflow.lastTestRunAt) {
         throw new AppError('CONFLICT', 'Run the workflow at least once before setting it live');
       }
+      await deps.requireModelFor(toWorkflow(workflow).steps);
       const updated = await workflows.setStatus(workflow.id, 'live');
       await publisher.publish(updated.id);
       return { status: 200, body: { workflow: toWorkflow(updated) } };
