@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { ServiceName } from '@wap/contracts';
 import type { Platform } from '@wap/platform';
 import { busKeysOf, withBusKeys, type ServiceHandle } from '@wap/service-runtime';
-import type { BusKeySet } from '@wap/auth';
+import type { BusKeySet, ExtensionTokenIssuer } from '@wap/auth';
 import { startChatService, type ChatSettings } from '@wap/chat-service';
 import { generateCredentialKey, parseCredentialKeys } from '@wap/auth';
 import { parseAllowlist } from '@wap/egress';
@@ -42,7 +42,11 @@ export interface ServiceOptions {
   /** The chat service's settings (the model provider, limits, turn leases); defaults for the rest. */
   chat?: Partial<ChatSettings>;
   /** storage's settings; tests shrink the split-name batch to cross batch boundaries. */
-  storage?: { splitBatchSize?: number; uploadLimits?: ActorRateLimits };
+  storage?: {
+    splitBatchSize?: number;
+    uploadLimits?: ActorRateLimits;
+    extensionTokenIssuer?: ExtensionTokenIssuer;
+  };
 }
 
 /** For tests that do not care about mcp-registry: a fresh key, no allow-lists, nothing to read. */

@@ -12,7 +12,7 @@ import { createEmbeddedPlatform, withMetrics } from '@wap/platform';
 import { chatSettings } from '@wap/chat-service';
 import { gatewayConfigFromEnv, startGateway } from '@wap/gateway-service';
 import { toMcpRegistryConfig } from '@wap/mcp-registry-service';
-import { uploadLimitsOf } from '@wap/storage-service';
+import { extensionTokenIssuerOf, uploadLimitsOf } from '@wap/storage-service';
 import { WEBHOOK_SECRET_KEYS, webhookIngestConfigFromEnv } from '@wap/webhook-ingest-service';
 import { generateBusKeySet } from '@wap/auth';
 import { busKeysOf, withBusKeys } from '@wap/service-runtime';
@@ -35,6 +35,7 @@ async function main(): Promise<void> {
         'CREDENTIALS_ENCRYPTION_KEYS',
         'SMTP_URL',
         'LLM_API_KEY',
+        'EXTENSION_TOKEN_SECRET',
         ...WEBHOOK_SECRET_KEYS,
       ]),
     },
@@ -95,7 +96,14 @@ async function main(): Promise<void> {
     },
     webhookIngest: webhookIngestConfigFromEnv(env),
     chat: chatSettings(env),
-    storage: { uploadLimits: uploadLimitsOf(env) },
+    storage: {
+      uploadLimits: uploadLimitsOf(env),
+      extensionTokenIssuer: extensionTokenIssuerOf({
+        ...env,
+        EXTENSION_TOKEN_SECRET:
+          env.EXTENSION_TOKEN_SECRET ?? dataDirSecret(dataDir, 'extension-token-secret'),
+      }),
+    },
   });
   servicesStarted = true;
 

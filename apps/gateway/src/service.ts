@@ -17,6 +17,7 @@ import { edgeRoutesOf } from './routing/route-table';
 import { createActorResolver } from './sessions/actor-resolver';
 import { createApiKeyAuthenticator } from './sessions/api-keys';
 import { createSessionAuthenticator } from './sessions/authenticate';
+import { createExtensionTokenAuthenticator } from './sessions/extension-tokens';
 import { cacheVerifiedSessions } from './sessions/verified-sessions';
 
 export {
@@ -53,6 +54,10 @@ export async function startGateway(deps: {
   const authenticator = createSessionAuthenticator({
     verify: cacheVerifiedSessions((token) => verifier.verify(token)),
     resolveActor: createActorResolver({
+      bus: deps.platform.bus,
+      timeoutMs: config.requestTimeoutMs,
+    }),
+    authenticateExtensionToken: createExtensionTokenAuthenticator({
       bus: deps.platform.bus,
       timeoutMs: config.requestTimeoutMs,
     }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ExtensionTokenIssuer } from '@wap/auth';
 import { parseConfig, type ActorRateLimits } from '@wap/http';
 import { ServiceEnv } from '@wap/service-runtime';
 
@@ -8,6 +9,13 @@ export const StorageSettings = z.object({
   UPLOADS_PER_MINUTE_PER_USER: z.coerce.number().int().positive().default(30),
   /** Task attachments a workspace's people may upload a minute, together. */
   UPLOADS_PER_MINUTE_PER_WORKSPACE: z.coerce.number().int().positive().default(300),
+  /**
+   * Signs the browser extension's bearer tokens (decision 128); without it none are issued.
+   * Only storage holds it: the gateway asks storage to verify a presented token.
+   */
+  EXTENSION_TOKEN_SECRET: z.string().min(32).optional(),
+  /** The spec's `<issuer_name>` of extension tokens: `iss`, and `<issuer>-extension` as `aud`. */
+  EXTENSION_TOKEN_ISSUER: z.string().min(1).default('workspace-assistant'),
 });
 export type StorageSettings = z.infer<typeof StorageSettings>;
 
@@ -20,6 +28,14 @@ export function uploadLimitsOf(settings: StorageSettings): ActorRateLimits {
     perUserPerMinute: settings.UPLOADS_PER_MINUTE_PER_USER,
     perWorkspacePerMinute: settings.UPLOADS_PER_MINUTE_PER_WORKSPACE,
   };
+}
+
+export function extensionTokenIssuerOf(
+  settings: StorageSettings,
+): ExtensionTokenIssuer | undefined {
+  return settings.EXTENSION_TOKEN_SECRET
+    ? { secret: settings.EXTENSION_TOKEN_SECRET, issuer: settings.EXTENSION_TOKEN_ISSUER }
+    : undefined;
 }
 
 export const DEFAULT_UPLOAD_LIMITS = uploadLimitsOf(StorageSettings.parse({}));

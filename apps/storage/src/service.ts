@@ -5,7 +5,10 @@ import {
   DIRECTORY_SUBJECTS,
   directoryRoutes,
   EnsureUserRequest,
+  EXTENSION_TOKEN_SUBJECTS,
+  extensionTokenRoutes,
   FirstWorkspaceRequest,
+  VerifyExtensionTokenRequest,
   VerifyApiKeyRequest,
   OPERATIONS_SUBJECTS,
   OperatorDeleteWorkspaceRequest,
@@ -19,12 +22,15 @@ import {
   taskRoutes,
   workspaceDataRoutes,
 } from '@wap/contracts';
+import type { ExtensionTokenIssuer } from '@wap/auth';
 import type { ActorRateLimits } from '@wap/http';
 import { serveApi, serveRoutes, type Platform, type Subscription } from '@wap/platform';
 import { createDirectoryHandlers } from './directory/handlers';
 import { createMeCache } from './directory/me-cache';
 import { createDirectoryPublisher } from './directory/publisher';
 import { createDirectoryRepository } from './directory/repository';
+import { createExtensionTokenHandlers } from './extension-tokens/handlers';
+import { createExtensionTokenRepository } from './extension-tokens/repository';
 import { createContactsHandlers } from './contacts/handlers';
 import { createContactsRepository } from './contacts/repository';
 import { createApprovalRecipients } from './notifications/approval-recipients';
@@ -39,7 +45,7 @@ import { createWorkflowRowWriter } from './tables/workflow-rows';
 const QUEUE_GROUP = 'storage';
 const SQL_SCHEMA = 'storage';
 
-export { StorageEnv, StorageSettings, uploadLimitsOf } from './config';
+export { StorageEnv, StorageSettings, extensionTokenIssuerOf, uploadLimitsOf } from './config';
 
 export interface StorageServiceDeps {
   platform: Platform;
@@ -55,6 +61,8 @@ export interface StorageServiceDeps {
   splitBatchSize?: number;
   /** Attachment uploads a minute per person and per workspace; defaults of StorageEnv. */
   uploadLimits?: ActorRateLimits;
+  /** Signs and verifies extension tokens; without it none are issued (decision 128). */
+  extensionTokenIssuer?: ExtensionTokenIssuer;
 }
 
 export interface StorageService {
@@ -100,8 +108,29 @@ export async function startStorageService(deps: StorageServiceDeps): Promise<Sto
     uploadLimits: deps.uploadLimits ?? DEFAULT_UPLOAD_LIMITS,
   });
 
+  const extensionTokens = createExtensionTokenHandlers({
+    repository: createExtensionTokenRepository(storeDeps),
+    issuer: deps.extensionTokenIssuer,
+    clock: platform.clock,
+    logger,
+  });
+
   const subscriptions: Subscription[] = [
     ...serveRoutes(platform.bus, directoryRoutes, 'storage', directory.routes, serveOptions),
+    ...serveRoutes(
+      platform.bus,
+      extensionTokenRoutes,
+      'storage',
+      extensionTokens.routes,
+      serveOptions,
+    ),
+    serveApi(
+      platform.bus,
+      EXTENSION_TOKEN_SUBJECTS.verify,
+      VerifyExtensionTokenRequest,
+      extensionTokens.verify,
+      serveOptions,
+    ),
     ...serveRoutes(
       platform.bus,
       workspaceDataRoutes,

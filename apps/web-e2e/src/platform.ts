@@ -30,7 +30,13 @@ export interface RunningPlatform {
   /** Calls the API directly, for what a test sets up outside the UI (granting credits). */
   api(
     path: string,
-    options?: { method?: string; cookie?: string; body?: unknown },
+    options?: {
+      method?: string;
+      cookie?: string;
+      body?: unknown;
+      /** `Authorization: Bearer <token>`, as the browser extension sends it. */
+      bearer?: string;
+    },
   ): Promise<Response>;
   /** Everything the platform printed, for a failing test's message. */
   output(): string;
@@ -122,6 +128,7 @@ export async function startPlatform(env: Record<string, string> = {}): Promise<R
         method: options.method ?? 'GET',
         headers: {
           ...(options.cookie ? { cookie: options.cookie } : {}),
+          ...(options.bearer ? { authorization: `Bearer ${options.bearer}` } : {}),
           ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: options.body === undefined ? undefined : JSON.stringify(options.body),

@@ -164,6 +164,43 @@ describe('the workspace feature in a browser', () => {
     expect(await page.getByText(secret).count()).toBe(0);
   });
 
+  test('an extension is authenticated with a token shown once, which works until it is revoked', async () => {
+    await page.getByRole('link', { name: 'Extensions' }).click();
+    await heading('Extensions').waitFor();
+    await page.getByText('No extension is connected').waitFor();
+    await page.getByRole('button', { name: 'Issue token' }).click();
+    await page.getByText('Enter a value.').waitFor();
+    await page.getByRole('textbox', { name: 'Extension name' }).fill('Chrome on my laptop');
+    expect(await page.getByText('Enter a value.').count()).toBe(0);
+    await page.getByRole('button', { name: 'Issue token' }).click();
+    const tokenField = page.getByRole('textbox', { name: 'Extension token' });
+    await tokenField.waitFor();
+    const token = await tokenField.inputValue();
+    expect(token.split('.')).toHaveLength(3);
+    const tokens = page.getByRole('table', { name: 'Extensions that can act as you' });
+    await tokens.getByRole('cell', { name: /^Chrome on my laptop Expires/ }).waitFor();
+    expect(await tokens.getByText(token).count()).toBe(0);
+
+    const me = await platform.api('/me', { bearer: token });
+    expect(me.status).toBe(200);
+    expect(((await me.json()) as { user: { email: string } }).user.email).toBe(ownerEmail);
+    await page.reload();
+    await heading('Extensions').waitFor();
+    expect(await page.getByRole('textbox', { name: 'Extension token' }).count()).toBe(0);
+    await tokens.getByRole('cell', { name: /^Chrome on my laptop Expires/ }).waitFor();
+    // The gateway accepted it once: the list says when, not "Never".
+    expect(await tokens.getByRole('cell', { name: 'Never', exact: true }).count()).toBe(0);
+    await expectNoSeriousA11yViolations(page);
+    await screenshot(page, 'extensions');
+
+    await tokens.getByRole('button', { name: 'Revoke Chrome on my laptop' }).click();
+    await page.getByRole('status').filter({ hasText: 'Token revoked' }).waitFor();
+    await page.getByText('No extension is connected').waitFor();
+    expect((await platform.api('/me', { bearer: token })).status).toBe(401);
+    await page.goto(`${workspacePath}/api-keys`);
+    await heading('API keys').waitFor();
+  });
+
   test('the switcher creates a second workspace and switches back, keeping the section', async () => {
     await page.getByRole('button', { name: 'Workspace: Acme Support' }).click();
     await page.getByRole('link', { name: 'New workspace' }).click();

@@ -20,6 +20,14 @@ export {
   SIGN_IN_LINK_LIFETIME_SECONDS,
   type SignInLinkClaims,
 } from './sign-in-links';
+export {
+  signExtensionToken,
+  verifyExtensionToken,
+  extensionAudience,
+  EXTENSION_TOKEN_TYPE,
+  type ExtensionTokenIssuer,
+  type ExtensionTokenVerdict,
+} from './extension-tokens';
 export { generateApiKey, hashApiKey, apiKeysEqual, type GeneratedApiKey } from './api-keys';
 export {
   parseCredentialKeys,

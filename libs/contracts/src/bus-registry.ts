@@ -2,6 +2,7 @@ import { APPROVAL_SUBJECTS } from './approvals';
 import { MCP_SUBJECTS, RUN_OF_EVENT_SUBJECT, WORKFLOW_SUBJECTS } from './automation';
 import { CHAT_SUBJECTS } from './chat';
 import { DIRECTORY_SUBJECTS } from './directory';
+import { EXTENSION_TOKEN_SUBJECTS } from './extension-tokens';
 import { OPERATIONS_SUBJECTS } from './operations';
 import { SERVICE_NAMES, type RouteSpec, type ServiceName } from './route-spec';
 import { ROUTES } from './routes';
@@ -69,6 +70,12 @@ export const REQUEST_SUBJECTS: readonly RequestSubjectSpec[] = [
   },
   {
     subject: DIRECTORY_SUBJECTS.verifyApiKey,
+    server: 'storage',
+    callers: ['gateway'],
+    user: false,
+  },
+  {
+    subject: EXTENSION_TOKEN_SUBJECTS.verify,
     server: 'storage',
     callers: ['gateway'],
     user: false,

@@ -41,6 +41,7 @@ export const creditRoutes = defineRoutes([
     owner: 'workflow-runner',
     subject: 'workflow.api.grant_credits.v1',
     auth: 'session',
+    extensionToken: 'refused',
     bodyKind: 'json',
     request: { params: WorkspaceIdParams, body: GrantCreditsBody },
     responses: {

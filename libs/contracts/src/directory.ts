@@ -113,6 +113,7 @@ export const directoryRoutes = defineRoutes([
     owner: 'storage',
     subject: 'storage.api.delete_workspace.v1',
     auth: 'session',
+    extensionToken: 'refused',
     bodyKind: 'none',
     request: { params: WorkspaceIdParams },
     responses: { 204: { description: 'Deleted' }, ...sessionErrorResponses },
@@ -140,6 +141,7 @@ export const directoryRoutes = defineRoutes([
     owner: 'storage',
     subject: 'storage.api.add_member.v1',
     auth: 'session',
+    extensionToken: 'refused',
     bodyKind: 'json',
     request: { params: WorkspaceIdParams, body: AddMemberBody },
     responses: {
@@ -186,6 +188,7 @@ export const directoryRoutes = defineRoutes([
     owner: 'storage',
     subject: 'storage.api.create_api_key.v1',
     auth: 'session',
+    extensionToken: 'refused',
     bodyKind: 'json',
     request: { params: WorkspaceIdParams, body: CreateApiKeyBody },
     responses: {

@@ -66,6 +66,19 @@ export {
   directoryKey,
 } from './directory';
 export { ROUTES, type Routes } from './routes';
+export {
+  EXTENSION_TOKEN_LIFETIME_SECONDS,
+  MAX_ACTIVE_EXTENSION_TOKENS,
+  ExtensionTokenIdParams,
+  CreateExtensionTokenBody,
+  ExtensionToken,
+  ExtensionTokensResponse,
+  CreateExtensionTokenResponse,
+  extensionTokenRoutes,
+  VerifyExtensionTokenRequest,
+  VerifyExtensionTokenReply,
+  EXTENSION_TOKEN_SUBJECTS,
+} from './extension-tokens';
 export { CreditBalanceResponse, GrantCreditsBody, creditRoutes } from './credits';
 export {
   workflowRoutes,

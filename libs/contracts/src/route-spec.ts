@@ -49,6 +49,12 @@ export interface RouteSpec {
   /** Bus subject the gateway forwards to: `<owner>.api.<operation>.v<major>`. */
   subject: string;
   auth: RouteAuth;
+  /**
+   * Session routes also take the browser extension's bearer token (spec, Authentication)
+   * unless this says `refused`: routes that mint or manage credentials, or that only an owner
+   * or a platform administrator uses (decision 128).
+   */
+  extensionToken?: 'refused';
   bodyKind: RouteBodyKind;
   request?: {
     params?: z.ZodObject;

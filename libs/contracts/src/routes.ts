@@ -1,6 +1,7 @@
 import { chatRoutes } from './chat';
 import { creditRoutes } from './credits';
 import { directoryRoutes } from './directory';
+import { extensionTokenRoutes } from './extension-tokens';
 import { mcpRoutes } from './mcp';
 import type { RouteSpec } from './route-spec';
 import { webhookRoutes } from './webhooks';
@@ -12,6 +13,7 @@ import { taskRoutes, workspaceDataRoutes } from './workspace-data';
 /** Every REST route the gateway serves from the bus, in one table. */
 export const ROUTES = [
   ...directoryRoutes,
+  ...extensionTokenRoutes,
   ...creditRoutes,
   ...workflowRoutes,
   ...webhookRoutes,

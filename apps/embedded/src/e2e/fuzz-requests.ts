@@ -778,7 +778,10 @@ export function requestsFor(
     caller: fc.constant(ownCaller[route.auth]),
     body: bodyFor(route, ids, false),
     contentType: fc.constant(undefined),
-    headers: fc.constant<[string, string][]>([]),
+    headers: fc.constant<[string, string][]>(
+      // An MCP client says it takes both answers of Streamable HTTP; the SDK refuses it otherwise.
+      route.path === '/mcp' ? [['accept', 'application/json, text/event-stream']] : [],
+    ),
     signed: fc.constant(true),
   });
   const anything = fc.record({

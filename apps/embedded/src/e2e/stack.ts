@@ -22,6 +22,11 @@ import { startAllServices, type RunningServices, type ServiceOptions } from '../
 export type Runtime = RuntimeKind;
 export const RUNTIMES: Runtime[] = ['embedded', 'distributed'];
 export const SESSION_SECRET = 'e2e-session-secret-that-is-long-enough-0123456789';
+/** What the stack's storage signs extension tokens with (a spec forges with it, or with others). */
+export const EXTENSION_TOKEN_ISSUER = {
+  secret: 'e2e-extension-token-secret-long-enough-9876543210',
+  issuer: 'wap-e2e',
+};
 
 export interface TestStack {
   platform: Platform;
@@ -56,7 +61,10 @@ export async function startStack(
     logger,
   });
   const busKeys = testBusKeys();
-  const services = await startAllServices(platform, busKeys, () => logger, options.services);
+  const services = await startAllServices(platform, busKeys, () => logger, {
+    ...options.services,
+    storage: { extensionTokenIssuer: EXTENSION_TOKEN_ISSUER, ...options.services?.storage },
+  });
   const registered = new Set(REQUEST_SUBJECTS.map((spec) => spec.subject));
   const subjects = [
     ...REQUEST_SUBJECTS,

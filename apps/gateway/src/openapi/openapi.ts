@@ -53,7 +53,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): JsonSchema {
           },
         ]),
       ),
-      security: route.auth === 'session' ? [{ sessionCookie: [] }] : [],
+      security: securityOf(route),
     };
     if (route.request?.body) {
       operation['requestBody'] = {
@@ -89,7 +89,30 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): JsonSchema {
     info: { title: 'Workspace assistant and automation platform', version: '1.0.0' },
     paths,
     components: {
-      securitySchemes: { sessionCookie: { type: 'apiKey', in: 'cookie', name: 'session' } },
+      securitySchemes: {
+        sessionCookie: { type: 'apiKey', in: 'cookie', name: 'session' },
+        extensionBearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            "The browser extension's token (type extension, 30 days), issued by POST /me/extension-tokens",
+        },
+        apiKeyBearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A workspace API key, sk_…; accepted by POST /mcp only',
+        },
+      },
     },
   };
+}
+
+/** Either credential on a session route, unless the route refuses the extension's token. */
+function securityOf(route: RouteSpec): Record<string, never[]>[] {
+  if (route.auth === 'api_key') return [{ apiKeyBearer: [] }];
+  if (route.auth !== 'session') return [];
+  return route.extensionToken === 'refused'
+    ? [{ sessionCookie: [] }]
+    : [{ sessionCookie: [] }, { extensionBearer: [] }];
 }

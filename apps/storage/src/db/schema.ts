@@ -85,6 +85,26 @@ export const apiKeys = storageSchema.table(
   (table) => [index('api_keys_workspace_id_idx').on(table.workspaceId)],
 );
 
+/**
+ * Bearer tokens a person issued to a browser extension (decision 128). The token itself is a
+ * signed JWT that is never stored; its `jti` is this row's id, and revoking sets `revoked_at`.
+ */
+export const extensionTokens = storageSchema.table(
+  'extension_tokens',
+  {
+    id: uuid('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    name: text('name').notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+    expiresAt: timestamptz('expires_at').notNull(),
+    lastUsedAt: timestamptz('last_used_at'),
+    revokedAt: timestamptz('revoked_at'),
+  },
+  (table) => [index('extension_tokens_user_id_idx').on(table.userId, table.createdAt)],
+);
+
 /** A table of a workspace: its columns are `table_properties`, its rows `table_rows`. */
 export const dataTables = storageSchema.table(
   'tables',

@@ -22,6 +22,12 @@ export const workspaceFeature: Feature = {
         Component: (await import('./create-workspace/create-workspace-page')).CreateWorkspacePage,
       }),
     },
+    {
+      path: 'extensions',
+      lazy: async () => ({
+        Component: (await import('./extensions/extensions-page')).ExtensionsPage,
+      }),
+    },
   ],
   workspaceRoutes: [
     {

@@ -9,6 +9,7 @@ export const appPaths = {
   signIn: (options: { expired?: boolean } = {}) =>
     options.expired ? '/app/sign-in?expired=1' : '/app/sign-in',
   newWorkspace: () => '/app/workspaces/new',
+  extensions: () => '/app/extensions',
   /** A page of a workspace: `page` is the path below the workspace, '' for its first page. */
   workspace: (workspaceId: string, page = '') =>
     `/app/w/${encodeURIComponent(workspaceId)}${page ? `/${page}` : ''}`,

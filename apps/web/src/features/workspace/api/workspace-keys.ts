@@ -6,6 +6,7 @@ export const workspaceKeys = {
   all: ['workspace'] as const,
   me: () => [...workspaceKeys.all, 'me'] as const,
   signInMethod: () => [...workspaceKeys.all, 'sign-in-method'] as const,
+  extensionTokens: () => [...workspaceKeys.all, 'extension-tokens'] as const,
   ofWorkspace: (workspaceId: string) => [...workspaceKeys.all, 'of', workspaceId] as const,
   members: (workspaceId: string) => [...workspaceKeys.ofWorkspace(workspaceId), 'members'] as const,
   notificationSettings: (workspaceId: string) =>

@@ -1,4 +1,6 @@
+import { Link } from 'react-router';
 import { Button, ErrorMessage } from '../../../components';
+import { appPaths } from '../../../lib/routing';
 import { useMe, useSignOut } from '../api/workspace-api';
 
 /** Who is signed in, and the way out. */
@@ -8,6 +10,9 @@ export function AccountMenu() {
   return (
     <div className="account-menu">
       {me.data && <span className="account-menu__email">{me.data.user.email}</span>}
+      <Link className="account-menu__link" to={appPaths.extensions()}>
+        Extensions
+      </Link>
       <Button busy={signOut.isPending} onClick={() => signOut.mutate()}>
         Sign out
       </Button>

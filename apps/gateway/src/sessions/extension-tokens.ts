@@ -1,0 +1,41 @@
+import {
+  AppError,
+  EXTENSION_TOKEN_SUBJECTS,
+  VerifyExtensionTokenReply,
+  type Actor,
+} from '@wap/contracts';
+import { BusTimeoutError, NoRespondersError, callApi, type Bus } from '@wap/platform';
+
+/**
+ * The person a browser extension's bearer token stands for, asked of storage on every request:
+ * storage alone holds the signing key and the token's record, so a revoked token is refused
+ * from the next request on (decision 128). The person never carries platform rights this way.
+ */
+export function createExtensionTokenAuthenticator(deps: { bus: Bus; timeoutMs: number }) {
+  return async function authenticateExtensionToken(token: string): Promise<Actor> {
+    const verdict = await callApi(
+      deps.bus,
+      EXTENSION_TOKEN_SUBJECTS.verify,
+      { token },
+      VerifyExtensionTokenReply,
+      { timeoutMs: deps.timeoutMs },
+    ).catch((error: unknown) => {
+      if (error instanceof NoRespondersError || error instanceof BusTimeoutError) {
+        throw new AppError('SERVICE_UNAVAILABLE', 'The directory service is unavailable');
+      }
+      throw error;
+    });
+    if (!verdict.valid) {
+      throw verdict.reason === 'expired'
+        ? new AppError('SESSION_EXPIRED', 'Extension token has expired')
+        : new AppError('UNAUTHORIZED', 'Invalid extension token');
+    }
+    return {
+      userId: verdict.user.id,
+      subject: verdict.user.subject,
+      email: verdict.user.email,
+      name: verdict.user.name,
+      platformAdmin: false,
+    };
+  };
+}
