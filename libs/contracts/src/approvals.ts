@@ -43,6 +43,22 @@ export const approvalRoutes = defineRoutes([
     },
   },
   {
+    operationId: 'get_approval',
+    summary:
+      'One approval, for the members of its workspace (the page an approval email links to); reviewer_ids says who may decide',
+    method: 'GET',
+    path: '/approvals/:id',
+    owner: 'workflow-runner',
+    subject: 'workflow.api.get_approval.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: ApprovalIdParams },
+    responses: {
+      200: { description: 'The approval', schema: ApprovalResponse },
+      ...sessionErrorResponses,
+    },
+  },
+  {
     operationId: 'approve_approval',
     summary: 'Approve: the run goes on (reviewers only; the first decision wins)',
     method: 'POST',

@@ -33,3 +33,4 @@ export { testBusKeys, asBusPrincipal, busKeyEnvironment } from './bus-keys';
 export { startOwnNats, type OwnNats, type NatsNode } from './nats-servers';
 export { freePort } from './ports';
 export { makeTestCertificates, type TestCertificates } from './certificates';
+export { startSmtpReceiver, type SmtpReceiver } from './smtp-receiver';

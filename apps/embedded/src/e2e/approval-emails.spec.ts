@@ -1,46 +1,6 @@
-import { createServer } from 'node:net';
 import { sql } from 'drizzle-orm';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
-import { eventually } from '@wap/testing';
+import { eventually, startSmtpReceiver, type SmtpReceiver } from '@wap/testing';
 import { http, RUNTIMES, startStack, uniqueEmail, type TestStack } from './stack';
-
-/** A real SMTP receiver that keeps every message it accepts. */
-function smtpReceiver(received: ParsedMail[]) {
-  return new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, _session, callback) {
-      simpleParser(stream).then(
-        (mail) => {
-          received.push(mail);
-          callback();
-        },
-        (error: Error) => callback(error),
-      );
-    },
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-function listen(server: SMTPServer, port: number): Promise<void> {
-  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
-}
-
-function close(server: SMTPServer): Promise<void> {
-  return new Promise((resolve) => server.close(() => resolve()));
-}
 
 interface Person {
   email: string;
@@ -50,19 +10,15 @@ interface Person {
 
 describe.each(RUNTIMES)('approval emails over SMTP on the %s runtime', (runtime) => {
   let stack: TestStack;
-  let port: number;
-  let receiver: SMTPServer;
-  const received: ParsedMail[] = [];
+  let receiver: SmtpReceiver;
   let admin: string;
 
   beforeAll(async () => {
-    port = await freePort();
-    receiver = smtpReceiver(received);
-    await listen(receiver, port);
+    receiver = await startSmtpReceiver();
     stack = await startStack(runtime, {
       services: {
         workflowRunner: {
-          SMTP_URL: `smtp://127.0.0.1:${port}`,
+          SMTP_URL: receiver.url,
           MAIL_FROM: 'Approvals <approvals@example.com>',
           MAIL_INTERVAL_MS: 50,
           MAIL_RETRY_BASE_MS: 100,
@@ -73,7 +29,7 @@ describe.each(RUNTIMES)('approval emails over SMTP on the %s runtime', (runtime)
   });
   afterAll(async () => {
     await stack.stop();
-    await close(receiver);
+    await receiver.stop();
   });
 
   async function person(label: string, approvalEmails = true): Promise<Person> {
@@ -168,8 +124,7 @@ describe.each(RUNTIMES)('approval emails over SMTP on the %s runtime', (runtime)
     return { runId, approvalId: approval?.id ?? '' };
   }
 
-  const mailTo = (address: string) =>
-    received.filter((mail) => mail.to && JSON.stringify(mail.to).includes(address));
+  const mailTo = (address: string) => receiver.mailTo(address);
 
   test('the workspace option and each reviewer’s preference decide who gets mail', async () => {
     // Option off first: its approval is handled before the one whose mail is awaited below.
@@ -186,8 +141,21 @@ describe.each(RUNTIMES)('approval emails over SMTP on the %s runtime', (runtime)
     expect(mail?.subject).toBe('Approval needed: Contract (option on) — legal_review');
     expect(mail?.from?.value).toEqual([{ name: 'Approvals', address: 'approvals@example.com' }]);
     expect(mail?.text).toContain('Please check the contract.');
-    expect(mail?.text).toContain(`/approvals/${approvalId}?decision=approve`);
-    expect(mail?.text).toContain(`/approvals/${approvalId}?decision=reject`);
+    // The links open the web app's page of the approval (decision 129).
+    const page = `/app/w/${on.workspaceId}/approvals/${approvalId}`;
+    expect(mail?.text).toContain(`${page}?decision=approve`);
+    expect(mail?.text).toContain(`${page}?decision=reject`);
+    const shown = await http(`${stack.url}/approvals/${approvalId}`, {
+      cookie: on.wantsMail.cookie,
+    });
+    expect(shown.status).toBe(200);
+    expect(shown.body).toMatchObject({
+      approval: { id: approvalId, status: 'pending', message: 'Please check the contract.' },
+    });
+    const foreign = await http(`${stack.url}/approvals/${approvalId}`, {
+      cookie: off.owner.cookie,
+    });
+    expect(foreign.status).toBe(404);
 
     const approved = await http(`${stack.url}/approvals/${approvalId}/approve`, {
       method: 'POST',
@@ -202,7 +170,7 @@ describe.each(RUNTIMES)('approval emails over SMTP on the %s runtime', (runtime)
   });
 
   test('a mail server that is down delays the email; the run and the approval are untouched', async () => {
-    await close(receiver);
+    await receiver.stop();
     const space = await workspace(true);
     const { runId, approvalId } = await pausedRun(space, 'While the mail server is down');
     const attemptsOf = async () => {
@@ -220,10 +188,10 @@ describe.each(RUNTIMES)('approval emails over SMTP on the %s runtime', (runtime)
     const waiting = await http(`${stack.url}/runs/${runId}`, { cookie: space.owner.cookie });
     expect((waiting.body as { run: { status: string } }).run.status).toBe('waiting_approval');
 
-    receiver = smtpReceiver(received);
-    await listen(receiver, port);
+    await receiver.start();
     await eventually(async () => expect(mailTo(space.wantsMail.email)).toHaveLength(1), 30_000);
-    expect((await attemptsOf())[0]?.status).toBe('sent');
+    // The receiver has the message before the mailer has recorded that it went.
+    await eventually(async () => expect((await attemptsOf())[0]?.status).toBe('sent'));
     const rejected = await http(`${stack.url}/approvals/${approvalId}/reject`, {
       method: 'POST',
       cookie: space.noMail.cookie,

@@ -2,7 +2,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useState } from 'react';
 import { RouterProvider } from 'react-router';
 import { ApiClientProvider, ApiError, createApiClient } from '../lib/api';
-import { appPaths } from '../lib/routing';
+import { appPaths, rememberReturnPath } from '../lib/routing';
 import { FEATURES } from './features';
 import { createAppRouter } from './router';
 
@@ -30,6 +30,7 @@ function createAppRuntime() {
     onSessionEnded: (error) => {
       if (signingIn || router.state.location.pathname === appPaths.signIn()) return;
       signingIn = true;
+      rememberReturnPath(router.state.location);
       // The cache is dropped once the signed-in pages are gone, so none of them refetches.
       void router
         .navigate(appPaths.signIn({ expired: error.code === 'SESSION_EXPIRED' }), {

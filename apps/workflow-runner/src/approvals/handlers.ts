@@ -10,7 +10,11 @@ import { actorOf, parseRequestPart, type KvBucket, type RouteHandler } from '@wa
 import type { DirectoryClient } from '@wap/workspace-directory';
 import type { ApprovalRepository, ApprovalView, Decision } from './repository';
 
-export type ApprovalOperation = 'list_approvals' | 'approve_approval' | 'reject_approval';
+export type ApprovalOperation =
+  | 'list_approvals'
+  | 'get_approval'
+  | 'approve_approval'
+  | 'reject_approval';
 
 function approvalBody({ inflightKey: _inflightKey, ...approval }: ApprovalView): Approval {
   return approval;
@@ -26,14 +30,22 @@ export function approvalHandlers(deps: {
 }): Record<ApprovalOperation, RouteHandler> {
   const { approvals, directory } = deps;
 
-  async function decide(request: ServiceRequest, decision: Decision) {
+  /** The approval, to a member of its workspace; anyone else learns nothing of it (404). */
+  async function approvalForMember(request: ServiceRequest): Promise<ApprovalView> {
     const actor = actorOf(request);
     const { id } = parseRequestPart(ApprovalIdParams, request.params);
-    const body = parseRequestPart(DecideApprovalBody, request.body ?? {});
     const approval = await approvals.find(id);
     if (!approval || !(await directory.confirmedRoleOf(approval.workspace_id, actor.userId))) {
       throw new AppError('NOT_FOUND', 'Approval not found');
     }
+    return approval;
+  }
+
+  async function decide(request: ServiceRequest, decision: Decision) {
+    const actor = actorOf(request);
+    const body = parseRequestPart(DecideApprovalBody, request.body ?? {});
+    const approval = await approvalForMember(request);
+    const id = approval.id;
     if (!approval.reviewer_ids.includes(actor.userId)) {
       throw new AppError('FORBIDDEN', 'Only the reviewers of this approval can decide it');
     }
@@ -60,6 +72,9 @@ export function approvalHandlers(deps: {
       }
       const pending = await approvals.pendingFor(workspaceId, actor.userId);
       return { status: 200, body: { approvals: pending.map(approvalBody) } };
+    },
+    async get_approval(request) {
+      return { status: 200, body: { approval: approvalBody(await approvalForMember(request)) } };
     },
     approve_approval: (request) => decide(request, 'approved'),
     reject_approval: (request) => decide(request, 'rejected'),

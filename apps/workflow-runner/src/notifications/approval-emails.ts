@@ -71,7 +71,9 @@ export function startApprovalEmails(deps: {
         : [];
       const now = clock.now();
       const subject = `Approval needed: ${approval.workflowName} — ${approval.stepName}`;
-      const link = (decision: string) => `${baseUrl}/approvals/${approval.id}?decision=${decision}`;
+      // The web app's page of the approval (decision 129): opening a link decides nothing.
+      const link = (decision: string) =>
+        `${baseUrl}/app/w/${approval.workspaceId}/approvals/${approval.id}?decision=${decision}`;
       await db.transaction(async (tx) => {
         if (wanted.length > 0) {
           await tx

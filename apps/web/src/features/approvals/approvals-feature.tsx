@@ -7,6 +7,11 @@ export const approvalsFeature: Feature = {
       path: 'approvals',
       lazy: async () => ({ Component: (await import('./inbox/approvals-page')).ApprovalsPage }),
     },
+    {
+      // Where an approval email's Approve and Reject links lead (decision 129).
+      path: 'approvals/:approvalId',
+      lazy: async () => ({ Component: (await import('./approval/approval-page')).ApprovalPage }),
+    },
   ],
   navEntries: [{ label: 'Approvals', path: 'approvals' }],
 };

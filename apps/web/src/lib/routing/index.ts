@@ -1,2 +1,3 @@
 export { appPaths, useWorkspaceId, WORKSPACE_ROUTE_PATH } from './app-paths';
 export type { Feature, NavEntry } from './feature';
+export { rememberReturnPath, takeReturnPath } from './return-path';

@@ -29,6 +29,18 @@ export function usePendingApprovals(workspaceId: string) {
   });
 }
 
+/** One approval, as its email's link shows it (members of its workspace only). */
+export function useApproval(approvalId: string) {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: approvalsKeys.one(approvalId),
+    queryFn: ({ signal }) =>
+      api.get<z.infer<typeof ApprovalResponse>>(`/approvals/${encodeURIComponent(approvalId)}`, {
+        signal,
+      }),
+  });
+}
+
 /** Approves or rejects; the first decision of any reviewer settles the approval. */
 export function useDecideApproval(workspaceId: string) {
   const api = useApiClient();
@@ -43,7 +55,10 @@ export function useDecideApproval(workspaceId: string) {
         `/approvals/${encodeURIComponent(input.id)}/${input.decision}`,
         input.body,
       ),
-    onSettled: () =>
-      queryClient.invalidateQueries({ queryKey: approvalsKeys.pending(workspaceId) }),
+    onSettled: (_data, _error, input) =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: approvalsKeys.pending(workspaceId) }),
+        queryClient.invalidateQueries({ queryKey: approvalsKeys.one(input.id) }),
+      ]),
   });
 }
