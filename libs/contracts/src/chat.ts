@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ErrorBodySchema, sessionErrorResponses } from './common';
-import { defineRoutes } from './route-spec';
+import { defineRoutes, type RouteResponse } from './route-spec';
 
 // ---------------------------------------------------------------- conversations
 
@@ -109,6 +109,18 @@ export const AccessDeniedBody = z.object({
   }),
 });
 export type AccessDeniedBody = z.infer<typeof AccessDeniedBody>;
+
+/**
+ * The errors of a route of one chat: its 403 is the Access-denied body when the caller is a
+ * member of the workspace who may not open the chat (spec, endpoint 1), an Error body otherwise.
+ */
+const chatErrorResponses: Record<number, RouteResponse> = {
+  ...sessionErrorResponses,
+  403: {
+    description: 'The Access-denied body, or FORBIDDEN',
+    schema: z.union([AccessDeniedBody, ErrorBodySchema]),
+  },
+};
 
 export const InviteBody = z.object({
   userIds: z.array(z.uuid()).min(1).max(100),
@@ -354,7 +366,7 @@ export const chatRoutes = defineRoutes([
     request: { params: ChatIdParams, body: UpdateConversationBody },
     responses: {
       200: { description: 'Updated', schema: ConversationResponse },
-      ...sessionErrorResponses,
+      ...chatErrorResponses,
     },
   },
   {
@@ -367,7 +379,7 @@ export const chatRoutes = defineRoutes([
     auth: 'session',
     bodyKind: 'none',
     request: { params: ChatIdParams },
-    responses: { 204: { description: 'Deleted' }, ...sessionErrorResponses },
+    responses: { 204: { description: 'Deleted' }, ...chatErrorResponses },
   },
   {
     operationId: 'invite_to_conversation',
@@ -381,7 +393,7 @@ export const chatRoutes = defineRoutes([
     request: { params: ChatIdParams, body: InviteBody },
     responses: {
       201: { description: 'Invited', schema: InviteResponse },
-      ...sessionErrorResponses,
+      ...chatErrorResponses,
     },
   },
   {
@@ -397,7 +409,11 @@ export const chatRoutes = defineRoutes([
     responses: {
       201: { description: 'Requested', schema: AccessRequestResponse },
       200: { description: 'Already requested: the pending request', schema: AccessRequestResponse },
-      ...sessionErrorResponses,
+      409: {
+        description: 'CONFLICT: the caller can already open the chat',
+        schema: ErrorBodySchema,
+      },
+      ...chatErrorResponses,
     },
   },
   {
@@ -412,7 +428,7 @@ export const chatRoutes = defineRoutes([
     request: { params: ChatIdParams },
     responses: {
       200: { description: 'Pending requests', schema: AccessRequestsResponse },
-      ...sessionErrorResponses,
+      ...chatErrorResponses,
     },
   },
   {
@@ -428,7 +444,7 @@ export const chatRoutes = defineRoutes([
     responses: {
       200: { description: 'Granted', schema: AccessRequestResponse },
       409: { description: 'CONFLICT: already decided', schema: ErrorBodySchema },
-      ...sessionErrorResponses,
+      ...chatErrorResponses,
     },
   },
   {
@@ -444,7 +460,7 @@ export const chatRoutes = defineRoutes([
     responses: {
       200: { description: 'Declined', schema: AccessRequestResponse },
       409: { description: 'CONFLICT: already decided', schema: ErrorBodySchema },
-      ...sessionErrorResponses,
+      ...chatErrorResponses,
     },
   },
   {
@@ -457,7 +473,7 @@ export const chatRoutes = defineRoutes([
     auth: 'session',
     bodyKind: 'none',
     request: { params: ChatIdParams, query: ListMessagesQuery },
-    responses: { 200: { description: 'A page', schema: MessagesPage }, ...sessionErrorResponses },
+    responses: { 200: { description: 'A page', schema: MessagesPage }, ...chatErrorResponses },
   },
   {
     operationId: 'post_message',
@@ -472,7 +488,11 @@ export const chatRoutes = defineRoutes([
     responses: {
       202: { description: 'Accepted: a turn runs', schema: PostMessageResponse },
       413: { description: 'PAYLOAD_TOO_LARGE: content too long', schema: ErrorBodySchema },
-      ...sessionErrorResponses,
+      429: {
+        description: 'RATE_LIMITED: too many messages a minute (see Retry-After)',
+        schema: ErrorBodySchema,
+      },
+      ...chatErrorResponses,
     },
   },
   {

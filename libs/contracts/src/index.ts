@@ -112,6 +112,7 @@ export {
   RunTrigger,
   StepRun,
   Run,
+  RunListItem,
   RunResponse,
   RunListResponse,
   RUNS_PAGE,
@@ -136,6 +137,7 @@ export {
 export {
   webhookRoutes,
   WEBHOOK_BODY_LIMIT_BYTES,
+  IDEMPOTENCY_HEADERS,
   WebhookIdParams,
   WebhookTriggeredResponse,
   WebhookInactiveResponse,

@@ -36,6 +36,8 @@ export interface RouteResponse {
   description: string;
   schema?: z.ZodType;
   contentType?: string;
+  /** Other media types the same answer may come in (a Custom Response's plain text). */
+  alsoAs?: readonly { contentType: string; schema?: z.ZodType }[];
 }
 
 /** One REST route as data: the gateway's route table and /openapi.json are both built from these. */
@@ -61,7 +63,10 @@ export interface RouteSpec {
     query?: z.ZodObject;
     body?: z.ZodType;
   };
-  /** Lower-cased request headers forwarded to the service (raw routes get all of them). */
+  /**
+   * Lower-cased request headers forwarded to the service; raw routes get all of them, and list
+   * here those they read (idempotency and signature headers), for the document.
+   */
   forwardHeaders?: readonly string[];
   /** Largest body accepted on this route, in bytes, when it differs from the gateway's default. */
   bodyLimitBytes?: number;

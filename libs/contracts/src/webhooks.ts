@@ -31,6 +31,20 @@ export const WebhookInactiveResponse = z.object({
 });
 export type WebhookInactiveResponse = z.infer<typeof WebhookInactiveResponse>;
 
+/**
+ * The headers a sender may use to name an event (spec, endpoint 11, duplicate suppression), in
+ * the order they are looked up, lower-cased.
+ */
+export const IDEMPOTENCY_HEADERS = [
+  'idempotency-key',
+  'x-idempotency-key',
+  'x-webhook-id',
+  'x-delivery-id',
+  'x-event-id',
+  'x-message-id',
+  'x-request-id',
+] as const;
+
 /** What a signed provider endpoint answers once the signature holds. */
 export const ProviderWebhookResponse = z.object({ received: z.literal(true) });
 
@@ -60,6 +74,7 @@ export const webhookRoutes = defineRoutes([
     owner: 'webhook-ingest',
     subject: 'webhook.api.stripe.v1',
     auth: 'none',
+    forwardHeaders: ['stripe-signature'],
     bodyKind: 'raw',
     bodyLimitBytes: WEBHOOK_BODY_LIMIT_BYTES,
     responses: signedResponses,
@@ -72,6 +87,7 @@ export const webhookRoutes = defineRoutes([
     owner: 'webhook-ingest',
     subject: 'webhook.api.github.v1',
     auth: 'none',
+    forwardHeaders: ['x-hub-signature-256', 'x-github-delivery', 'x-github-event'],
     bodyKind: 'raw',
     bodyLimitBytes: WEBHOOK_BODY_LIMIT_BYTES,
     responses: signedResponses,
@@ -84,6 +100,7 @@ export const webhookRoutes = defineRoutes([
     owner: 'webhook-ingest',
     subject: 'webhook.api.linear.v1',
     auth: 'none',
+    forwardHeaders: ['linear-signature', 'linear-delivery'],
     bodyKind: 'raw',
     bodyLimitBytes: WEBHOOK_BODY_LIMIT_BYTES,
     responses: signedResponses,
@@ -96,9 +113,16 @@ export const webhookRoutes = defineRoutes([
     owner: 'webhook-ingest',
     subject: 'webhook.api.slack_events.v1',
     auth: 'none',
+    forwardHeaders: ['x-slack-signature', 'x-slack-request-timestamp'],
     bodyKind: 'raw',
     bodyLimitBytes: WEBHOOK_BODY_LIMIT_BYTES,
-    responses: signedResponses,
+    responses: {
+      ...signedResponses,
+      200: {
+        description: 'Verified and accepted, or the URL-verification challenge answered',
+        schema: z.union([ProviderWebhookResponse, z.object({ challenge: z.string() })]),
+      },
+    },
   },
   {
     operationId: 'trigger_webhook',
@@ -108,14 +132,20 @@ export const webhookRoutes = defineRoutes([
     owner: 'webhook-ingest',
     subject: 'webhook.api.trigger.v1',
     auth: 'none',
+    forwardHeaders: IDEMPOTENCY_HEADERS,
     bodyKind: 'raw',
     bodyLimitBytes: WEBHOOK_BODY_LIMIT_BYTES,
     request: { params: WebhookIdParams },
     responses: {
       200: {
         description:
-          'Started (or skipped as a duplicate, or held/dropped outside running hours), or inactive (draft); a Custom Response replaces it',
-        schema: z.union([WebhookTriggeredResponse, WebhookInactiveResponse]),
+          'Started (or skipped as a duplicate, or held/dropped outside running hours), or inactive (draft); a Custom Response replaces it, as JSON or plain text',
+        schema: z.union([
+          WebhookTriggeredResponse,
+          WebhookInactiveResponse,
+          z.unknown().describe('The Custom Response, when it is on and its text is JSON'),
+        ]),
+        alsoAs: [{ contentType: 'text/plain' }],
       },
       308: { description: 'Sent over plain http: repeat the request at the https address' },
       400: { description: 'error = Invalid JSON body', schema: ErrorBodySchema },
@@ -140,6 +170,7 @@ export const webhookRoutes = defineRoutes([
     responses: {
       200: { description: 'A short description', contentType: 'text/plain' },
       404: { description: 'error = Webhook not found', schema: ErrorBodySchema },
+      410: { description: 'error = Workspace has been deleted', schema: ErrorBodySchema },
     },
   },
 ] as const);

@@ -240,6 +240,10 @@ export const Run = z.object({
 export type Run = z.infer<typeof Run>;
 export const RunResponse = z.object({ run: Run });
 /** Runs in a list leave out `input` and each step's `input` and `output` (see GET /runs/{runId}). */
+export const RunListItem = Run.omit({ input: true, steps: true }).extend({
+  steps: z.array(StepRun.omit({ input: true, output: true })),
+});
+export type RunListItem = z.infer<typeof RunListItem>;
 /** Runs pages: newest first; `limit` 1 to 100 (default 50); `status` keeps one status. */
 export const RUNS_PAGE = { default: 50, max: 100 } as const;
 export const ListRunsQuery = z.object({
@@ -254,7 +258,10 @@ export const ListRunsQuery = z.object({
     .optional(),
   status: RunStatus.optional(),
 });
-export const RunListResponse = z.object({ runs: z.array(Run), nextCursor: z.string().nullable() });
+export const RunListResponse = z.object({
+  runs: z.array(RunListItem),
+  nextCursor: z.string().nullable(),
+});
 export const RunStartedResponse = z.object({ runId: z.uuid() });
 
 export const StepTypeInfo = z.object({

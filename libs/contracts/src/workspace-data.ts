@@ -612,6 +612,10 @@ export const taskRoutes = defineRoutes([
       200: { description: 'The Attachment', schema: Attachment },
       413: { description: 'PAYLOAD_TOO_LARGE: over 10 MB', schema: ErrorBodySchema },
       415: { description: 'UNSUPPORTED_MEDIA_TYPE: not an allowed kind', schema: ErrorBodySchema },
+      429: {
+        description: 'RATE_LIMITED: too many uploads a minute (see Retry-After)',
+        schema: ErrorBodySchema,
+      },
       ...sessionErrorResponses,
     },
   },

@@ -34,3 +34,8 @@ export { startOwnNats, type OwnNats, type NatsNode } from './nats-servers';
 export { freePort } from './ports';
 export { makeTestCertificates, type TestCertificates } from './certificates';
 export { startSmtpReceiver, type SmtpReceiver } from './smtp-receiver';
+export {
+  createOpenApiConformance,
+  type OpenApiConformance,
+  type ObservedResponse,
+} from './openapi-conformance';

@@ -15,7 +15,7 @@ const testRoutes = defineRoutes([
     auth: 'none',
     bodyKind: 'raw',
     bodyLimitBytes: 2 * 1024 * 1024,
-    responses: { 200: { description: 'what arrived' } },
+    responses: { 200: { description: 'what arrived', contentType: 'application/json' } },
   },
   {
     operationId: 'key_echo',
@@ -26,7 +26,7 @@ const testRoutes = defineRoutes([
     subject: 'test.api.key_echo.v1',
     auth: 'api_key',
     bodyKind: 'raw',
-    responses: { 200: { description: 'the principal' } },
+    responses: { 200: { description: 'the principal', contentType: 'application/json' } },
   },
 ] as const) satisfies readonly RouteSpec[];
 

@@ -11,7 +11,9 @@ import {
 import type { Platform } from '@wap/platform';
 import {
   asBusPrincipal,
+  createOpenApiConformance,
   startTestRuntime,
+  type OpenApiConformance,
   testBusKeys,
   testLogger,
   type RuntimeKind,
@@ -201,6 +203,17 @@ export async function http(
     redirect: 'manual',
   });
   const text = await response.text();
+  const requested = new URL(url);
+  const problems = (await conformanceOf(requested.origin))({
+    method: options.method ?? 'GET',
+    path: requested.pathname,
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    text,
+  });
+  if (problems.length > 0) {
+    throw new Error(`the answer disagrees with /openapi.json:\n${problems.join('\n')}\n${text}`);
+  }
   let parsed: unknown = undefined;
   try {
     parsed = text ? JSON.parse(text) : undefined;
@@ -208,4 +221,30 @@ export async function http(
     parsed = undefined;
   }
   return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+const conformanceByOrigin = new Map<string, Promise<OpenApiConformance>>();
+
+/**
+ * Every answer `http` reads is checked against the document the same gateway serves (issue
+ * 30): a status, media type or body the document does not declare fails the test that met it.
+ */
+function conformanceOf(origin: string): Promise<OpenApiConformance> {
+  let conformance = conformanceByOrigin.get(origin);
+  if (!conformance) {
+    conformance = fetch(`${origin}/openapi.json`)
+      .then(async (answer) => {
+        // webhook-ingest's own door serves no document: its answers are those of the gateway's
+        // webhook routes, which the gateway's document checks.
+        if (answer.status === 404) return () => [];
+        if (answer.status !== 200) throw new Error(`/openapi.json answered ${answer.status}`);
+        return createOpenApiConformance((await answer.json()) as Record<string, unknown>);
+      })
+      .catch((error: unknown) => {
+        conformanceByOrigin.delete(origin);
+        throw error;
+      });
+    conformanceByOrigin.set(origin, conformance);
+  }
+  return conformance;
 }

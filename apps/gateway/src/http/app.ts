@@ -85,7 +85,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
     app,
     config.metricsAccess ?? (config.production ? { kind: 'none' } : { kind: 'open' }),
   );
-  const openApi = buildOpenApiDocument(deps.routes);
+  const openApi = buildOpenApiDocument(deps.routes, { serverUrl: config.publicOrigin });
   app.get('/openapi.json', (_req, res) => {
     res.json(openApi);
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RouteSpec } from '@wap/contracts';
+import { ErrorBodySchema, type RouteResponse, type RouteSpec } from '@wap/contracts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -26,67 +26,144 @@ function parametersOf(route: RouteSpec): JsonSchema[] {
   return parameters;
 }
 
+const UNSAFE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The media types and schemas of one declared answer. */
+function contentOf(response: RouteResponse): JsonSchema | undefined {
+  const content: JsonSchema = {};
+  if (response.schema || response.contentType) {
+    const type = response.contentType ?? 'application/json';
+    content[type] = {
+      schema: response.schema
+        ? schemaOf(response.schema, 'output')
+        : type.startsWith('text/')
+          ? { type: 'string' }
+          : {},
+    };
+  }
+  for (const alternative of response.alsoAs ?? []) {
+    content[alternative.contentType] = {
+      schema: alternative.schema ? schemaOf(alternative.schema, 'output') : { type: 'string' },
+    };
+  }
+  return Object.keys(content).length > 0 ? content : undefined;
+}
+
+/**
+ * What the edge answers on its own before or instead of a route's service (decision 126): a
+ * malformed path or body (400), a body over the limit (413), a media type, encoding or charset
+ * it does not read and a body on a body-less write (415), for session routes the missing or
+ * expired session (401) and a cross-site cookie write (403), and on every route a fault (500)
+ * or a service that did not answer (503).
+ */
+function edgeResponsesOf(route: RouteSpec): Record<string, RouteResponse> {
+  const error = (description: string): RouteResponse => ({ description, schema: ErrorBodySchema });
+  const responses: Record<string, RouteResponse> = {
+    400: error('VALIDATION_ERROR: a malformed path, query or body'),
+  };
+  if (route.bodyKind !== 'none') {
+    responses[413] = error('PAYLOAD_TOO_LARGE');
+    responses[415] = error(
+      'UNSUPPORTED_MEDIA_TYPE: not the route’s media type, or an unknown encoding or charset',
+    );
+  }
+  if (route.bodyKind === 'none' && UNSAFE_METHODS.has(route.method)) {
+    responses[415] = error('UNSUPPORTED_MEDIA_TYPE: this route takes no body');
+  }
+  if (route.auth === 'session') {
+    responses[401] = error('UNAUTHORIZED or SESSION_EXPIRED');
+    responses[403] = error('FORBIDDEN: not allowed, or a cookie write from another site');
+  }
+  responses[500] = error('INTERNAL_ERROR: a fault of the platform (no details are sent)');
+  responses[503] = error('SERVICE_UNAVAILABLE: the service behind the route did not answer');
+  if (route.auth === 'api_key')
+    responses[401] = error('UNAUTHORIZED: a workspace API key is required');
+  return responses;
+}
+
+/** Header parameters: those forwarded to the service, which the route reads. */
+function headerParametersOf(route: RouteSpec): JsonSchema[] {
+  return (route.forwardHeaders ?? []).map((name) => ({
+    name,
+    in: 'header',
+    required: false,
+    schema: { type: 'string' },
+  }));
+}
+
+function requestBodyOf(route: RouteSpec): JsonSchema | undefined {
+  if (route.upload) {
+    return {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: {
+            type: 'object',
+            required: [route.upload.fileField],
+            properties: {
+              [route.upload.fileField]: {
+                type: 'string',
+                format: 'binary',
+                maxLength: route.upload.maxBytes,
+              },
+            },
+            additionalProperties: { type: 'string' },
+          },
+        },
+      },
+    };
+  }
+  if (route.request?.body) {
+    return {
+      // "No request body" routes (spec endpoint 3) accept one but need none.
+      required: !route.request.body.safeParse(undefined).success,
+      content: { 'application/json': { schema: schemaOf(route.request.body, 'input') } },
+    };
+  }
+  if (route.bodyKind === 'raw' && UNSAFE_METHODS.has(route.method)) {
+    // Webhooks and the MCP endpoint read the bytes themselves; each takes JSON.
+    return { required: true, content: { 'application/json': { schema: {} } } };
+  }
+  return undefined;
+}
+
 /** The OpenAPI 3.1 document, built from the same route table the gateway serves. */
-export function buildOpenApiDocument(routes: readonly RouteSpec[]): JsonSchema {
+export function buildOpenApiDocument(
+  routes: readonly RouteSpec[],
+  options: { serverUrl?: string } = {},
+): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
     const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+    const responses: Record<string, RouteResponse> = {
+      ...edgeResponsesOf(route),
+      ...route.responses,
+    };
     const operation: JsonSchema = {
       operationId: route.operationId,
       summary: route.summary,
       tags: [route.owner],
-      parameters: parametersOf(route),
+      parameters: [...parametersOf(route), ...headerParametersOf(route)],
       responses: Object.fromEntries(
-        Object.entries(route.responses).map(([status, response]) => [
-          status,
-          {
-            description: response.description,
-            ...(response.schema
-              ? {
-                  content: {
-                    [response.contentType ?? 'application/json']: {
-                      schema: schemaOf(response.schema, 'output'),
-                    },
-                  },
-                }
-              : {}),
-          },
-        ]),
+        Object.entries(responses).map(([status, response]) => {
+          const content = contentOf(response);
+          return [status, { description: response.description, ...(content ? { content } : {}) }];
+        }),
       ),
       security: securityOf(route),
     };
-    if (route.request?.body) {
-      operation['requestBody'] = {
-        required: true,
-        content: { 'application/json': { schema: schemaOf(route.request.body, 'input') } },
-      };
-    }
-    if (route.upload) {
-      operation['requestBody'] = {
-        required: true,
-        content: {
-          'multipart/form-data': {
-            schema: {
-              type: 'object',
-              required: [route.upload.fileField],
-              properties: {
-                [route.upload.fileField]: {
-                  type: 'string',
-                  format: 'binary',
-                  maxLength: route.upload.maxBytes,
-                },
-              },
-              additionalProperties: { type: 'string' },
-            },
-          },
-        },
-      };
-    }
+    const requestBody = requestBodyOf(route);
+    if (requestBody) operation['requestBody'] = requestBody;
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Workspace assistant and automation platform', version: '1.0.0' },
+    info: {
+      title: 'Workspace assistant and automation platform',
+      version: '1.0.0',
+      license: { name: 'Proprietary' },
+    },
+    servers: [{ url: options.serverUrl ?? '/' }],
     paths,
     components: {
       securitySchemes: {

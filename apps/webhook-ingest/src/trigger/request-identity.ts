@@ -1,15 +1,8 @@
 import { createHash } from 'node:crypto';
 
-/** The headers a sender may use to name an event, in the order they are looked up. */
-export const IDEMPOTENCY_HEADERS = [
-  'idempotency-key',
-  'x-idempotency-key',
-  'x-webhook-id',
-  'x-delivery-id',
-  'x-event-id',
-  'x-message-id',
-  'x-request-id',
-] as const;
+import { IDEMPOTENCY_HEADERS } from '@wap/contracts';
+
+export { IDEMPOTENCY_HEADERS };
 
 /**
  * The sender's event name from the first idempotency header present (headers arrive

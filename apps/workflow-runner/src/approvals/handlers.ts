@@ -11,10 +11,7 @@ import type { DirectoryClient } from '@wap/workspace-directory';
 import type { ApprovalRepository, ApprovalView, Decision } from './repository';
 
 export type ApprovalOperation =
-  | 'list_approvals'
-  | 'get_approval'
-  | 'approve_approval'
-  | 'reject_approval';
+  'list_approvals' | 'get_approval' | 'approve_approval' | 'reject_approval';
 
 function approvalBody({ inflightKey: _inflightKey, ...approval }: ApprovalView): Approval {
   return approval;
