@@ -13,3 +13,4 @@ export { EmptyState } from './empty-state';
 export { PageHeader } from './page-header';
 export { Panel } from './panel';
 export { CopyButton } from './copy-button';
+export { SecretShownOnce } from './secret-shown-once';

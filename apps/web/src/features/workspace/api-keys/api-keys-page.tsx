@@ -2,10 +2,10 @@ import { useState, type FormEvent } from 'react';
 import { CreateApiKeyBody } from '@wap/contracts';
 import {
   Button,
-  CopyButton,
   ErrorMessage,
   PageHeader,
   Panel,
+  SecretShownOnce,
   TextField,
 } from '../../../components';
 import { validateForm, type FieldErrors } from '../../../lib/forms';
@@ -40,23 +40,20 @@ export function ApiKeysPage() {
         description="A key lets a program act in this workspace: the platform's MCP server at /mcp takes it as a Bearer token."
       />
       {created && (
-        <Panel title={`New key: ${created.name}`}>
-          <p>
-            <strong>Copy this key now.</strong> It is shown only once; the platform keeps only a
-            hash of it.
-          </p>
-          <TextField
-            label="API key"
-            className="secret-value"
-            readOnly
-            value={created.key}
-            onFocus={(event) => event.target.select()}
-          />
-          <p className="button-row">
-            <CopyButton value={created.key} label="Copy key" />
-            <Button onClick={() => setCreated(null)}>I have saved it</Button>
-          </p>
-        </Panel>
+        <SecretShownOnce
+          title={`New key: ${created.name}`}
+          instruction={
+            <>
+              <strong>Copy this key now.</strong> It is shown only once; the platform keeps only a
+              hash of it.
+            </>
+          }
+          label="API key"
+          value={created.key}
+          copyLabel="Copy key"
+          dismissLabel="I have saved it"
+          onDismiss={() => setCreated(null)}
+        />
       )}
       <Panel title="Create a key">
         <form onSubmit={submit} noValidate>

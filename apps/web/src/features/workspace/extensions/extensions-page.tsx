@@ -2,12 +2,12 @@ import { useState, type FormEvent } from 'react';
 import { CreateExtensionTokenBody } from '@wap/contracts';
 import {
   Button,
-  CopyButton,
   EmptyState,
   ErrorMessage,
   LoadingState,
   PageHeader,
   Panel,
+  SecretShownOnce,
   StatusMessage,
   TextField,
 } from '../../../components';
@@ -40,22 +40,17 @@ export function ExtensionsPage() {
         description="Connect the browser extension to your account: it acts as you, in your workspaces, for 30 days or until you revoke it."
       />
       {issued && (
-        <Panel title={`Token for ${issued.extension_token.name}`}>
-          <p>
-            <strong>Paste this token into the extension now.</strong> It is shown only once.
-          </p>
-          <TextField
-            label="Extension token"
-            className="secret-value"
-            readOnly
-            value={issued.token}
-            onFocus={(event) => event.target.select()}
-          />
-          <p className="button-row">
-            <CopyButton value={issued.token} label="Copy token" />
-            <Button onClick={() => setIssued(null)}>I have pasted it</Button>
-          </p>
-        </Panel>
+        <SecretShownOnce
+          title={`Token for ${issued.extension_token.name}`}
+          instruction={
+            <strong>Paste this token into the extension now. It is shown only once.</strong>
+          }
+          label="Extension token"
+          value={issued.token}
+          copyLabel="Copy token"
+          dismissLabel="I have pasted it"
+          onDismiss={() => setIssued(null)}
+        />
       )}
       <IssueTokenPanel onIssued={setIssued} />
       <TokenList />
