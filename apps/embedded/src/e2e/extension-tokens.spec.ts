@@ -140,6 +140,26 @@ describe.each(RUNTIMES)('extension tokens on the %s runtime', (runtime) => {
     expect(mcp.status).toBe(401);
   });
 
+  test('from another site a bearer alone is accepted, but a cookie beside it is refused (decision 118)', async () => {
+    const person = await signedInPerson(stack, 'cross-site');
+    const { token } = await issue(person);
+    const foreign = { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' };
+    const bearerOnly = await http(`${stack.url}/workspaces`, {
+      method: 'POST',
+      headers: { ...foreign, ...bearer(token) },
+      body: { name: 'No ambient credential' },
+    });
+    expect(bearerOnly.status).toBe(201);
+    const withCookie = await http(`${stack.url}/workspaces`, {
+      method: 'POST',
+      cookie: person.cookie,
+      headers: { ...foreign, ...bearer(token) },
+      body: { name: 'Riding the cookie' },
+    });
+    expect(withCookie.status).toBe(403);
+    expect(withCookie.body).toMatchObject({ code: 'FORBIDDEN' });
+  });
+
   test('a revoked token is refused from the next request on; only its holder can revoke it', async () => {
     const person = await signedInPerson(stack, 'revoker');
     const other = await signedInPerson(stack, 'other');
