@@ -8,6 +8,8 @@ import {
 import type { z } from 'zod';
 import type {
   CreateWorkflowBody,
+  ListMcpToolsResponse,
+  McpToolRecord,
   MeResponse,
   PutScheduleBody,
   Run,
@@ -17,6 +19,8 @@ import type {
   ScheduleFiresResponse,
   ScheduleResponse,
   StepTypesResponse,
+  TableResponse,
+  TablesPage,
   TestEventsResponse,
   UpdateWorkflowBody,
   Workflow,
@@ -24,7 +28,7 @@ import type {
   WorkflowResponse,
   WorkflowWithWebhook,
 } from '@wap/contracts';
-import { FINAL_RUN_STATUSES } from '@wap/contracts';
+import { FINAL_RUN_STATUSES, WORKSPACE_LIST_PAGE } from '@wap/contracts';
 import { useApiClient } from '../../../lib/api';
 import { workflowsKeys } from './workflows-keys';
 
@@ -34,7 +38,8 @@ export type TestEvent = z.infer<typeof TestEventsResponse>['events'][number];
 export type RunsPage = z.infer<typeof RunListResponse>;
 export type StepRun = Run['steps'][number];
 export type ScheduleFire = z.infer<typeof ScheduleFiresResponse>['fires'][number];
-export type { Run, RunStatus, Workflow, ScheduleResponse };
+export type TableWithColumns = z.infer<typeof TableResponse>;
+export type { McpToolRecord, Run, RunStatus, Workflow, ScheduleResponse };
 
 /** A member of the workspace, as `GET /workspaces/{id}/members` lists them. */
 export interface WorkspaceMember {
@@ -277,5 +282,75 @@ export function useScheduleFires(workflowId: string) {
         signal,
       }),
     refetchInterval: 30_000,
+  });
+}
+
+/**
+ * The newest run with its steps' outputs, for the variables of earlier steps; none before the
+ * first run. Asked for again when a run started from the page changes the workflow's queries.
+ */
+export function useLastRun(workflowId: string) {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: workflowsKeys.lastRun(workflowId),
+    queryFn: async ({ signal }) => {
+      const page = await api.get<RunsPage>(workflowPath(workflowId, '/runs'), {
+        signal,
+        query: { limit: 1 },
+      });
+      const newest = page.runs[0];
+      if (!newest) return null;
+      return (await api.get<{ run: Run }>(`/runs/${encodeURIComponent(newest.id)}`, { signal }))
+        .run;
+    },
+    // A run started from the page gets its outputs as its steps end.
+    refetchInterval: (query) => {
+      const run = query.state.data;
+      return run && !isFinalRunStatus(run.status) ? RUN_REFRESH_MS : false;
+    },
+  });
+}
+
+/** The enabled MCP tools the signed-in person may use in the workspace (spec endpoint 4). */
+export function useUsableTools(workspaceId: string) {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: workflowsKeys.tools(workspaceId),
+    queryFn: async ({ signal }) => {
+      const answer = await api.get<z.infer<typeof ListMcpToolsResponse>>('/mcp-registry/tools', {
+        signal,
+        query: { workspaceId },
+      });
+      // Without groupByServer the data is the flat list.
+      return Array.isArray(answer.data) ? answer.data.filter((tool) => tool.isEnabled) : [];
+    },
+    staleTime: 30_000,
+  });
+}
+
+/** The workspace's newest tables (one page of the most a page holds), for a table-row step. */
+export function useTableChoices(workspaceId: string) {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: workflowsKeys.tables(workspaceId),
+    queryFn: ({ signal }) =>
+      api.get<z.infer<typeof TablesPage>>('/tables', {
+        signal,
+        query: { workspaceId, limit: WORKSPACE_LIST_PAGE.max },
+      }),
+    staleTime: 30_000,
+  });
+}
+
+/** One table with its columns (properties), for the fields of a table-row step. */
+export function useTableColumns(tableId: string | undefined) {
+  const api = useApiClient();
+  return useQuery({
+    enabled: tableId !== undefined,
+    queryKey: workflowsKeys.table(tableId ?? ''),
+    queryFn: ({ signal }) =>
+      api.get<TableWithColumns>(`/tables/${encodeURIComponent(tableId ?? '')}`, { signal }),
+    retry: false,
+    staleTime: 30_000,
   });
 }

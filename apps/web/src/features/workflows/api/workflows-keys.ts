@@ -18,5 +18,9 @@ export const workflowsKeys = {
     [...workflowsKeys.runs(workflowId), status ?? 'any'] as const,
   schedule: (workflowId: string) => [...workflowsKeys.workflow(workflowId), 'schedule'] as const,
   scheduleFires: (workflowId: string) => [...workflowsKeys.schedule(workflowId), 'fires'] as const,
+  lastRun: (workflowId: string) => [...workflowsKeys.runs(workflowId), 'last'] as const,
+  tools: (workspaceId: string) => [...workflowsKeys.all, 'tools', workspaceId] as const,
+  tables: (workspaceId: string) => [...workflowsKeys.all, 'tables', workspaceId] as const,
+  table: (tableId: string) => [...workflowsKeys.all, 'table', tableId] as const,
   run: (runId: string) => [...workflowsKeys.all, 'run', runId] as const,
 };

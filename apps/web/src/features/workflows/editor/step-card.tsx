@@ -3,8 +3,12 @@ import { Button, TextField } from '../../../components';
 import type { StepTypeInfo } from '../api/workflows-api';
 import type { JsonSchema } from '../schema-form/json-schema';
 import { SchemaForm, type PathErrors } from '../schema-form/schema-form';
+import type { VariableGroup } from '../schema-form/template-variables';
+import { TemplateVariablesContext } from '../schema-form/variable-picker';
 import { creditsText, STEP_TYPE_TEXT, stepTypeLabel } from '../shared/labels';
+import { McpToolSettings } from './mcp-tool-settings';
 import { ReviewerPicker } from './reviewer-picker';
+import { TableRowSettings } from './table-row-settings';
 import type { DraftStep } from './workflow-draft';
 
 /** Which of a step's move buttons should have the focus after it moved. */
@@ -20,6 +24,8 @@ export interface StepCardProps {
   count: number;
   stepType: StepTypeInfo | undefined;
   workspaceId: string;
+  /** What its text settings can insert: the test event's fields and earlier steps' outputs. */
+  variables: readonly VariableGroup[];
   errors: { name?: string; settings: PathErrors } | undefined;
   /** True right after the person added this step: its name field takes the focus. */
   justAdded: boolean;
@@ -72,26 +78,13 @@ export function StepCard(props: StepCardProps) {
           maxLength={100}
           onChange={(event) => props.onChange({ ...step, name: event.target.value })}
         />
-        {stepType ? (
-          <SchemaForm
-            schema={stepType.settings_schema as JsonSchema}
-            value={step.settings}
-            errors={props.errors?.settings}
-            onChange={(settings) => props.onChange({ ...step, settings })}
-            onJsonValidityChange={props.onJsonValidityChange}
-            overrides={
-              step.type === 'approval'
-                ? {
-                    reviewerIds: (field) => (
-                      <ReviewerPicker {...field} workspaceId={props.workspaceId} />
-                    ),
-                  }
-                : undefined
-            }
-          />
-        ) : (
-          <p>This platform no longer offers steps of this type: remove the step.</p>
-        )}
+        <TemplateVariablesContext.Provider value={props.variables}>
+          {stepType ? (
+            <StepSettings {...props} stepType={stepType} />
+          ) : (
+            <p>This platform no longer offers steps of this type: remove the step.</p>
+          )}
+        </TemplateVariablesContext.Provider>
         <div className="button-row wf-step__actions">
           {/* Native buttons: the focus comes back to them after the step moved. */}
           <button
@@ -120,5 +113,49 @@ export function StepCard(props: StepCardProps) {
         </div>
       </div>
     </li>
+  );
+}
+
+/** The settings form of a step: chosen tools and tables get their own, the rest the schema's. */
+function StepSettings(props: StepCardProps & { stepType: StepTypeInfo }) {
+  const { step } = props;
+  const settingsErrors = props.errors?.settings ?? {};
+  const onSettings = (settings: Record<string, unknown>) => props.onChange({ ...step, settings });
+  if (step.type === 'mcp_tool') {
+    return (
+      <McpToolSettings
+        workspaceId={props.workspaceId}
+        settings={step.settings}
+        errors={settingsErrors}
+        onChange={onSettings}
+        onJsonValidityChange={props.onJsonValidityChange}
+      />
+    );
+  }
+  if (step.type === 'table_row') {
+    return (
+      <TableRowSettings
+        workspaceId={props.workspaceId}
+        settings={step.settings}
+        errors={settingsErrors}
+        onChange={onSettings}
+      />
+    );
+  }
+  return (
+    <SchemaForm
+      schema={props.stepType.settings_schema as JsonSchema}
+      value={step.settings}
+      errors={settingsErrors}
+      onChange={onSettings}
+      onJsonValidityChange={props.onJsonValidityChange}
+      overrides={
+        step.type === 'approval'
+          ? {
+              reviewerIds: (field) => <ReviewerPicker {...field} workspaceId={props.workspaceId} />,
+            }
+          : undefined
+      }
+    />
   );
 }

@@ -244,8 +244,9 @@ export function validateDraft(
       if (!settings.ok) {
         for (const [path, message] of Object.entries(settings.errors)) {
           if (!message) continue;
+          // Kept under '' too: a step's own form can mark the control the rule is about.
           if (path === '') errors.general.push(`Step ${index + 1}: ${sentence(message)}`);
-          else stepErrors.settings[path] = message;
+          stepErrors.settings[path] = message;
         }
       }
     }

@@ -10,9 +10,16 @@ import {
   TextField,
 } from '../../../components';
 import { ApiError } from '../../../lib/api';
-import type { StepTypeInfo } from '../api/workflows-api';
-import { creditsText, runCostSentence, STEP_TYPE_TEXT, stepTypeLabel } from '../shared/labels';
+import type { Run, StepTypeInfo, TestEvent } from '../api/workflows-api';
+import {
+  creditsText,
+  formatDateTime,
+  runCostSentence,
+  STEP_TYPE_TEXT,
+  stepTypeLabel,
+} from '../shared/labels';
 import { timezoneOptions } from '../shared/timezones';
+import { variableGroupsFor } from './variable-sources';
 import { StepCard, type FocusRequest } from './step-card';
 import {
   draftCreditCost,
@@ -43,6 +50,8 @@ export interface WorkflowFormProps {
   onDirtyChange?: (dirty: boolean) => void;
   /** Shown after a save that worked; null shows nothing. */
   savedMessage?: string | null;
+  /** A saved workflow's test events (newest first) and last run: their fields become variables. */
+  variableSources?: { testEvents: readonly TestEvent[]; lastRun: Run | null | undefined };
 }
 
 const DAYS = [
@@ -74,6 +83,7 @@ export function WorkflowForm(props: WorkflowFormProps) {
   const [justAdded, setJustAdded] = useState<string | null>(null);
   const [focusRequest, setFocusRequest] = useState<FocusRequest | null>(null);
   const [invalidJson, setInvalidJson] = useState<ReadonlySet<string>>(new Set());
+  const [chosenEventId, setChosenEventId] = useState<string | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const addSelectRef = useRef<HTMLDivElement>(null);
 
@@ -157,6 +167,17 @@ export function WorkflowForm(props: WorkflowFormProps) {
     }
   };
 
+  const sources = props.variableSources;
+  const testEvent =
+    sources?.testEvents.find((event) => event.id === chosenEventId) ?? sources?.testEvents[0];
+  const variablesOfStep = (index: number) =>
+    sources
+      ? variableGroupsFor(
+          { testEvent, lastRun: sources.lastRun },
+          draft.steps.slice(0, index).map((step) => step.name.trim()),
+        )
+      : [];
+
   const creditCost = draftCreditCost(draft.steps, stepTypes);
   const problems = hasErrors(errors);
   return (
@@ -205,6 +226,22 @@ export function WorkflowForm(props: WorkflowFormProps) {
           {runCostSentence(creditCost)} The workspace&apos;s balance must stay above zero for runs
           to start.
         </p>
+        {sources && sources.testEvents.length === 0 && (
+          <p className="field__hint">
+            Fields become selectable once a test event was captured: call the webhook address.
+          </p>
+        )}
+        {sources && testEvent && (
+          <SelectField
+            label="Fields from the test event"
+            value={testEvent.id}
+            options={sources.testEvents.map((event) => ({
+              value: event.id,
+              label: `Received ${formatDateTime(event.received_at)}`,
+            }))}
+            onChange={(event) => setChosenEventId(event.target.value)}
+          />
+        )}
         {draft.steps.length === 0 ? (
           <p className="wf-steps__empty">No steps yet: add the first one below.</p>
         ) : (
@@ -217,6 +254,7 @@ export function WorkflowForm(props: WorkflowFormProps) {
                 count={draft.steps.length}
                 stepType={stepTypes.find((info) => info.type === step.type)}
                 workspaceId={props.workspaceId}
+                variables={variablesOfStep(index)}
                 errors={errors.steps[step.key]}
                 justAdded={justAdded === step.key}
                 focusRequest={focusRequest}

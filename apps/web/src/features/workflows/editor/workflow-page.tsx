@@ -12,9 +12,11 @@ import { useWorkspaceId } from '../../../lib/routing';
 import {
   useDeleteWorkflow,
   useDuplicateWorkflow,
+  useLastRun,
   useRunWorkflow,
   useSetLive,
   useStepTypes,
+  useTestEvents,
   useUpdateWorkflow,
   type Workflow,
   type WorkflowWithAddress,
@@ -58,6 +60,8 @@ function WorkflowEditor(props: { loaded: WorkflowWithAddress }) {
   const setLive = useSetLive(workflow.id);
   const duplicate = useDuplicateWorkflow(workflow.id);
   const run = useRunWorkflow(workflow.id);
+  const testEvents = useTestEvents(workflow.id);
+  const lastRun = useLastRun(workflow.id);
   const [runRequest, setRunRequest] = useState<RunRequest | null>(null);
   const [dirty, setDirty] = useState(false);
 
@@ -173,6 +177,7 @@ function WorkflowEditor(props: { loaded: WorkflowWithAddress }) {
           savedMessage="Saved."
           save={save}
           onDirtyChange={setDirty}
+          variableSources={{ testEvents: testEvents.data?.events ?? [], lastRun: lastRun.data }}
         />
       )}
       <DeleteWorkflow workflow={workflow} />

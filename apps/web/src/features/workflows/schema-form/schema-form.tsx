@@ -1,4 +1,4 @@
-import { useId, useState, type ReactNode } from 'react';
+import { useId, useRef, useState, type ReactNode } from 'react';
 import { Switch } from '../../../components';
 import {
   constraintHint,
@@ -8,6 +8,7 @@ import {
   type PropertyField,
   type ScalarField,
 } from './json-schema';
+import { VariablePicker } from './variable-picker';
 
 /** Validation messages by dotted path (`seconds`, `reviewerIds.0`, `headers`). */
 export type PathErrors = Partial<Record<string, string>>;
@@ -181,6 +182,7 @@ function ScalarInput(props: FieldProps & { model: ScalarField }) {
       <ScalarControl
         id={id}
         model={props.model}
+        label={field.label}
         value={props.value}
         required={field.required}
         invalid={Boolean(error)}
@@ -200,6 +202,8 @@ interface ScalarControlProps {
   invalid: boolean;
   describedBy: string | undefined;
   onChange: (value: unknown) => void;
+  /** The setting's label: text settings offer "Insert a variable into <label>". */
+  label: string;
   /** For list items, whose label is the list's legend and the item's number. */
   ariaLabel?: string;
 }
@@ -235,23 +239,35 @@ function ScalarControl(props: ScalarControlProps) {
   if (model.kind === 'number') {
     return <NumberControl {...props} common={common} model={model} />;
   }
+  return <TextControlWithVariables {...props} common={common} model={model} />;
+}
+
+/** A text setting, with the variable picker beside it. */
+function TextControlWithVariables(
+  props: ScalarControlProps & {
+    model: Extract<ScalarField, { kind: 'text' }>;
+    common: Record<string, unknown>;
+  },
+) {
+  const inputRef = useRef<HTMLInputElement>(null);
+  const areaRef = useRef<HTMLTextAreaElement>(null);
+  const { model } = props;
   const text = typeof props.value === 'string' ? props.value : '';
   const onChange = (next: string) => props.onChange(next === '' ? undefined : next);
-  if (model.multiline) {
-    return (
-      <textarea
-        {...common}
-        className="field__input field__input--multiline"
-        rows={4}
-        maxLength={model.maxLength}
-        value={text}
-        onChange={(event) => onChange(event.target.value)}
-      />
-    );
-  }
-  return (
+  const control = model.multiline ? (
+    <textarea
+      {...props.common}
+      ref={areaRef}
+      className="field__input field__input--multiline"
+      rows={4}
+      maxLength={model.maxLength}
+      value={text}
+      onChange={(event) => onChange(event.target.value)}
+    />
+  ) : (
     <input
-      {...common}
+      {...props.common}
+      ref={inputRef}
       type="text"
       className={`field__input${model.format === 'uuid' ? ' schema-form__mono' : ''}`}
       maxLength={model.maxLength}
@@ -260,6 +276,17 @@ function ScalarControl(props: ScalarControlProps) {
       value={text}
       onChange={(event) => onChange(event.target.value)}
     />
+  );
+  return (
+    <div className="schema-form__templated">
+      {control}
+      <VariablePicker
+        target={model.multiline ? areaRef : inputRef}
+        label={props.ariaLabel ?? props.label}
+        text={text}
+        onText={onChange}
+      />
+    </div>
   );
 }
 
@@ -384,6 +411,7 @@ function ListItemControl(props: {
         required={false}
         invalid={Boolean(props.error)}
         describedBy={errorId}
+        label={props.label}
         ariaLabel={props.label}
         onChange={props.onChange}
       />
@@ -467,6 +495,7 @@ function toJsonText(value: unknown): string {
 /** JSON text: the value changes when the text is JSON; until then the text says why it is not. */
 function JsonInput(props: FieldProps) {
   const id = useId();
+  const areaRef = useRef<HTMLTextAreaElement>(null);
   const { field, path } = props;
   const [text, setText] = useState(() => toJsonText(props.value));
   const [parseError, setParseError] = useState<string | null>(null);
@@ -480,42 +509,46 @@ function JsonInput(props: FieldProps) {
   const error = parseError ?? props.errors[path];
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = error ? `${id}-error` : undefined;
+  const accept = (next: string) => {
+    setText(next);
+    if (next.trim() === '') {
+      setParseError(null);
+      props.onJsonValidityChange?.(path, true);
+      setSeen(undefined);
+      props.onChange(undefined);
+      return;
+    }
+    try {
+      const parsed: unknown = JSON.parse(next);
+      setParseError(null);
+      props.onJsonValidityChange?.(path, true);
+      setSeen(parsed);
+      props.onChange(parsed);
+    } catch {
+      setParseError('This is not valid JSON yet.');
+      props.onJsonValidityChange?.(path, false);
+    }
+  };
   return (
     <div className="field">
       <label className="field__label" htmlFor={id}>
         <LabelText field={field} />
       </label>
-      <textarea
-        id={id}
-        className="field__input field__input--multiline schema-form__mono"
-        rows={Math.min(Math.max(text.split('\n').length, 3), 12)}
-        spellCheck={false}
-        required={field.required}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(hintId, errorId)}
-        value={text}
-        onChange={(event) => {
-          const next = event.target.value;
-          setText(next);
-          if (next.trim() === '') {
-            setParseError(null);
-            props.onJsonValidityChange?.(path, true);
-            setSeen(undefined);
-            props.onChange(undefined);
-            return;
-          }
-          try {
-            const parsed: unknown = JSON.parse(next);
-            setParseError(null);
-            props.onJsonValidityChange?.(path, true);
-            setSeen(parsed);
-            props.onChange(parsed);
-          } catch {
-            setParseError('This is not valid JSON yet.');
-            props.onJsonValidityChange?.(path, false);
-          }
-        }}
-      />
+      <div className="schema-form__templated">
+        <textarea
+          ref={areaRef}
+          id={id}
+          className="field__input field__input--multiline schema-form__mono"
+          rows={Math.min(Math.max(text.split('\n').length, 3), 12)}
+          spellCheck={false}
+          required={field.required}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={describedBy(hintId, errorId)}
+          value={text}
+          onChange={(event) => accept(event.target.value)}
+        />
+        <VariablePicker target={areaRef} label={field.label} text={text} onText={accept} json />
+      </div>
       <FieldMessages hintId={hintId} hint={hint} errorId={errorId} error={error} />
     </div>
   );
