@@ -132,7 +132,13 @@ export async function startWebhookIngestService(deps: {
     config,
     logger,
   });
-  const providers = createProviderHandlers({ platform, config, logger, grantTimeoutMs: 10_000 });
+  const providers = createProviderHandlers({
+    platform,
+    config,
+    logger,
+    grantTimeoutMs: 10_000,
+    deliverProviderEvent: trigger.deliverProviderEvent,
+  });
   // One handler per route, behind both doors: the gateway's bus request and the direct door.
   const handlers = {
     stripe_webhook: acceptedProviderDelivery('stripe', providers.stripe),

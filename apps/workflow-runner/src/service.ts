@@ -17,6 +17,8 @@ import { startRunHistoryPruner } from './runs/history-pruner';
 import { startInflightClaimRefresh } from './runs/inflight-claims';
 import { createRunRepository } from './runs/repository';
 import { createStepExecutor } from './runs/steps';
+import { providerEventHandlers, serveProviderEventTargets } from './provider-events/handlers';
+import { createProviderEventsRepository } from './provider-events/repository';
 import { createTestEventRepository } from './test-events/repository';
 import { consumeWebhookEvents } from './webhook-events/consumer';
 import { approvalHandlers } from './approvals/handlers';
@@ -55,6 +57,7 @@ export async function startWorkflowRunnerService(deps: {
   const ledger = createCreditLedger({ db, clock, ids });
   const snapshots = await createCreditSnapshots({ kv: platform.kv, ledger, logger });
   const workflows = createWorkflowRepository({ db, clock, ids });
+  const providerEvents = createProviderEventsRepository({ db, clock, ids });
   const runs = createRunRepository({ db, clock });
   const testEvents = createTestEventRepository({
     db,
@@ -143,6 +146,7 @@ export async function startWorkflowRunnerService(deps: {
       objects: platform.objects,
       db,
       testEvents,
+      providerEvents,
       runs,
       workflows,
       logger,
@@ -166,6 +170,7 @@ export async function startWorkflowRunnerService(deps: {
       'workflow-runner',
       {
         ...creditHandlers({ ledger, directory, snapshots }),
+        ...providerEventHandlers({ providerEvents, directory }),
         ...scheduleHandlers({ schedules, workflows, publisher, directory }),
         ...approvalHandlers({
           approvals: createApprovalRepository({ db, clock }),
@@ -190,6 +195,7 @@ export async function startWorkflowRunnerService(deps: {
     ),
     servePaymentGrants({ bus: platform.bus, db, clock, directory, snapshots, logger }),
     serveRunOfEvent({ bus: platform.bus, runs, logger }),
+    serveProviderEventTargets({ bus: platform.bus, providerEvents, workflows, logger }),
     ...serveWorkflowApi({
       bus: platform.bus,
       streams: platform.streams,

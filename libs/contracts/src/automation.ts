@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Provider } from './provider-events';
 import { REQUEST_BODIES_BUCKET } from './service-protocol';
 
 /**
@@ -180,6 +181,8 @@ export const WebhookReceived = z.object({
   /** Request headers, lower-cased (no cookies or credentials). */
   headers: z.record(z.string(), z.string()),
   payload: WebhookPayload,
+  /** Set when a provider's verified delivery came through the workflow's address (decision 132). */
+  source: z.object({ provider: Provider, deliveryId: z.string() }).optional(),
   run: z
     .object({
       runId: z.uuid(),

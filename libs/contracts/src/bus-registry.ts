@@ -4,6 +4,7 @@ import { CHAT_SUBJECTS } from './chat';
 import { DIRECTORY_SUBJECTS } from './directory';
 import { EXTENSION_TOKEN_SUBJECTS } from './extension-tokens';
 import { OPERATIONS_SUBJECTS } from './operations';
+import { PROVIDER_EVENT_TARGETS_SUBJECT } from './provider-events';
 import { SERVICE_NAMES, type RouteSpec, type ServiceName } from './route-spec';
 import { ROUTES } from './routes';
 import { GRANT_CREDITS_FROM_PAYMENT_SUBJECT, REPLICA_ALIVE_SUBJECT } from './webhooks';
@@ -139,6 +140,12 @@ export const REQUEST_SUBJECTS: readonly RequestSubjectSpec[] = [
   })),
   {
     subject: RUN_OF_EVENT_SUBJECT,
+    server: 'workflow-runner',
+    callers: ['webhook-ingest'],
+    user: false,
+  },
+  {
+    subject: PROVIDER_EVENT_TARGETS_SUBJECT,
     server: 'workflow-runner',
     callers: ['webhook-ingest'],
     user: false,

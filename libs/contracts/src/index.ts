@@ -81,6 +81,28 @@ export {
 } from './extension-tokens';
 export { CreditBalanceResponse, GrantCreditsBody, creditRoutes } from './credits';
 export {
+  PROVIDERS,
+  Provider,
+  PROVIDER_ACCOUNT_TERMS,
+  ProviderEventFilter,
+  ProviderEventsTrigger,
+  eventMatches,
+  ProviderAccountIdParams,
+  ConnectProviderAccountBody,
+  ProviderAccount,
+  ProviderAccountResponse,
+  ProviderAccountsResponse,
+  DeliveryTarget,
+  ProviderDelivery,
+  PROVIDER_DELIVERIES_PAGE,
+  ListProviderDeliveriesQuery,
+  ProviderDeliveriesPage,
+  providerEventRoutes,
+  PROVIDER_EVENT_TARGETS_SUBJECT,
+  ProviderEventTargetsRequest,
+  ProviderEventTargetsReply,
+} from './provider-events';
+export {
   workflowRoutes,
   StepName,
   HttpRequestSettings,

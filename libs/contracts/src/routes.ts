@@ -3,6 +3,7 @@ import { creditRoutes } from './credits';
 import { directoryRoutes } from './directory';
 import { extensionTokenRoutes } from './extension-tokens';
 import { mcpRoutes } from './mcp';
+import { providerEventRoutes } from './provider-events';
 import type { RouteSpec } from './route-spec';
 import { webhookRoutes } from './webhooks';
 import { workflowRoutes } from './workflows';
@@ -17,6 +18,7 @@ export const ROUTES = [
   ...creditRoutes,
   ...workflowRoutes,
   ...webhookRoutes,
+  ...providerEventRoutes,
   ...mcpRoutes,
   ...workspaceDataRoutes,
   ...taskRoutes,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CustomResponse, RunningHours, RunStatus } from './automation';
 import { ErrorBodySchema, sessionErrorResponses } from './common';
+import { ProviderEventsTrigger } from './provider-events';
 import { defineRoutes } from './route-spec';
 
 /*
@@ -111,6 +112,8 @@ export const StepsInput = z
 export const TriggerInput = z.object({
   type: z.literal('custom_webhook'),
   customResponse: CustomResponse.optional(),
+  /** Also start on these events of the workspace's connected provider account (decision 132). */
+  providerEvents: ProviderEventsTrigger.nullable().optional(),
 });
 export type TriggerInput = z.infer<typeof TriggerInput>;
 
@@ -158,6 +161,7 @@ export const Workflow = z.object({
       type: z.literal('custom_webhook'),
       webhook_id: z.uuid(),
       customResponse: CustomResponse.nullable(),
+      providerEvents: ProviderEventsTrigger.nullable(),
     })
     .nullable(),
   steps: z.array(Step),
@@ -202,7 +206,7 @@ export const StepRunStatus = z.enum([
 ]);
 export type StepRunStatus = z.infer<typeof StepRunStatus>;
 export const RunTrigger = z.object({
-  type: z.enum(['custom_webhook', 'mcp', 'manual', 'schedule']),
+  type: z.enum(['custom_webhook', 'provider_event', 'mcp', 'manual', 'schedule']),
   event_id: z.uuid().nullable(),
   test_event_id: z.uuid().nullable(),
   key_id: z.uuid().nullable(),

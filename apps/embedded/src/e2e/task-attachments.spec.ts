@@ -364,4 +364,39 @@ describe.each(RUNTIMES)('tasks and comment attachments on the %s runtime', (runt
     const name = written[before] ?? '';
     await eventually(async () => expect(await objectsLeftBy([name])).toEqual([]));
   });
+  test('a multipart body that ends early anywhere is refused, leaves no file, and the platform stays up', async () => {
+    const member = await newMember('early-end');
+    const taskId = await newTask(member);
+    const boundary = 'early-end-boundary';
+    const head =
+      `--${boundary}\r\nContent-Disposition: form-data; name="workspaceId"\r\n\r\n${member.workspaceId}\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n`;
+    const endings = [
+      `${head}hello world\r\n`,
+      `${head}hello wor`,
+      `${head}hello world\r\n--${boundary}\r\n`,
+      `${head}hello world\r\n--${boundary}`,
+      `${head}nul \u0000 inside\r\n`,
+      `${head}${'a'.repeat(70_000)}`,
+    ];
+    const before = written.length;
+    for (const body of endings) {
+      const response = await fetch(`${stack.url}/tasks/${taskId}/comments/attachments`, {
+        method: 'POST',
+        headers: {
+          cookie: member.cookie,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+        },
+        body,
+      });
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      expect(response.status).toBeLessThan(500);
+      expect(await response.json()).toEqual(
+        expect.objectContaining({ error: expect.any(String), code: expect.any(String) }),
+      );
+    }
+    expect((await http(`${stack.url}/healthz`)).status).toBe(200);
+    const names = written.slice(before);
+    await eventually(async () => expect(await objectsLeftBy(names)).toEqual([]));
+  });
 });

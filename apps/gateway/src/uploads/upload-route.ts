@@ -148,6 +148,10 @@ function receive(
       fields[name] = value;
     });
     busboy.on('file', (name, stream, info) => {
+      // A form that ends early destroys the file stream with its error before busboy reports
+      // it: once the store stopped reading, nothing else listens, and the error would be
+      // uncaught (it took the gateway down). Busboy's own error event reports the failure.
+      stream.on('error', () => undefined);
       if (name !== upload.fileField) {
         stream.resume();
         fail(

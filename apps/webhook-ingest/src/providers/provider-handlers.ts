@@ -12,15 +12,19 @@ import {
   AppError,
   GRANT_CREDITS_FROM_PAYMENT_SUBJECT,
   GrantCreditsFromPaymentReply,
+  PROVIDER_EVENT_TARGETS_SUBJECT,
+  ProviderEventTargetsReply,
   type GrantCreditsFromPaymentRequest,
+  type Provider,
   type RawServiceRequest,
   type ServiceReply,
 } from '@wap/contracts';
 import { nestsDeeperThan } from '@wap/http';
 import { BusTimeoutError, NoRespondersError, callApi, type Platform } from '@wap/platform';
 import type { WebhookIngestConfig } from '../config';
-
-type Provider = 'stripe' | 'github' | 'linear' | 'slack';
+import type { Delivery } from '../http/deliveries';
+import type { DeliverySource } from '../trigger/trigger-handler';
+import { deliveryIdentityOf } from './delivery-identity';
 
 const PROVIDER_NAMES: Record<Provider, string> = {
   stripe: 'Stripe',
@@ -70,8 +74,15 @@ export interface ProviderHandlerDeps {
   platform: Pick<Platform, 'bus' | 'clock'>;
   config: WebhookIngestConfig;
   logger: Logger;
-  /** How long workflow-runner may take to record a credit grant (ms). */
+  /** How long workflow-runner may take to record a credit grant or name a delivery's targets (ms). */
   grantTimeoutMs: number;
+  /** Hands a delivery to one Custom Webhook address, as a request to it with the delivery's id. */
+  deliverProviderEvent(
+    webhookId: string,
+    request: RawServiceRequest,
+    body: unknown,
+    source: DeliverySource,
+  ): Promise<Delivery>;
 }
 
 export function createProviderHandlers(deps: ProviderHandlerDeps) {
@@ -119,64 +130,152 @@ export function createProviderHandlers(deps: ProviderHandlerDeps) {
     }
   }
 
-  async function grantCredits(grant: GrantCreditsFromPaymentRequest): Promise<void> {
+  /** Asks workflow-runner; a runner that does not answer makes the provider retry (503). */
+  async function askRunner<T>(work: () => Promise<T>, what: string): Promise<T> {
     try {
-      const reply = await callApi(
-        platform.bus,
-        GRANT_CREDITS_FROM_PAYMENT_SUBJECT,
-        grant,
-        GrantCreditsFromPaymentReply,
-        { timeoutMs: deps.grantTimeoutMs },
-      );
-      logger.info(
-        { workspaceId: grant.workspaceId, paymentEventId: grant.paymentEventId, ...reply },
-        'credits from a payment',
-      );
+      return await work();
     } catch (error) {
-      // Stripe retries a 503 for days: the grant is made when workflow-runner is back.
       if (error instanceof NoRespondersError || error instanceof BusTimeoutError) {
-        throw new AppError('SERVICE_UNAVAILABLE', 'Credits could not be granted yet; retry');
+        throw new AppError('SERVICE_UNAVAILABLE', `${what}; retry`);
       }
       throw error;
     }
   }
 
+  /**
+   * Starts what a verified delivery starts (decision 132): the workflows of the workspace that
+   * connected the sending account whose provider events take this event, each through its
+   * Custom Webhook address (test event, credits, running hours, duplicates as there). A failure
+   * to store answers 503 so the provider delivers again; the delivery id keeps a repeat from
+   * starting a second run where the first attempt got through.
+   */
+  async function startWorkflows(
+    provider: Provider,
+    request: RawServiceRequest,
+    body: unknown,
+  ): Promise<void> {
+    const identity = deliveryIdentityOf(provider, request.headers, body, request.body);
+    if (!identity) return;
+    const targets = await askRunner(
+      () =>
+        callApi(
+          platform.bus,
+          PROVIDER_EVENT_TARGETS_SUBJECT,
+          {
+            provider,
+            ...identity,
+            receivedAt: platform.clock.now().toISOString(),
+          },
+          ProviderEventTargetsReply,
+          { timeoutMs: deps.grantTimeoutMs },
+        ),
+      'The delivery could not be recorded yet',
+    );
+    const outcomes: string[] = [];
+    for (const webhookId of targets.webhookIds) {
+      try {
+        const delivery = await deps.deliverProviderEvent(webhookId, request, body, {
+          provider,
+          deliveryId: identity.deliveryId,
+        });
+        outcomes.push(`${delivery.outcome}:${delivery.reason}`);
+      } catch (error) {
+        // An address deleted or a workspace gone since the runner answered takes nothing.
+        if (error instanceof AppError && (error.code === 'NOT_FOUND' || error.code === 'GONE')) {
+          outcomes.push('refused:gone');
+          continue;
+        }
+        throw error;
+      }
+    }
+    logger.info(
+      {
+        provider,
+        deliveryId: identity.deliveryId,
+        event: identity.event,
+        workspaceId: targets.workspaceId,
+        outcomes,
+      },
+      'provider delivery',
+    );
+  }
+
+  async function grantCredits(grant: GrantCreditsFromPaymentRequest): Promise<void> {
+    // Stripe retries a 503 for days: the grant is made when workflow-runner is back.
+    const reply = await askRunner(
+      () =>
+        callApi(
+          platform.bus,
+          GRANT_CREDITS_FROM_PAYMENT_SUBJECT,
+          grant,
+          GrantCreditsFromPaymentReply,
+          { timeoutMs: deps.grantTimeoutMs },
+        ),
+      'Credits could not be granted yet',
+    );
+    logger.info(
+      { workspaceId: grant.workspaceId, paymentEventId: grant.paymentEventId, ...reply },
+      'credits from a payment',
+    );
+  }
+
+  /** A body that is not JSON (a form-encoded delivery) is acknowledged and starts nothing. */
+  async function startWorkflowsOfJson(provider: Provider, request: RawServiceRequest) {
+    const body = parsedOrUndefined(request);
+    if (body === undefined) {
+      logger.info({ provider }, 'provider delivery without a JSON body: nothing started');
+      return;
+    }
+    await startWorkflows(provider, request, body);
+  }
+
+  /** A paid credit purchase grants its credits; any other event grants nothing. */
+  async function grantCreditsOfPurchase(event: z.infer<typeof StripeEvent>): Promise<void> {
+    if (!CREDIT_PURCHASE_EVENTS.has(event.type)) return;
+    const session = PaidCheckoutSession.safeParse(event.data.object);
+    if (!session.success) {
+      // Not a credit purchase (other metadata, or still unpaid): acknowledged, nothing granted.
+      logger.info({ eventId: event.id }, 'checkout session without a paid credit purchase');
+      return;
+    }
+    await grantCredits({
+      workspaceId: session.data.metadata.workspace_id,
+      credits: Number(session.data.metadata.credits),
+      provider: 'stripe',
+      paymentEventId: event.id,
+      reason: `Stripe checkout ${session.data.id}`,
+    });
+  }
+
   return {
     async stripe(request: RawServiceRequest): Promise<ServiceReply> {
       verify('stripe', request);
-      const event = StripeEvent.safeParse(jsonOf(request));
+      const body = jsonOf(request);
+      const event = StripeEvent.safeParse(body);
       if (!event.success) throw new AppError('BAD_REQUEST', 'Not a Stripe event');
-      if (!CREDIT_PURCHASE_EVENTS.has(event.data.type)) return received;
-      const session = PaidCheckoutSession.safeParse(event.data.data.object);
-      if (!session.success) {
-        // Not a credit purchase (other metadata, or still unpaid): acknowledged, nothing granted.
-        logger.info({ eventId: event.data.id }, 'checkout session without a paid credit purchase');
-        return received;
-      }
-      await grantCredits({
-        workspaceId: session.data.metadata.workspace_id,
-        credits: Number(session.data.metadata.credits),
-        provider: 'stripe',
-        paymentEventId: event.data.id,
-        reason: `Stripe checkout ${session.data.id}`,
-      });
+      await grantCreditsOfPurchase(event.data);
+      await startWorkflows('stripe', request, body);
       return received;
     },
 
     async github(request: RawServiceRequest): Promise<ServiceReply> {
       verify('github', request);
+      await startWorkflowsOfJson('github', request);
       return received;
     },
 
     async linear(request: RawServiceRequest): Promise<ServiceReply> {
       verify('linear', request);
+      await startWorkflowsOfJson('linear', request);
       return received;
     },
 
     async slackEvents(request: RawServiceRequest): Promise<ServiceReply> {
       verify('slack', request);
-      const challenge = SlackUrlVerification.safeParse(parsedOrUndefined(request));
+      const body = parsedOrUndefined(request);
+      const challenge = SlackUrlVerification.safeParse(body);
       if (challenge.success) return { status: 200, body: { challenge: challenge.data.challenge } };
+      await startWorkflowsOfJson('slack', request);
       return received;
     },
   };

@@ -35,6 +35,9 @@ import { checkRunningHours } from '@wap/contracts';
 
 export const INACTIVE_MESSAGE = 'Webhook is inactive. Test payload saved.';
 
+/** The provider delivery a request to an address carries, when it came from a signed endpoint. */
+export type DeliverySource = NonNullable<WebhookReceived['source']>;
+
 export interface TriggerDeps {
   platform: Pick<Platform, 'streams' | 'objects' | 'clock' | 'ids'>;
   addresses: KvMirror<WebhookAddress>;
@@ -139,6 +142,7 @@ export function createTriggerHandlers(deps: TriggerDeps) {
     eventId: string,
     request: RawServiceRequest,
     payload: WebhookPayload,
+    source: DeliverySource | undefined,
     run?: WebhookReceived['run'],
   ): Promise<void> {
     const data: WebhookReceived = {
@@ -149,6 +153,7 @@ export function createTriggerHandlers(deps: TriggerDeps) {
       receivedAt: platform.clock.now().toISOString(),
       headers: eventHeaders(request),
       payload,
+      ...(source ? { source } : {}),
       ...(run ? { run } : {}),
     };
     await platform.streams.publish(
@@ -223,6 +228,38 @@ export function createTriggerHandlers(deps: TriggerDeps) {
     // The address first: a wrong address is 404 whatever its body (issue 30).
     const address = await resolveAddress(webhookId);
     const body = parseJsonBody(request.body);
+    return deliver(address, request, body, idempotencyValueOf(request.headers), undefined);
+  }
+
+  /**
+   * A verified provider delivery for one of the addresses its connected workspace's workflows
+   * have (decision 132): handled as a request to that address whose idempotency value is the
+   * provider's delivery id, so a redelivery starts no second run.
+   */
+  async function deliverProviderEvent(
+    webhookId: string,
+    request: RawServiceRequest,
+    body: unknown,
+    source: DeliverySource,
+  ): Promise<Delivery> {
+    const address = await resolveAddress(webhookId);
+    // One delivery may reach several addresses: each event gets a copy of its own of a large
+    // body, as the body parked by the gateway is deleted when the first event is stored.
+    const unparked = { ...request, parkedBody: undefined };
+    return deliver(address, unparked, body, `${source.provider}:${source.deliveryId}`, source);
+  }
+
+  /**
+   * What a request to a resolved address does: a test event always; a run when the workflow is
+   * live, the request is no repeat, the credits cover it and the running hours allow it.
+   */
+  async function deliver(
+    address: WebhookAddress,
+    request: RawServiceRequest,
+    body: unknown,
+    idempotencyValue: string | undefined,
+    source: DeliverySource | undefined,
+  ): Promise<Delivery> {
     const freshIds = { eventId: platform.ids.uuid(), runId: platform.ids.uuid() };
 
     // A request that starts no run is still kept, as a test event under an id of its own.
@@ -233,6 +270,7 @@ export function createTriggerHandlers(deps: TriggerDeps) {
           freshIds.eventId,
           request,
           await payloadOf(freshIds.eventId, request, body),
+          source,
         ),
       );
 
@@ -251,7 +289,6 @@ export function createTriggerHandlers(deps: TriggerDeps) {
       );
     }
 
-    const idempotencyValue = idempotencyValueOf(request.headers);
     const outcome = await withStored(async () => {
       try {
         return idempotencyValue === undefined
@@ -290,7 +327,7 @@ export function createTriggerHandlers(deps: TriggerDeps) {
     try {
       const payload = await withStored(() => payloadOf(claim.eventId, request, body));
       const storeThisEvent = () =>
-        withStored(() => storeEvent(address, claim.eventId, request, payload));
+        withStored(() => storeEvent(address, claim.eventId, request, payload, source));
 
       const refusal = await creditRefusal(address);
       if (refusal) {
@@ -323,7 +360,7 @@ export function createTriggerHandlers(deps: TriggerDeps) {
 
       const notBefore = window.open ? null : window.nextOpenAt;
       await withStored(() =>
-        storeEvent(address, claim.eventId, request, payload, {
+        storeEvent(address, claim.eventId, request, payload, source, {
           runId: claim.runId,
           inflightKey: claim.inflightKey,
           notBefore: notBefore?.toISOString() ?? null,
@@ -383,5 +420,5 @@ export function createTriggerHandlers(deps: TriggerDeps) {
     };
   }
 
-  return { trigger, describe };
+  return { trigger, deliverProviderEvent, describe };
 }

@@ -63,6 +63,8 @@ export const workflows = workflowRunnerSchema.table(
     status: text('status').notNull(),
     webhookId: uuid('webhook_id').unique(),
     customResponse: jsonb('custom_response'),
+    /** The provider events that also start it through its address (decision 132), or null. */
+    providerEvents: jsonb('provider_events'),
     steps: jsonb('steps').notNull(),
     runningHours: jsonb('running_hours'),
     queueOutsideWindow: boolean('queue_outside_window').notNull(),
@@ -290,4 +292,64 @@ export const approvalEmails = workflowRunnerSchema.table(
       .where(sql`${table.status} = 'pending'`),
     check('approval_emails_status_check', sql`${table.status} in ('pending', 'sent', 'failed')`),
   ],
+);
+
+/**
+ * Provider accounts a workspace connected (decision 132): a verified delivery naming the account
+ * goes to that workspace's workflows. An account belongs to one workspace at a time.
+ */
+export const providerAccounts = workflowRunnerSchema.table(
+  'provider_accounts',
+  {
+    id: uuid('id').primaryKey(),
+    workspaceId: uuid('workspace_id').notNull(),
+    provider: text('provider').notNull(),
+    accountId: text('account_id').notNull(),
+    label: text('label').notNull(),
+    createdBy: uuid('created_by').notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+  },
+  (table) => [
+    uniqueIndex('provider_accounts_account_idx').on(table.provider, table.accountId),
+    index('provider_accounts_workspace_idx').on(table.workspaceId, table.createdAt),
+  ],
+);
+
+/** Each provider delivery as first received, once per delivery id: the deliveries view. */
+export const providerDeliveries = workflowRunnerSchema.table(
+  'provider_deliveries',
+  {
+    id: uuid('id').primaryKey(),
+    provider: text('provider').notNull(),
+    deliveryId: text('delivery_id').notNull(),
+    event: text('event').notNull(),
+    /** The connected account it named, or null when it named none. */
+    accountId: text('account_id'),
+    workspaceId: uuid('workspace_id'),
+    receivedAt: timestamptz('received_at').notNull(),
+  },
+  (table) => [
+    uniqueIndex('provider_deliveries_delivery_idx').on(table.provider, table.deliveryId),
+    index('provider_deliveries_workspace_idx').on(
+      table.workspaceId,
+      table.receivedAt.desc(),
+      table.id.desc(),
+    ),
+  ],
+);
+
+/**
+ * The test events a delivery became, one per workflow it reached (a repeat too): written with
+ * the test event, kept when the test event is pruned; the run it started has the same event id.
+ */
+export const providerDeliveryEvents = workflowRunnerSchema.table(
+  'provider_delivery_events',
+  {
+    eventId: uuid('event_id').primaryKey(),
+    provider: text('provider').notNull(),
+    deliveryId: text('delivery_id').notNull(),
+    workflowId: uuid('workflow_id').notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+  },
+  (table) => [index('provider_delivery_events_delivery_idx').on(table.provider, table.deliveryId)],
 );

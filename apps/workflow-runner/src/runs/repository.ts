@@ -53,6 +53,7 @@ export interface NewRun {
   workflow: WorkflowRow;
   trigger:
     | { type: 'custom_webhook'; eventId: string }
+    | { type: 'provider_event'; eventId: string }
     | { type: 'mcp'; keyId: string }
     | { type: 'manual'; testEventId: string | null }
     | { type: 'schedule' };
@@ -188,7 +189,10 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
           workspaceId: input.workflow.workspaceId,
           status: 'queued',
           triggerType: input.trigger.type,
-          eventId: input.trigger.type === 'custom_webhook' ? input.trigger.eventId : null,
+          eventId:
+            input.trigger.type === 'custom_webhook' || input.trigger.type === 'provider_event'
+              ? input.trigger.eventId
+              : null,
           testEventId: input.trigger.type === 'manual' ? input.trigger.testEventId : null,
           keyId: input.trigger.type === 'mcp' ? input.trigger.keyId : null,
           input: input.input ?? null,

@@ -24,6 +24,7 @@ import type { NewRun, RunRepository } from '../runs/repository';
 import { readWebhookPayload } from '../test-events/payloads';
 import { startTestEventPruner } from '../test-events/pruner';
 import type { NewTestEvent, TestEventRepository } from '../test-events/repository';
+import type { ProviderEventsRepository } from '../provider-events/repository';
 import type { WorkflowRepository } from '../workflows/repository';
 
 /** Events written in one transaction at most; the handlers in flight wait for the same commit. */
@@ -49,6 +50,7 @@ export async function consumeWebhookEvents(deps: {
   objects: ObjectStore;
   db: SqlDatabase;
   testEvents: TestEventRepository;
+  providerEvents: Pick<ProviderEventsRepository, 'linkEvents'>;
   runs: RunRepository;
   workflows: Pick<WorkflowRepository, 'findManyAny'>;
   logger: Logger;
@@ -78,6 +80,7 @@ export async function consumeWebhookEvents(deps: {
       ...new Set(received.map(({ event }) => event.workflowId)),
     ]);
     const testEvents: NewTestEvent[] = [];
+    const deliveryLinks: Parameters<ProviderEventsRepository['linkEvents']>[0] = [];
     const runs: NewRun[] = [];
     for (const { event, body, traceparent } of received) {
       const workflow = workflows.get(event.workflowId);
@@ -97,13 +100,23 @@ export async function consumeWebhookEvents(deps: {
         body,
         headers: event.headers,
       });
+      if (event.source) {
+        deliveryLinks.push({
+          eventId: event.eventId,
+          workflowId: event.workflowId,
+          ...event.source,
+        });
+      }
       // A workflow deleted since the request was accepted still gets its run, which then
       // executes the steps it had.
       if (event.run) {
         runs.push({
           runId: event.run.runId,
           workflow,
-          trigger: { type: 'custom_webhook', eventId: event.eventId },
+          trigger: {
+            type: event.source ? 'provider_event' : 'custom_webhook',
+            eventId: event.eventId,
+          },
           input: body,
           inflightKey: event.run.inflightKey,
           notBefore: event.run.notBefore ? new Date(event.run.notBefore) : null,
@@ -118,6 +131,7 @@ export async function consumeWebhookEvents(deps: {
     const created = await deps.db
       .transaction(async (tx) => {
         await deps.testEvents.insertMany(testEvents, tx);
+        await deps.providerEvents.linkEvents(deliveryLinks, tx);
         return deps.runs.createMany(runs, tx, reservation.lease);
       })
       .catch((error: unknown) => {

@@ -135,6 +135,7 @@ export function workflowHandlers(deps: {
         name: body.name,
         hasTrigger: true,
         customResponse: body.trigger.customResponse ?? null,
+        providerEvents: body.trigger.providerEvents ?? null,
         steps: namedSteps(body.steps),
         runningHours: body.settings?.runningHours ?? null,
         queueOutsideWindow: body.settings?.queueOutsideWindow ?? true,
@@ -170,7 +171,10 @@ export function workflowHandlers(deps: {
             ? undefined
             : body.trigger === null
               ? null
-              : { customResponse: body.trigger.customResponse ?? null },
+              : {
+                  customResponse: body.trigger.customResponse ?? null,
+                  providerEvents: body.trigger.providerEvents,
+                },
         steps: body.steps === undefined ? undefined : namedSteps(body.steps),
         runningHours: body.settings?.runningHours,
         queueOutsideWindow: body.settings?.queueOutsideWindow,
@@ -246,6 +250,7 @@ export function workflowHandlers(deps: {
         name: `${original.name} (copy)`.slice(0, 200),
         hasTrigger: original.trigger !== null,
         customResponse: original.trigger?.customResponse ?? null,
+        providerEvents: original.trigger?.providerEvents ?? null,
         steps: original.steps,
         runningHours: original.settings.runningHours,
         queueOutsideWindow: original.settings.queueOutsideWindow,

@@ -1,5 +1,12 @@
-import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
-import { CustomResponse, RunningHours, Step, type StepInput, type Workflow } from '@wap/contracts';
+import { and, desc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
+import {
+  CustomResponse,
+  ProviderEventsTrigger,
+  RunningHours,
+  Step,
+  type StepInput,
+  type Workflow,
+} from '@wap/contracts';
 import type { Clock, IdSource, SqlDatabase } from '@wap/platform';
 import { z } from 'zod';
 import { workflows } from '../db/schema';
@@ -25,6 +32,7 @@ export function namedSteps(steps: readonly StepInput[]): Step[] {
 // Built once: zod compiles a schema's parser on its first use.
 const StoredSteps = z.array(Step);
 const StoredCustomResponse = CustomResponse.nullable();
+const StoredProviderEvents = ProviderEventsTrigger.nullable();
 const StoredRunningHours = RunningHours.nullable();
 
 /** Reads the stored JSON columns back through their schemas: the database is not trusted blindly. */
@@ -39,6 +47,7 @@ export function toWorkflow(row: WorkflowRow): Workflow {
           type: 'custom_webhook',
           webhook_id: row.webhookId,
           customResponse: StoredCustomResponse.parse(row.customResponse),
+          providerEvents: StoredProviderEvents.parse(row.providerEvents ?? null),
         }
       : null,
     steps: StoredSteps.parse(row.steps),
@@ -60,6 +69,7 @@ export interface NewWorkflow {
   name: string;
   hasTrigger: boolean;
   customResponse: CustomResponse | null;
+  providerEvents: ProviderEventsTrigger | null;
   steps: Step[];
   runningHours: RunningHours | null;
   queueOutsideWindow: boolean;
@@ -69,8 +79,14 @@ export interface NewWorkflow {
 
 export interface WorkflowChanges {
   name?: string;
-  /** undefined: unchanged; null: removed; an object: kept (same address) or added (new address). */
-  trigger?: { customResponse: CustomResponse | null } | null;
+  /**
+   * undefined: unchanged; null: removed; an object: kept (same address) or added (new address).
+   * Its `providerEvents` undefined keeps the ones the workflow has.
+   */
+  trigger?: {
+    customResponse: CustomResponse | null;
+    providerEvents?: ProviderEventsTrigger | null;
+  } | null;
   steps?: Step[];
   runningHours?: RunningHours | null;
   queueOutsideWindow?: boolean;
@@ -115,6 +131,7 @@ export function createWorkflowRepository(deps: { db: SqlDatabase; clock: Clock; 
         status: 'draft',
         webhookId: input.hasTrigger ? ids.uuid() : null,
         customResponse: input.customResponse,
+        providerEvents: input.hasTrigger ? input.providerEvents : null,
         steps: input.steps,
         runningHours: input.runningHours,
         queueOutsideWindow: input.queueOutsideWindow,
@@ -135,11 +152,15 @@ export function createWorkflowRepository(deps: { db: SqlDatabase; clock: Clock; 
     if (changes.trigger === null) {
       values.webhookId = null;
       values.customResponse = null;
+      values.providerEvents = null;
       // Without a trigger nothing can start it from outside: it cannot stay live.
       values.status = 'draft';
     } else if (changes.trigger !== undefined) {
       values.webhookId = current.webhookId ?? ids.uuid();
       values.customResponse = changes.trigger.customResponse;
+      if (changes.trigger.providerEvents !== undefined) {
+        values.providerEvents = changes.trigger.providerEvents;
+      }
     }
     if (changes.steps !== undefined) {
       values.steps = changes.steps;
@@ -194,6 +215,23 @@ export function createWorkflowRepository(deps: { db: SqlDatabase; clock: Clock; 
     async listWithTrigger(): Promise<WorkflowRow[]> {
       const rows = await db.select().from(workflows).where(isNull(workflows.deletedAt));
       return rows.filter((row) => row.webhookId !== null);
+    },
+    /**
+     * The workspace's workflows with an address and provider events of `provider`: the ones a
+     * delivery from its connected account may start (draft ones keep it as a test event).
+     */
+    async listWithProviderEvents(workspaceId: string, provider: string): Promise<WorkflowRow[]> {
+      return db
+        .select()
+        .from(workflows)
+        .where(
+          and(
+            eq(workflows.workspaceId, workspaceId),
+            isNull(workflows.deletedAt),
+            isNotNull(workflows.webhookId),
+            sql`${workflows.providerEvents}->>'provider' = ${provider}`,
+          ),
+        );
     },
     /** The workflow that owns a webhook address, deleted ones included. */
     async findByWebhook(webhookId: string): Promise<WorkflowRow | undefined> {

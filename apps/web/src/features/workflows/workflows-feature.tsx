@@ -33,6 +33,15 @@ export const workflowsFeature: Feature = {
       path: 'workflows/:workflowId/schedule',
       lazy: async () => ({ Component: (await import('./schedule/schedule-page')).SchedulePage }),
     },
+    {
+      path: 'provider-events',
+      lazy: async () => ({
+        Component: (await import('./provider-events/provider-events-page')).ProviderEventsPage,
+      }),
+    },
   ],
-  navEntries: [{ label: 'Workflows', path: 'workflows' }],
+  navEntries: [
+    { label: 'Workflows', path: 'workflows' },
+    { label: 'Provider events', path: 'provider-events' },
+  ],
 };

@@ -22,5 +22,9 @@ export const workflowsKeys = {
   tools: (workspaceId: string) => [...workflowsKeys.all, 'tools', workspaceId] as const,
   tables: (workspaceId: string) => [...workflowsKeys.all, 'tables', workspaceId] as const,
   table: (tableId: string) => [...workflowsKeys.all, 'table', tableId] as const,
+  providerAccounts: (workspaceId: string) =>
+    [...workflowsKeys.all, 'provider-accounts', workspaceId] as const,
+  providerDeliveries: (workspaceId: string) =>
+    [...workflowsKeys.all, 'provider-deliveries', workspaceId] as const,
   run: (runId: string) => [...workflowsKeys.all, 'run', runId] as const,
 };

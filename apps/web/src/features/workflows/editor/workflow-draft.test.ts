@@ -128,6 +128,7 @@ describe('the editor draft', () => {
         type: 'custom_webhook',
         webhook_id: REVIEWER,
         customResponse: { enabled: true, body: '{"ok": true}' },
+        providerEvents: { provider: 'linear', events: ['Issue.create', 'Comment'] },
       },
       steps: [{ type: 'delay', name: 'step_1', settings: { seconds: 2 } }],
       settings: {
@@ -145,10 +146,20 @@ describe('the editor draft', () => {
     expect(draft).toMatchObject({
       customResponseEnabled: true,
       customResponseBody: '{"ok": true}',
+      providerEventsEnabled: true,
+      provider: 'linear',
+      providerEventsText: 'Issue.create, Comment',
       runningHoursEnabled: true,
       queueOutsideWindow: false,
       steps: [{ type: 'delay', name: 'step_1', settings: { seconds: 2 } }],
     });
+    expect(toRequest(draft, [info('delay')]).trigger.providerEvents).toEqual({
+      provider: 'linear',
+      events: ['Issue.create', 'Comment'],
+    });
+    expect(
+      toRequest({ ...draft, providerEventsEnabled: false }, [info('delay')]).trigger.providerEvents,
+    ).toBeNull();
     const [first] = draft.steps;
     if (!first) throw new Error('the draft has no step');
     const before = { ...first, name: '' };

@@ -1,6 +1,8 @@
 import {
   CreateWorkflowBody,
   CustomResponse,
+  ProviderEventsTrigger,
+  type Provider,
   RunningHours,
   STEP_SETTINGS,
   type StepType,
@@ -33,6 +35,11 @@ export interface WorkflowDraft {
   name: string;
   customResponseEnabled: boolean;
   customResponseBody: string;
+  /** Also start on the events of the workspace's connected provider account (decision 132). */
+  providerEventsEnabled: boolean;
+  provider: Provider;
+  /** The event filters as typed: separated by commas or spaces. */
+  providerEventsText: string;
   steps: DraftStep[];
   runningHoursEnabled: boolean;
   runningHours: RunningHoursDraft;
@@ -81,6 +88,9 @@ export function newDraft(): WorkflowDraft {
     name: '',
     customResponseEnabled: false,
     customResponseBody: '',
+    providerEventsEnabled: false,
+    provider: 'github',
+    providerEventsText: '',
     steps: [],
     runningHoursEnabled: false,
     runningHours: defaultRunningHours(),
@@ -91,11 +101,15 @@ export function newDraft(): WorkflowDraft {
 
 export function draftOf(workflow: Workflow): WorkflowDraft {
   const response = workflow.trigger?.customResponse ?? null;
+  const providerEvents = workflow.trigger?.providerEvents ?? null;
   const hours = workflow.settings.runningHours;
   return {
     name: workflow.name,
     customResponseEnabled: response?.enabled ?? false,
     customResponseBody: response?.body ?? '',
+    providerEventsEnabled: providerEvents !== null,
+    provider: providerEvents?.provider ?? 'github',
+    providerEventsText: providerEvents?.events.join(', ') ?? '',
     steps: workflow.steps.map((step) => ({
       key: nextKey(),
       type: step.type,
@@ -175,6 +189,9 @@ export function toRequest(
     trigger: {
       type: 'custom_webhook',
       customResponse: { enabled: draft.customResponseEnabled, body: draft.customResponseBody },
+      providerEvents: draft.providerEventsEnabled
+        ? { provider: draft.provider, events: eventFiltersOf(draft.providerEventsText) }
+        : null,
     },
     steps: draft.steps.map((step) => {
       const schema = schemaOf(step.type);
@@ -194,6 +211,11 @@ export function toRequest(
   };
   // The values are checked before sending (validateDraft); the service checks them again.
   return fields as WorkflowFields;
+}
+
+/** `pull_request.opened, issues` → the filters, in order, each once. */
+export function eventFiltersOf(text: string): string[] {
+  return [...new Set(text.split(/[\s,]+/).filter((filter) => filter !== ''))];
 }
 
 function isKnownStepType(type: string): type is StepType {
@@ -218,6 +240,17 @@ export function validateDraft(
     });
     if (!response.ok && response.errors['body']) {
       errors.fields['customResponseBody'] = response.errors['body'];
+    }
+  }
+
+  if (draft.providerEventsEnabled) {
+    const events = eventFiltersOf(draft.providerEventsText);
+    const checked = validateForm(ProviderEventsTrigger, { provider: draft.provider, events });
+    if (!checked.ok) {
+      errors.fields['providerEvents'] =
+        events.length === 0
+          ? 'Name at least one event, such as pull_request.opened.'
+          : 'Use event names such as pull_request.opened or issues, at most 20.';
     }
   }
 
@@ -287,6 +320,7 @@ export function errorsFromResponse(error: ApiError, draft: WorkflowDraft): Draft
 
 function fieldOfSettingsPath(path: string): string | undefined {
   if (path === 'trigger.customResponse.body') return 'customResponseBody';
+  if (path.startsWith('trigger.providerEvents')) return 'providerEvents';
   const hours = /^settings\.runningHours\.(timezone|days|start|end)/.exec(path);
   return hours ? `runningHours.${hours[1]}` : undefined;
 }

@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import type { Workflow } from '@wap/contracts';
+import { PROVIDERS, type Provider, type Workflow } from '@wap/contracts';
 import {
   Button,
   ErrorMessage,
@@ -14,6 +14,7 @@ import type { Run, StepTypeInfo, TestEvent } from '../api/workflows-api';
 import {
   creditsText,
   formatDateTime,
+  PROVIDER_LABELS,
   runCostSentence,
   STEP_TYPE_TEXT,
   stepTypeLabel,
@@ -209,6 +210,34 @@ export function WorkflowForm(props: WorkflowFormProps) {
             error={errors.fields['customResponseBody']}
             onChange={(customResponseBody) => update({ customResponseBody })}
           />
+        )}
+        <Switch
+          label="Also start on provider events"
+          description="Deliveries of the provider account connected under Provider events start it, their body as the Custom Webhook variables."
+          checked={draft.providerEventsEnabled}
+          onChange={(providerEventsEnabled) => update({ providerEventsEnabled })}
+        />
+        {draft.providerEventsEnabled && (
+          <div className="wf-provider-events">
+            <SelectField
+              label="Provider"
+              options={PROVIDERS.map((provider) => ({
+                value: provider,
+                label: PROVIDER_LABELS[provider],
+              }))}
+              value={draft.provider}
+              onChange={(event) => update({ provider: event.target.value as Provider })}
+            />
+            <TextField
+              label="Events"
+              hint="Separated by commas: pull_request.opened takes that action, issues every action of issues, * every event."
+              value={draft.providerEventsText}
+              error={errors.fields['providerEvents']}
+              autoComplete="off"
+              spellCheck={false}
+              onChange={(event) => update({ providerEventsText: event.target.value })}
+            />
+          </div>
         )}
       </Panel>
 

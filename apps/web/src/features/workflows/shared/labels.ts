@@ -1,3 +1,4 @@
+import type { Provider } from '@wap/contracts';
 import type { Run, RunStatus, StepRun } from '../api/workflows-api';
 
 /** What each step type is called on screen, and what it does, in a line. */
@@ -43,6 +44,8 @@ export function triggerLabel(trigger: Run['trigger']): string {
   switch (trigger.type) {
     case 'custom_webhook':
       return 'Webhook';
+    case 'provider_event':
+      return 'Provider event';
     case 'manual':
       return trigger.test_event_id ? 'Run on a test event' : 'Run';
     case 'mcp':
@@ -99,3 +102,11 @@ export function runDuration(run: Pick<Run, 'started_at' | 'finished_at'>): numbe
   const end = run.finished_at ? Date.parse(run.finished_at) : null;
   return end === null ? null : end - Date.parse(run.started_at);
 }
+
+/** Each provider as people know it. */
+export const PROVIDER_LABELS: Record<Provider, string> = {
+  github: 'GitHub',
+  linear: 'Linear',
+  slack: 'Slack',
+  stripe: 'Stripe',
+};

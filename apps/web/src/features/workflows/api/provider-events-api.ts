@@ -1,0 +1,67 @@
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { z } from 'zod';
+import type {
+  ConnectProviderAccountBody,
+  ProviderAccount,
+  ProviderAccountResponse,
+  ProviderAccountsResponse,
+  ProviderDeliveriesPage,
+  ProviderDelivery,
+} from '@wap/contracts';
+import { useApiClient } from '../../../lib/api';
+import { workflowsKeys } from './workflows-keys';
+
+export type { ProviderAccount, ProviderDelivery };
+
+/** How often the deliveries list is asked for again while it is open, in ms. */
+export const DELIVERIES_REFRESH_MS = 5_000;
+
+const accountsPath = (workspaceId: string) =>
+  `/workspaces/${encodeURIComponent(workspaceId)}/provider-accounts`;
+
+export function useProviderAccounts(workspaceId: string) {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: workflowsKeys.providerAccounts(workspaceId),
+    queryFn: ({ signal }) =>
+      api.get<z.infer<typeof ProviderAccountsResponse>>(accountsPath(workspaceId), { signal }),
+  });
+}
+
+export function useConnectProviderAccount(workspaceId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: ConnectProviderAccountBody) =>
+      api.post<z.infer<typeof ProviderAccountResponse>>(accountsPath(workspaceId), body),
+    onSuccess: () =>
+      queryClient.invalidateQueries({ queryKey: workflowsKeys.providerAccounts(workspaceId) }),
+  });
+}
+
+export function useDisconnectProviderAccount(workspaceId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (connectionId: string) =>
+      api.delete<void>(`${accountsPath(workspaceId)}/${encodeURIComponent(connectionId)}`),
+    onSuccess: () =>
+      queryClient.invalidateQueries({ queryKey: workflowsKeys.providerAccounts(workspaceId) }),
+  });
+}
+
+/** The workspace's deliveries, newest first, a page per "Load more", refreshed while open. */
+export function useProviderDeliveries(workspaceId: string) {
+  const api = useApiClient();
+  return useInfiniteQuery({
+    queryKey: workflowsKeys.providerDeliveries(workspaceId),
+    queryFn: ({ signal, pageParam }) =>
+      api.get<z.infer<typeof ProviderDeliveriesPage>>(
+        `/workspaces/${encodeURIComponent(workspaceId)}/provider-deliveries`,
+        { signal, query: { cursor: pageParam } },
+      ),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (page) => page.nextCursor ?? undefined,
+    refetchInterval: DELIVERIES_REFRESH_MS,
+  });
+}
