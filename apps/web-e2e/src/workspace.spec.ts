@@ -162,6 +162,23 @@ describe('the workspace feature in a browser', () => {
     await heading('API keys').waitFor();
     expect(await page.getByRole('textbox', { name: 'API key' }).count()).toBe(0);
     expect(await page.getByText(secret).count()).toBe(0);
+
+    // The key is listed by name and its first characters, and is revoked after a confirmation.
+    const inUse = page.getByRole('list', { name: 'Keys in use' });
+    const listed = inUse.getByRole('listitem').filter({ hasText: 'Continuous integration' });
+    await listed.getByText(`${secret.slice(0, 8)}`, { exact: false }).waitFor();
+    const callMcp = () =>
+      platform.api('/mcp', { method: 'POST', bearer: secret, body: { jsonrpc: '2.0', id: 1 } });
+    expect((await callMcp()).status).not.toBe(401);
+    await listed.getByRole('button', { name: 'Revoke Continuous integration' }).click();
+    await page
+      .getByRole('group', { name: 'Confirm revoking Continuous integration' })
+      .getByRole('button', { name: 'Revoke Continuous integration for good' })
+      .click();
+    await page.getByRole('status').filter({ hasText: 'Revoked Continuous integration.' }).waitFor();
+    await page.getByText('No key is in use.').waitFor();
+    expect((await callMcp()).status).toBe(401);
+    await expectNoSeriousA11yViolations(page);
   });
 
   test('an extension is authenticated with a token shown once, which works until it is revoked', async () => {

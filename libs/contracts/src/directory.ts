@@ -63,6 +63,20 @@ export const CreateApiKeyResponse = z.object({
   key: z.string().startsWith('sk_'),
 });
 
+export const ApiKeyIdParams = WorkspaceIdParams.extend({ keyId: z.uuid() });
+/** A key as its workspace's owners see it: never the key, only its first characters. */
+export const ApiKeySummary = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  /** `sk_` and the next characters, to tell keys apart. */
+  prefix: z.string(),
+  created_by: z.uuid(),
+  created_by_name: z.string(),
+  created_at: z.iso.datetime(),
+});
+export type ApiKeySummary = z.infer<typeof ApiKeySummary>;
+export const ApiKeysResponse = z.object({ api_keys: z.array(ApiKeySummary) });
+
 export const directoryRoutes = defineRoutes([
   {
     operationId: 'get_me',
@@ -195,6 +209,34 @@ export const directoryRoutes = defineRoutes([
       201: { description: 'Created', schema: CreateApiKeyResponse },
       ...sessionErrorResponses,
     },
+  },
+  {
+    operationId: 'list_api_keys',
+    summary: "The workspace's API keys that are not revoked, newest first (owners only)",
+    method: 'GET',
+    path: '/workspaces/:workspaceId/api-keys',
+    owner: 'storage',
+    subject: 'storage.api.list_api_keys.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: WorkspaceIdParams },
+    responses: {
+      200: { description: 'The keys (never their values)', schema: ApiKeysResponse },
+      ...sessionErrorResponses,
+    },
+  },
+  {
+    operationId: 'revoke_api_key',
+    summary: 'Revoke an API key: it is refused from the next request on (owners only)',
+    method: 'DELETE',
+    path: '/workspaces/:workspaceId/api-keys/:keyId',
+    owner: 'storage',
+    subject: 'storage.api.revoke_api_key.v1',
+    auth: 'session',
+    extensionToken: 'refused',
+    bodyKind: 'none',
+    request: { params: ApiKeyIdParams },
+    responses: { 204: { description: 'Revoked' }, ...sessionErrorResponses },
   },
 ] as const);
 

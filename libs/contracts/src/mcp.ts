@@ -377,7 +377,12 @@ export const mcpRoutes = defineRoutes([
     bodyKind: 'raw',
     bodyLimitBytes: 1024 * 1024,
     responses: {
-      200: { description: 'JSON-RPC response', contentType: 'application/json' },
+      200: {
+        description:
+          'JSON-RPC response: one JSON message, or a text/event-stream of them for a client that accepts both (Streamable HTTP)',
+        contentType: 'application/json',
+        alsoAs: [{ contentType: 'text/event-stream' }],
+      },
       202: { description: 'Notification accepted' },
       401: { description: 'UNAUTHORIZED', schema: ErrorBodySchema },
     },

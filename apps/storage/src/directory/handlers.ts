@@ -3,6 +3,7 @@ import { generateApiKey, hashApiKey } from '@wap/auth';
 import {
   AddMemberBody,
   AppError,
+  ApiKeyIdParams,
   CreateApiKeyBody,
   CreateWorkspaceBody,
   NotificationSettingsBody,
@@ -230,6 +231,31 @@ export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryH
         createdBy: actor.userId,
       });
       return { status: 201, body: { id, name: body.name, key: generated.key } };
+    },
+
+    async list_api_keys(request) {
+      const actor = actorOf(request);
+      const { workspaceId } = parseRequestPart(WorkspaceIdParams, request.params);
+      requireOwner(
+        await repository.standingOf(workspaceId, actor.userId),
+        'Only workspace owners can manage API keys',
+      );
+      return { status: 200, body: { api_keys: await repository.listApiKeys(workspaceId) } };
+    },
+
+    /** The gateway asks storage about every key it is shown: a revoked key fails its next request. */
+    async revoke_api_key(request) {
+      const actor = actorOf(request);
+      const { workspaceId, keyId } = parseRequestPart(ApiKeyIdParams, request.params);
+      requireOwner(
+        await repository.standingOf(workspaceId, actor.userId),
+        'Only workspace owners can manage API keys',
+      );
+      if (!(await repository.revokeApiKey(workspaceId, keyId))) {
+        throw new AppError('NOT_FOUND', 'API key not found');
+      }
+      logger.info({ workspaceId, keyId }, 'API key revoked');
+      return { status: 204 };
     },
   };
 

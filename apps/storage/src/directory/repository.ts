@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, isNull } from 'drizzle-orm';
-import type { DirectoryWorkspace, WorkspaceRole } from '@wap/contracts';
+import type { ApiKeySummary, DirectoryWorkspace, WorkspaceRole } from '@wap/contracts';
 import type { Clock, IdSource, SqlDatabase } from '@wap/platform';
 import { apiKeys, members, users, workspaces } from '../db/schema';
 
@@ -261,6 +261,47 @@ export function createDirectoryRepository({ db, clock, ids }: DirectoryRepositor
       const id = ids.uuid();
       await db.insert(apiKeys).values({ id, ...key, createdAt: clock.now() });
       return id;
+    },
+
+    /** The workspace's keys that are not revoked, newest first, with their creator's name. */
+    async listApiKeys(workspaceId: string): Promise<ApiKeySummary[]> {
+      const rows = await db
+        .select({
+          id: apiKeys.id,
+          name: apiKeys.name,
+          prefix: apiKeys.prefix,
+          createdBy: apiKeys.createdBy,
+          createdByName: users.name,
+          createdAt: apiKeys.createdAt,
+        })
+        .from(apiKeys)
+        .innerJoin(users, eq(users.id, apiKeys.createdBy))
+        .where(and(eq(apiKeys.workspaceId, workspaceId), isNull(apiKeys.revokedAt)))
+        .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+      return rows.map((row) => ({
+        id: row.id,
+        name: row.name,
+        prefix: row.prefix,
+        created_by: row.createdBy,
+        created_by_name: row.createdByName,
+        created_at: row.createdAt.toISOString(),
+      }));
+    },
+
+    /** Revokes a key of the workspace; false when the workspace has no such key (or had it revoked). */
+    async revokeApiKey(workspaceId: string, keyId: string): Promise<boolean> {
+      const revoked = await db
+        .update(apiKeys)
+        .set({ revokedAt: clock.now() })
+        .where(
+          and(
+            eq(apiKeys.id, keyId),
+            eq(apiKeys.workspaceId, workspaceId),
+            isNull(apiKeys.revokedAt),
+          ),
+        )
+        .returning({ id: apiKeys.id });
+      return revoked.length > 0;
     },
 
     async findApiKeyByHash(keyHash: string): Promise<ApiKeyMatch | null> {

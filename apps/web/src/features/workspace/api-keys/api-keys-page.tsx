@@ -3,15 +3,23 @@ import { CreateApiKeyBody } from '@wap/contracts';
 import {
   Button,
   ErrorMessage,
+  LoadingState,
   PageHeader,
   Panel,
   SecretShownOnce,
+  StatusMessage,
   TextField,
 } from '../../../components';
 import { validateForm, type FieldErrors } from '../../../lib/forms';
 import { useWorkspaceId } from '../../../lib/routing';
 import '../workspace.css';
-import { useCreateApiKey, type CreatedApiKey } from '../api/workspace-api';
+import {
+  useApiKeys,
+  useCreateApiKey,
+  useRevokeApiKey,
+  type ApiKeySummary,
+  type CreatedApiKey,
+} from '../api/workspace-api';
 
 export function ApiKeysPage() {
   const workspaceId = useWorkspaceId();
@@ -70,6 +78,85 @@ export function ApiKeysPage() {
           </Button>
         </form>
       </Panel>
+      <KeysInUse />
     </>
+  );
+}
+
+/** The keys that still work, each revocable after a confirmation. */
+function KeysInUse() {
+  const workspaceId = useWorkspaceId();
+  const keys = useApiKeys(workspaceId);
+  const revoke = useRevokeApiKey(workspaceId);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [revoked, setRevoked] = useState<string | null>(null);
+  return (
+    <Panel
+      title="Keys in use"
+      description="Revoking a key refuses it from the next request on; whatever uses it must get a new one."
+    >
+      {keys.isPending && <LoadingState label="Loading the keys…" />}
+      {keys.isError && <ErrorMessage error={keys.error} />}
+      {revoke.isError && <ErrorMessage error={revoke.error} title="Not revoked" />}
+      {revoked && <StatusMessage>Revoked {revoked}.</StatusMessage>}
+      {keys.data && keys.data.api_keys.length === 0 && (
+        <p className="workspace-empty-line">No key is in use.</p>
+      )}
+      {keys.data && keys.data.api_keys.length > 0 && (
+        <ul className="api-keys" aria-label="Keys in use">
+          {keys.data.api_keys.map((key) => (
+            <KeyItem
+              key={key.id}
+              apiKey={key}
+              confirming={confirming === key.id}
+              busy={revoke.isPending && revoke.variables === key.id}
+              onAsk={() => setConfirming(key.id)}
+              onCancel={() => setConfirming(null)}
+              onRevoke={() =>
+                revoke.mutate(key.id, {
+                  onSuccess: () => {
+                    setConfirming(null);
+                    setRevoked(key.name);
+                  },
+                })
+              }
+            />
+          ))}
+        </ul>
+      )}
+    </Panel>
+  );
+}
+
+function KeyItem(props: {
+  apiKey: ApiKeySummary;
+  confirming: boolean;
+  busy: boolean;
+  onAsk: () => void;
+  onCancel: () => void;
+  onRevoke: () => void;
+}) {
+  const { apiKey } = props;
+  return (
+    <li className="api-keys__item">
+      <div>
+        <strong>{apiKey.name}</strong> <code>{apiKey.prefix}…</code>
+        <p className="api-keys__meta">
+          Created by {apiKey.created_by_name} on {new Date(apiKey.created_at).toLocaleDateString()}
+        </p>
+      </div>
+      {props.confirming ? (
+        <div className="button-row" role="group" aria-label={`Confirm revoking ${apiKey.name}`}>
+          <Button variant="danger" busy={props.busy} onClick={props.onRevoke}>
+            Revoke {apiKey.name} for good
+          </Button>
+          <Button onClick={props.onCancel}>Keep it</Button>
+        </div>
+      ) : (
+        <Button variant="danger" aria-label={`Revoke ${apiKey.name}`} onClick={props.onAsk}>
+          Revoke
+        </Button>
+      )}
+    </li>
   );
 }

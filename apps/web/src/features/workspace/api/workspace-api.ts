@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type {
   AddMemberBody,
   AddMemberResponse,
+  ApiKeysResponse,
   CreateApiKeyBody,
   CreateApiKeyResponse,
   CreateWorkspaceBody,
@@ -24,6 +25,7 @@ import { workspaceKeys } from './workspace-keys';
 export type MyWorkspace = MeResponse['workspaces'][number];
 export type Member = z.infer<typeof MembersResponse>['members'][number];
 export type CreatedApiKey = z.infer<typeof CreateApiKeyResponse>;
+export type ApiKeySummary = z.infer<typeof ApiKeysResponse>['api_keys'][number];
 
 /** How this deployment signs people in (answered by the gateway, no session needed). */
 export type SignInMethod = 'development' | 'sign_in_link' | 'identity_provider';
@@ -139,9 +141,35 @@ export function useUpdatePreferences() {
 /** Creates a workspace API key; the answer is the only time its secret is ever shown. */
 export function useCreateApiKey(workspaceId: string) {
   const api = useApiClient();
+  const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: CreateApiKeyBody) =>
       api.post<CreatedApiKey>(path(workspaceId, 'api-keys'), body),
+    onSuccess: () =>
+      queryClient.invalidateQueries({ queryKey: workspaceKeys.apiKeys(workspaceId) }),
+  });
+}
+
+/** The workspace's keys that still work, newest first (owners only: members get 403). */
+export function useApiKeys(workspaceId: string) {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: workspaceKeys.apiKeys(workspaceId),
+    queryFn: ({ signal }) =>
+      api.get<z.infer<typeof ApiKeysResponse>>(path(workspaceId, 'api-keys'), { signal }),
+    retry: false,
+  });
+}
+
+/** Revokes a key: the gateway refuses it from the next request on. */
+export function useRevokeApiKey(workspaceId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (keyId: string) =>
+      api.delete<void>(path(workspaceId, `api-keys/${encodeURIComponent(keyId)}`)),
+    onSuccess: () =>
+      queryClient.invalidateQueries({ queryKey: workspaceKeys.apiKeys(workspaceId) }),
   });
 }
 

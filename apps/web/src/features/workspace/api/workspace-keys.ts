@@ -11,5 +11,7 @@ export const workspaceKeys = {
   members: (workspaceId: string) => [...workspaceKeys.ofWorkspace(workspaceId), 'members'] as const,
   notificationSettings: (workspaceId: string) =>
     [...workspaceKeys.ofWorkspace(workspaceId), 'notification-settings'] as const,
+  apiKeys: (workspaceId: string) =>
+    [...workspaceKeys.ofWorkspace(workspaceId), 'api-keys'] as const,
   credits: (workspaceId: string) => [...workspaceKeys.ofWorkspace(workspaceId), 'credits'] as const,
 };
