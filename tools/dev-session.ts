@@ -1,8 +1,10 @@
 // Prints a development session cookie for curl, where the gateway runs with DEV_SIGN_IN=on:
 // `DEV_SIGN_IN=on npm run dev:session -- you@example.com "Your Name"`;
 // `--admin` makes it a platform admin's (who may grant credits, e.g. to try workflows locally).
-// Uses SESSION_JWT_SECRET, else the secret the embedded runtime generated in DATA_DIR.
-// `npm run admin -- session` mints the same cookie.
+// Uses SESSION_JWT_SECRET, else the secret the embedded runtime generated in DATA_DIR, and
+// checks the cookie against the server at BASE_URL (default http://127.0.0.1:$PORT, PORT 3000):
+// a cookie the server would refuse (another DATA_DIR, another secret) fails here, loudly.
+// `npm run admin -- session` mints the same cookie without asking a server.
 import { developmentSessionSecret, mintDevelopmentSession } from '@wap/auth';
 
 async function main(): Promise<void> {
@@ -25,7 +27,32 @@ async function main(): Promise<void> {
     sessionJwtSecret: process.env['SESSION_JWT_SECRET'],
     dataDir: process.env['DATA_DIR'] ?? './data',
   });
-  process.stdout.write(`${await mintDevelopmentSession({ email, name, platformAdmin, secret })}\n`);
+  const cookie = await mintDevelopmentSession({ email, name, platformAdmin, secret });
+  await requireAcceptedBy(serverUrl(), cookie);
+  process.stdout.write(`${cookie}\n`);
+}
+
+function serverUrl(): string {
+  const base = process.env['BASE_URL'] ?? `http://127.0.0.1:${process.env['PORT'] ?? '3000'}`;
+  return base.replace(/\/$/, '');
+}
+
+/** Asks the running server who this cookie is: anything but 200 stops with the reason. */
+async function requireAcceptedBy(base: string, cookie: string): Promise<void> {
+  const response = await fetch(`${base}/me`, { headers: { cookie } }).catch(() => {
+    throw new Error(
+      `no server answers at ${base}: start it (npm start), and give PORT or BASE_URL as it has them`,
+    );
+  });
+  if (response.status === 401) {
+    throw new Error(
+      `the server at ${base} refuses this session: DATA_DIR (${process.env['DATA_DIR'] ?? './data'}) ` +
+        'is not the data folder it runs with, or SESSION_JWT_SECRET differs from its own',
+    );
+  }
+  if (response.status !== 200) {
+    throw new Error(`the server at ${base} answered GET /me with ${response.status}`);
+  }
 }
 
 void main().catch((error: unknown) => {

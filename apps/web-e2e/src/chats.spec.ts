@@ -2,9 +2,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import {
   startChatCompletionsProvider,
+  startEverythingMcpServer,
   textReply,
   toolCallReply,
   type ChatCompletionsProvider,
+  type McpTestServer,
 } from '@wap/testing';
 import {
   expectNoSeriousA11yViolations,
@@ -13,7 +15,6 @@ import {
   screenshot,
   signIn,
 } from './browser';
-import { startMcpTestServer, type McpTestServer } from './mcp-test-server';
 import { startPlatform, type RunningPlatform } from './platform';
 
 const unique = randomBytes(4).toString('hex');
@@ -42,7 +43,7 @@ describe('chats in a browser', () => {
 
   beforeAll(async () => {
     provider = await startChatCompletionsProvider();
-    mcp = await startMcpTestServer();
+    mcp = await startEverythingMcpServer();
     // The registry connects to https only, past an SSRF guard: the test server is on 127.0.0.1
     // behind a proxy whose certificate a throw-away CA signed.
     platform = await startPlatform({

@@ -13,9 +13,9 @@ import {
 import {
   BASIC_PASSWORD,
   BASIC_USER,
-  startMcpTestServer,
+  startEverythingMcpServer,
   type McpTestServer,
-} from './mcp-test-server';
+} from '@wap/testing';
 import { repositoryRoot, startPlatform, type RunningPlatform } from './platform';
 
 const unique = randomBytes(4).toString('hex');
@@ -47,7 +47,7 @@ describe('MCP servers and tools in a browser', () => {
   let toolTotal = 0;
 
   beforeAll(async () => {
-    mcp = await startMcpTestServer();
+    mcp = await startEverythingMcpServer();
     // The registry connects to https only and refuses private addresses: the test server is on
     // 127.0.0.1 behind a throw-away CA, so both are let through explicitly.
     platform = await startPlatform({

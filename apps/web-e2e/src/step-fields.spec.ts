@@ -7,7 +7,7 @@ import {
   screenshot,
   signIn,
 } from './browser';
-import { startMcpTestServer, type McpTestServer } from './mcp-test-server';
+import { startEverythingMcpServer, type McpTestServer } from '@wap/testing';
 import { startPlatform, type RunningPlatform } from './platform';
 
 const unique = randomBytes(4).toString('hex');
@@ -41,7 +41,7 @@ describe('fields picked from a test event in the workflow editor', () => {
   const ids: Ids = { workspaceId: '', workflowId: '', tableId: '', columns: {}, webhookUrl: '' };
 
   beforeAll(async () => {
-    mcp = await startMcpTestServer();
+    mcp = await startEverythingMcpServer();
     // The registry connects to https only and refuses private addresses: the test server is on
     // 127.0.0.1 behind a throw-away CA, so both are let through explicitly.
     platform = await startPlatform({

@@ -33,6 +33,13 @@ export { testBusKeys, asBusPrincipal, busKeyEnvironment } from './bus-keys';
 export { startOwnNats, type OwnNats, type NatsNode } from './nats-servers';
 export { freePort } from './ports';
 export { makeTestCertificates, type TestCertificates } from './certificates';
+export {
+  startEverythingMcpServer,
+  BASIC_USER,
+  BASIC_PASSWORD,
+  type McpTestServer,
+  type EverythingMcpServerOptions,
+} from './everything-mcp-server';
 export { startSmtpReceiver, type SmtpReceiver } from './smtp-receiver';
 export {
   createOpenApiConformance,

@@ -2,11 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeTestCertificates } from '@wap/testing';
-import { repositoryRoot } from './platform';
+import { makeTestCertificates, type TestCertificates } from './certificates';
+import { freePort } from './ports';
 
 /** The credentials the proxy's /basic/ path demands (HTTP Basic). */
 export const BASIC_USER = 'mcp-user';
@@ -27,9 +28,24 @@ export interface McpTestServer {
   stop(): Promise<void>;
 }
 
-export async function startMcpTestServer(): Promise<McpTestServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'wap-web-mcp-tls-'));
-  const { keyPem, certPem } = makeTestCertificates(dir, 'wap web-e2e CA');
+export interface EverythingMcpServerOptions {
+  /** The HTTPS port; a free one when left out. */
+  port?: number;
+  /**
+   * Where the CA and the server certificate are kept; a temp folder (removed on stop) when
+   * left out. Given, they are reused while still valid and kept after stop, so a platform
+   * started with `MCP_EXTRA_CA_CERTS=<dir>/ca.pem` keeps trusting the server across restarts.
+   */
+  certificatesDir?: string;
+}
+
+export async function startEverythingMcpServer(
+  options: EverythingMcpServerOptions = {},
+): Promise<McpTestServer> {
+  const dir = options.certificatesDir ?? mkdtempSync(join(tmpdir(), 'wap-mcp-tls-'));
+  const { keyPem, certPem }: TestCertificates = options.certificatesDir
+    ? makeTestCertificates(dir, 'wap example MCP CA', { days: 30, reuse: true })
+    : makeTestCertificates(dir, 'wap test MCP CA');
   const everything = await startEverything();
   const basicAuthorization = `Basic ${Buffer.from(`${BASIC_USER}:${BASIC_PASSWORD}`).toString('base64')}`;
 
@@ -52,7 +68,10 @@ export async function startMcpTestServer(): Promise<McpTestServer> {
       res.end();
     });
   });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    proxy.once('error', reject);
+    proxy.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
   const origin = `https://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   return {
     caFile: join(dir, 'ca.pem'),
@@ -62,7 +81,7 @@ export async function startMcpTestServer(): Promise<McpTestServer> {
       proxy.closeAllConnections();
       await new Promise<void>((resolve) => proxy.close(() => resolve()));
       await stopChild(everything.child);
-      rmSync(dir, { recursive: true, force: true });
+      if (!options.certificatesDir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -90,9 +109,8 @@ function forward(
 /** Starts server-everything with a clean environment: one of its tools prints the environment. */
 async function startEverything(): Promise<{ port: number; child: ChildProcess }> {
   const port = await freePort();
-  const entry = join(
-    repositoryRoot,
-    'node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+  const entry = createRequire(join(process.cwd(), 'package.json')).resolve(
+    '@modelcontextprotocol/server-everything/dist/index.js',
   );
   const child = spawn(process.execPath, [entry, 'streamableHttp'], {
     env: { PORT: String(port), PATH: process.env['PATH'] ?? '' },
@@ -126,12 +144,4 @@ async function stopChild(child: ChildProcess): Promise<void> {
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');
   await exited;
-}
-
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
