@@ -80,21 +80,23 @@ describe('the workspace feature in a browser', () => {
     await nav().getByRole('link', { name: 'Members' }).click();
     await heading('Members').waitFor();
     const members = page.getByRole('table', { name: 'People in this workspace' });
-    await members.getByRole('cell', { name: ownerEmail }).waitFor();
+    await members.getByRole('row').filter({ hasText: ownerEmail }).waitFor();
     expect(await members.getByRole('row').count()).toBe(2);
     await page.getByRole('textbox', { name: 'Email' }).fill(memberEmail);
-    await page.getByRole('combobox', { name: 'Role' }).selectOption({ label: 'Member' });
+    await page
+      .getByRole('combobox', { name: 'Role', exact: true })
+      .selectOption({ label: 'Member' });
     await page.getByRole('button', { name: 'Add member' }).click();
     await page
       .getByRole('status')
       .filter({ hasText: `Added ${memberEmail} as a member.` })
       .waitFor();
-    await members.getByRole('cell', { name: memberEmail }).waitFor();
-    const roles = async (email: string) =>
-      members.getByRole('row').filter({ hasText: email }).getByRole('cell').nth(1).innerText();
+    await members.getByRole('row').filter({ hasText: memberEmail }).waitFor();
+    const roles = (email: string) =>
+      members.getByRole('combobox', { name: `Role of ${email}` }).inputValue();
     expect(await members.getByRole('row').count()).toBe(3);
-    expect(await roles(ownerEmail)).toBe('Owner');
-    expect(await roles(memberEmail)).toBe('Member');
+    expect(await roles(ownerEmail)).toBe('owner');
+    expect(await roles(memberEmail)).toBe('member');
     await expectNoSeriousA11yViolations(page);
     await screenshot(page, 'members');
 
@@ -104,6 +106,44 @@ describe('the workspace feature in a browser', () => {
       .getByRole('alert')
       .filter({ hasText: 'User is already a member of this workspace' })
       .waitFor();
+  });
+
+  test('an owner changes a role and removes someone after a confirmation; the last owner cannot leave', async () => {
+    const members = page.getByRole('table', { name: 'People in this workspace' });
+    const temporary = `temp-${ownerEmail}`;
+    await page.getByRole('textbox', { name: 'Email' }).fill(temporary);
+    await page.getByRole('button', { name: 'Add member' }).click();
+    await members.getByRole('row').filter({ hasText: temporary }).waitFor();
+
+    await members.getByRole('combobox', { name: `Role of ${temporary}` }).selectOption('owner');
+    await page
+      .getByRole('status')
+      .filter({ hasText: `${temporary} is now an owner.` })
+      .waitFor();
+    await members.getByRole('combobox', { name: `Role of ${temporary}` }).selectOption('member');
+    await page
+      .getByRole('status')
+      .filter({ hasText: `${temporary} is now a member.` })
+      .waitFor();
+
+    await members.getByRole('button', { name: `Remove ${temporary}` }).click();
+    await members
+      .getByRole('group', { name: `Confirm removing ${temporary}` })
+      .getByRole('button', { name: `Remove ${temporary}` })
+      .click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Removed ${temporary}.` })
+      .waitFor();
+    expect(await members.getByRole('row').filter({ hasText: temporary }).count()).toBe(0);
+
+    // The only owner is told why they cannot step down.
+    await members.getByRole('combobox', { name: `Role of ${ownerEmail}` }).selectOption('member');
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'A workspace keeps at least one owner' })
+      .waitFor();
+    await expectNoSeriousA11yViolations(page);
   });
 
   test('the workspace approval emails switch and the person’s own preference are saved', async () => {

@@ -39,6 +39,12 @@ export const Member = z.object({
   joined_at: z.iso.datetime(),
 });
 export const AddMemberResponse = z.object({ member: Member });
+export const MemberParams = WorkspaceIdParams.extend({ userId: z.uuid() });
+export const UpdateMemberBody = z.object({ role: WorkspaceRole });
+export type UpdateMemberBody = z.infer<typeof UpdateMemberBody>;
+export const MemberResponse = z.object({ member: Member });
+/** The refusal when a change would leave a workspace without an owner. */
+export const LAST_OWNER_MESSAGE = 'A workspace keeps at least one owner';
 export const MembersResponse = z.object({ members: z.array(Member) });
 
 export const NotificationSettingsBody = z.object({ email_on_approval: z.boolean() });
@@ -161,6 +167,40 @@ export const directoryRoutes = defineRoutes([
     responses: {
       201: { description: 'Added', schema: AddMemberResponse },
       409: { description: 'Already a member', schema: ErrorBodySchema },
+      ...sessionErrorResponses,
+    },
+  },
+  {
+    operationId: 'update_member',
+    summary: "Change a member's role (owner only); the last owner stays an owner",
+    method: 'PATCH',
+    path: '/workspaces/:workspaceId/members/:userId',
+    owner: 'storage',
+    subject: 'storage.api.update_member.v1',
+    auth: 'session',
+    extensionToken: 'refused',
+    bodyKind: 'json',
+    request: { params: MemberParams, body: UpdateMemberBody },
+    responses: {
+      200: { description: 'The member with the new role', schema: MemberResponse },
+      409: { description: LAST_OWNER_MESSAGE, schema: ErrorBodySchema },
+      ...sessionErrorResponses,
+    },
+  },
+  {
+    operationId: 'remove_member',
+    summary: 'Remove a member (owner only), or leave (any member); the last owner stays',
+    method: 'DELETE',
+    path: '/workspaces/:workspaceId/members/:userId',
+    owner: 'storage',
+    subject: 'storage.api.remove_member.v1',
+    auth: 'session',
+    extensionToken: 'refused',
+    bodyKind: 'none',
+    request: { params: MemberParams },
+    responses: {
+      204: { description: 'Removed' },
+      409: { description: LAST_OWNER_MESSAGE, schema: ErrorBodySchema },
       ...sessionErrorResponses,
     },
   },

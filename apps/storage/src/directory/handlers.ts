@@ -4,6 +4,9 @@ import {
   AddMemberBody,
   AppError,
   ApiKeyIdParams,
+  LAST_OWNER_MESSAGE,
+  MemberParams,
+  UpdateMemberBody,
   CreateApiKeyBody,
   CreateWorkspaceBody,
   NotificationSettingsBody,
@@ -187,6 +190,55 @@ export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryH
           },
         },
       };
+    },
+
+    async update_member(request) {
+      const actor = actorOf(request);
+      const { workspaceId, userId } = parseRequestPart(MemberParams, request.params);
+      const body = parseRequestPart(UpdateMemberBody, request.body);
+      requireOwner(
+        await repository.standingOf(workspaceId, actor.userId),
+        'Only workspace owners can change roles',
+      );
+      const change = await repository.changeMembership(workspaceId, userId, body.role);
+      if (change.outcome === 'not_member') throw new AppError('NOT_FOUND', 'Member not found');
+      if (change.outcome === 'last_owner') throw new AppError('CONFLICT', LAST_OWNER_MESSAGE);
+      meCache.changed([userId]);
+      await publishAfterCommit(workspaceId);
+      const member = (await repository.membersOf(workspaceId)).find(
+        (candidate) => candidate.userId === userId,
+      );
+      if (!member) throw new AppError('NOT_FOUND', 'Member not found');
+      logger.info({ workspaceId, userId, role: body.role }, 'member role changed');
+      return {
+        status: 200,
+        body: {
+          member: {
+            user_id: member.userId,
+            workspace_id: workspaceId,
+            email: member.email,
+            name: member.name,
+            role: member.role,
+            joined_at: member.joinedAt.toISOString(),
+          },
+        },
+      };
+    },
+
+    /** Owners remove anyone; a member may remove only themselves (leave). */
+    async remove_member(request) {
+      const actor = actorOf(request);
+      const { workspaceId, userId } = parseRequestPart(MemberParams, request.params);
+      const standing = await repository.standingOf(workspaceId, actor.userId);
+      if (userId === actor.userId) requireMember(standing);
+      else requireOwner(standing, 'Only workspace owners can remove members');
+      const change = await repository.changeMembership(workspaceId, userId, null);
+      if (change.outcome === 'not_member') throw new AppError('NOT_FOUND', 'Member not found');
+      if (change.outcome === 'last_owner') throw new AppError('CONFLICT', LAST_OWNER_MESSAGE);
+      meCache.changed([userId]);
+      await publishAfterCommit(workspaceId);
+      logger.info({ workspaceId, userId, by: actor.userId }, 'member removed');
+      return { status: 204 };
     },
 
     async get_notification_settings(request) {

@@ -3,6 +3,13 @@ import type { ApiKeySummary, DirectoryWorkspace, WorkspaceRole } from '@wap/cont
 import type { Clock, IdSource, SqlDatabase } from '@wap/platform';
 import { apiKeys, members, users, workspaces } from '../db/schema';
 
+/** What a change of membership did. */
+export type MembershipChange =
+  | { outcome: 'changed'; joinedAt: Date }
+  | { outcome: 'removed' }
+  | { outcome: 'not_member' }
+  | { outcome: 'last_owner' };
+
 /** A member of a workspace as the members list shows it. */
 export interface MemberRecord {
   userId: string;
@@ -241,6 +248,44 @@ export function createDirectoryRepository({ db, clock, ids }: DirectoryRepositor
         .onConflictDoNothing()
         .returning({ joinedAt: members.joinedAt });
       return row ?? null;
+    },
+
+    /**
+     * Changes a member's role, or removes them (`role` null). The workspace row is locked first,
+     * so two owners demoting each other at once cannot both succeed and leave none.
+     */
+    async changeMembership(
+      workspaceId: string,
+      userId: string,
+      role: WorkspaceRole | null,
+    ): Promise<MembershipChange> {
+      return db.transaction(async (tx) => {
+        await tx
+          .select({ id: workspaces.id })
+          .from(workspaces)
+          .where(eq(workspaces.id, workspaceId))
+          .for('update');
+        const memberOf = and(eq(members.workspaceId, workspaceId), eq(members.userId, userId));
+        const [current] = await tx.select({ role: members.role }).from(members).where(memberOf);
+        if (!current) return { outcome: 'not_member' };
+        if (current.role === 'owner' && role !== 'owner') {
+          const owners = await tx
+            .select({ userId: members.userId })
+            .from(members)
+            .where(and(eq(members.workspaceId, workspaceId), eq(members.role, 'owner')));
+          if (owners.length <= 1) return { outcome: 'last_owner' };
+        }
+        if (role === null) {
+          await tx.delete(members).where(memberOf);
+          return { outcome: 'removed' };
+        }
+        const [changed] = await tx
+          .update(members)
+          .set({ role })
+          .where(memberOf)
+          .returning({ joinedAt: members.joinedAt });
+        return { outcome: 'changed', joinedAt: changed?.joinedAt ?? clock.now() };
+      });
     },
 
     async softDeleteWorkspace(workspaceId: string): Promise<void> {

@@ -10,6 +10,7 @@ import type {
   CreateWorkspaceBody,
   CreateWorkspaceResponse,
   CreditBalanceResponse,
+  MemberResponse,
   MembersResponse,
   MeResponse,
   NotificationSettings,
@@ -17,6 +18,7 @@ import type {
   PreferencesBody,
   PreferencesResponse,
   UpdateNotificationSettingsResponse,
+  WorkspaceRole,
 } from '@wap/contracts';
 import { useApiClient } from '../../../lib/api';
 import { appPaths } from '../../../lib/routing';
@@ -94,6 +96,37 @@ export function useAddMember(workspaceId: string) {
       api.post<z.infer<typeof AddMemberResponse>>(path(workspaceId, 'members'), body),
     onSuccess: () =>
       queryClient.invalidateQueries({ queryKey: workspaceKeys.members(workspaceId) }),
+  });
+}
+
+/** Changes a member's role (owners); `/me` follows, as the person's own role may be it. */
+export function useChangeRole(workspaceId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (change: { userId: string; role: WorkspaceRole }) =>
+      api.patch<z.infer<typeof MemberResponse>>(
+        path(workspaceId, `members/${encodeURIComponent(change.userId)}`),
+        { role: change.role },
+      ),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: workspaceKeys.members(workspaceId) });
+      await queryClient.invalidateQueries({ queryKey: workspaceKeys.me() });
+    },
+  });
+}
+
+/** Removes a member (owners), or the signed-in person themselves (leaving). */
+export function useRemoveMember(workspaceId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (userId: string) =>
+      api.delete<void>(path(workspaceId, `members/${encodeURIComponent(userId)}`)),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: workspaceKeys.members(workspaceId) });
+      await queryClient.invalidateQueries({ queryKey: workspaceKeys.me() });
+    },
   });
 }
 

@@ -13,7 +13,15 @@ import {
 } from '../../../components';
 import { validateForm, type FieldErrors } from '../../../lib/forms';
 import { useWorkspaceId } from '../../../lib/routing';
-import { findWorkspace, useAddMember, useMe, useMembers } from '../api/workspace-api';
+import {
+  findWorkspace,
+  useAddMember,
+  useChangeRole,
+  useMe,
+  useMembers,
+  useRemoveMember,
+  type Member,
+} from '../api/workspace-api';
 import '../workspace.css';
 
 const ROLE_OPTIONS = [
@@ -22,6 +30,7 @@ const ROLE_OPTIONS = [
 ] as const satisfies readonly { value: WorkspaceRole; label: string }[];
 
 const ROLE_LABELS: Record<WorkspaceRole, string> = { owner: 'Owner', member: 'Member' };
+const ROLE_ARTICLES: Record<WorkspaceRole, string> = { owner: 'an owner', member: 'a member' };
 
 const joinedFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 
@@ -40,41 +49,116 @@ export function MembersPage() {
       ) : (
         <p>Only the workspace&apos;s owners add members. Ask one of them to add a colleague.</p>
       )}
-      <MemberList workspaceId={workspaceId} />
+      <MemberList workspaceId={workspaceId} isOwner={isOwner} myId={me.data?.user.id} />
     </>
   );
 }
 
-function MemberList(props: { workspaceId: string }) {
+function MemberList(props: { workspaceId: string; isOwner: boolean; myId: string | undefined }) {
   const members = useMembers(props.workspaceId);
+  const changeRole = useChangeRole(props.workspaceId);
+  const removeMember = useRemoveMember(props.workspaceId);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
   if (members.isPending) return <LoadingState label="Loading the members…" />;
   if (members.isError) return <ErrorMessage error={members.error} />;
   if (members.data.members.length === 0) {
     return <EmptyState title="No members yet" />;
   }
+  const remove = (member: Member) =>
+    removeMember.mutate(member.user_id, {
+      onSuccess: () => {
+        setConfirming(null);
+        setDone(`Removed ${member.email}.`);
+      },
+    });
   return (
-    <table className="data-table">
-      <caption>People in this workspace</caption>
-      <thead>
-        <tr>
-          <th scope="col">Person</th>
-          <th scope="col">Role</th>
-          <th scope="col">Joined</th>
-        </tr>
-      </thead>
-      <tbody>
-        {members.data.members.map((member) => (
-          <tr key={member.user_id}>
-            <td>
-              <span className="member__name">{member.name}</span>
-              <span className="member__email">{member.email}</span>
-            </td>
-            <td>{ROLE_LABELS[member.role]}</td>
-            <td>{joinedFormat.format(new Date(member.joined_at))}</td>
+    <>
+      {changeRole.isError && <ErrorMessage error={changeRole.error} title="Role not changed" />}
+      {removeMember.isError && <ErrorMessage error={removeMember.error} title="Not removed" />}
+      {done && <StatusMessage>{done}</StatusMessage>}
+      <table className="data-table">
+        <caption>People in this workspace</caption>
+        <thead>
+          <tr>
+            <th scope="col">Person</th>
+            <th scope="col">Role</th>
+            <th scope="col">Joined</th>
+            {props.isOwner && <th scope="col">Manage</th>}
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {members.data.members.map((member) => (
+            <tr key={member.user_id}>
+              <td>
+                <span className="member__name">{member.name}</span>
+                <span className="member__email">{member.email}</span>
+              </td>
+              <td>
+                {props.isOwner ? (
+                  <select
+                    className="field__input field__input--select"
+                    aria-label={`Role of ${member.email}`}
+                    value={member.role}
+                    disabled={changeRole.isPending}
+                    onChange={(event) =>
+                      changeRole.mutate(
+                        { userId: member.user_id, role: event.target.value as WorkspaceRole },
+                        {
+                          onSuccess: ({ member: changed }) =>
+                            setDone(`${changed.email} is now ${ROLE_ARTICLES[changed.role]}.`),
+                        },
+                      )
+                    }
+                  >
+                    {ROLE_OPTIONS.map((option) => (
+                      <option key={option.value} value={option.value}>
+                        {option.label}
+                      </option>
+                    ))}
+                  </select>
+                ) : (
+                  ROLE_LABELS[member.role]
+                )}
+              </td>
+              <td>{joinedFormat.format(new Date(member.joined_at))}</td>
+              {props.isOwner && (
+                <td>
+                  {confirming === member.user_id ? (
+                    <div
+                      className="button-row"
+                      role="group"
+                      aria-label={`Confirm removing ${member.email}`}
+                    >
+                      <Button
+                        variant="danger"
+                        busy={removeMember.isPending}
+                        onClick={() => remove(member)}
+                      >
+                        Remove {member.email}
+                      </Button>
+                      <Button onClick={() => setConfirming(null)}>Keep</Button>
+                    </div>
+                  ) : (
+                    <Button
+                      variant="danger"
+                      aria-label={
+                        member.user_id === props.myId
+                          ? 'Leave the workspace'
+                          : `Remove ${member.email}`
+                      }
+                      onClick={() => setConfirming(member.user_id)}
+                    >
+                      {member.user_id === props.myId ? 'Leave' : 'Remove'}
+                    </Button>
+                  )}
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
   );
 }
 
