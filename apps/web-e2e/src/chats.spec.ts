@@ -181,6 +181,38 @@ describe('chats in a browser', () => {
   );
 
   test(
+    'replies and messages show as Markdown; HTML in them is never rendered and links open outside',
+    async () => {
+      provider.enqueue({
+        text: [
+          '**Done:** see [the report](https://example.com/report)\n\n',
+          '- first\n- second\n\n',
+          '<img src=x onerror="window.injected=1"><script>window.injected=2</script>',
+          '[bad](javascript:window.injected=3)',
+        ],
+      });
+      await send('Give me *the* summary');
+      const mine = page.getByRole('article', { name: 'You' }).last();
+      await mine.locator('em', { hasText: 'the' }).waitFor();
+      const reply = lastReply(page);
+      await reply.locator('strong', { hasText: 'Done:' }).waitFor();
+      await replyEnded();
+      const link = reply.getByRole('link', { name: 'the report' });
+      expect(await link.getAttribute('href')).toBe('https://example.com/report');
+      expect(await link.getAttribute('target')).toBe('_blank');
+      expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
+      expect(await reply.getByRole('listitem').allInnerTexts()).toEqual(['first', 'second']);
+      expect(await reply.locator('img, script').count()).toBe(0);
+      expect(await reply.getByRole('link', { name: 'bad' }).getAttribute('href')).not.toMatch(
+        /^javascript:/i,
+      );
+      expect(await page.evaluate(() => (window as { injected?: number }).injected)).toBeUndefined();
+      await expectNoSeriousA11yViolations(page);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
     'Stop ends a long reply: the status says stopped and the partial text stays',
     async () => {
       provider.enqueue({

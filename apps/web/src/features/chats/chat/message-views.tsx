@@ -4,6 +4,7 @@ import { describeError } from '../../../lib/api';
 import type { EventStreamStatus } from '../../../lib/event-stream';
 import { useTurn } from '../api/chats-api';
 import { ChatTime } from '../chat-time';
+import { MarkdownText } from './markdown-text';
 import { ToolCallCard } from './tool-call-card';
 import type { ToolCallView } from './turn-state';
 
@@ -14,7 +15,9 @@ export function UserMessage(props: { message: Message; author: string }) {
         <span className="message__author">{props.author}</span>
         <ChatTime className="message__time" value={props.message.created_at} />
       </header>
-      <div className="message__text">{props.message.content}</div>
+      <div className="message__text">
+        <MarkdownText text={props.message.content} />
+      </div>
     </article>
   );
 }
@@ -65,7 +68,7 @@ export function AssistantReply(props: { reply: ReplyView; controls?: ReplyContro
         />
       ))}
       <div className="message__text" aria-live={reply.live ? 'polite' : undefined}>
-        {reply.text}
+        <MarkdownText text={reply.text} />
       </div>
       <ReplyFooter reply={reply} running={running} runningTool={runningCall} controls={controls} />
     </article>
