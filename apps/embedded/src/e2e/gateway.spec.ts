@@ -244,13 +244,20 @@ describe.each(RUNTIMES)('gateway on the %s runtime', (runtime) => {
             cwd: repositoryRoot,
             env: {
               PATH: process.env['PATH'],
-              SESSION_JWT_SECRET: SESSION_SECRET,
+              SESSION_JWT_SECRET: secret,
               DEV_SIGN_IN: 'on',
+              BASE_URL: stack.url,
             },
           },
         );
         return stdout.trim();
       };
+      let secret = 'a-secret-this-server-does-not-have-0123456789';
+      // A cookie the server would refuse fails loudly, naming the likely cause.
+      await expect(devSession(uniqueEmail('curl'))).rejects.toThrow(
+        /refuses this session: DATA_DIR .* or SESSION_JWT_SECRET differs/,
+      );
+      secret = SESSION_SECRET;
       const cookie = await devSession(uniqueEmail('curl'));
       const created = await http(`${stack.url}/workspaces`, {
         method: 'POST',
