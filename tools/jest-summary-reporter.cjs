@@ -1,7 +1,33 @@
-// Records each jest run's counts under tmp/test-results so tools/run-tests.mjs can print one
-// closing line for the whole suite across every project.
+// Records each jest run's counts and failures under tmp/test-results so tools/run-tests.mjs can
+// close the whole suite with one line and the failed tests again: a CI log is often read from its
+// tail only.
 const { mkdirSync, writeFileSync } = require('node:fs');
-const { join } = require('node:path');
+const { join, relative } = require('node:path');
+
+const MESSAGE_CHARACTERS = 1_500;
+const repositoryRoot = join(__dirname, '..');
+
+/** Each failed test, and each file that failed before its tests ran, with where and why. */
+function failuresOf(results) {
+  return results.testResults.flatMap((file) => {
+    const path = relative(repositoryRoot, file.testFilePath);
+    if (file.testExecError) {
+      return [{ path, test: '(the file did not run)', message: file.testExecError.message }];
+    }
+    return file.testResults
+      .filter((test) => test.status === 'failed')
+      .map((test) => ({
+        path,
+        test: test.fullName,
+        message: test.failureMessages
+          .join('\n')
+          .split('\n')
+          .filter((line) => !line.includes('/node_modules/'))
+          .join('\n')
+          .slice(0, MESSAGE_CHARACTERS),
+      }));
+  });
+}
 
 class SummaryReporter {
   onRunComplete(contexts, results) {
@@ -17,6 +43,7 @@ class SummaryReporter {
         passed: results.numPassedTests,
         failed: results.numFailedTests + results.numRuntimeErrorTestSuites,
         skipped: results.numPendingTests + results.numTodoTests,
+        failures: failuresOf(results),
       }),
     );
   }

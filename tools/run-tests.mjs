@@ -60,13 +60,19 @@ await services?.stop();
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+const failures = [];
 if (existsSync(resultsDir)) {
   for (const file of readdirSync(resultsDir)) {
     const result = JSON.parse(readFileSync(join(resultsDir, file), 'utf8'));
     passed += result.passed;
     failed += result.failed;
     skipped += result.skipped;
+    for (const failure of result.failures ?? [])
+      failures.push({ project: result.project, ...failure });
   }
+}
+for (const failure of failures) {
+  console.error(`\n✕ ${failure.project}: ${failure.path} › ${failure.test}\n${failure.message}`);
 }
 if (failedStep) console.error(`\n${failedStep} failed`);
 console.log(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
