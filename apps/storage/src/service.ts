@@ -106,6 +106,8 @@ export async function startStorageService(deps: StorageServiceDeps): Promise<Sto
     standingOf,
     clock: platform.clock,
     uploadLimits: deps.uploadLimits ?? DEFAULT_UPLOAD_LIMITS,
+    objects: platform.objects,
+    logger,
   });
 
   const extensionTokens = createExtensionTokenHandlers({

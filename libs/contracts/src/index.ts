@@ -388,6 +388,17 @@ export {
   TablesPage,
   TasksPage,
   ContactsPage,
+  UpdateTableBody,
+  UpdatePropertyBody,
+  PropertyParams,
+  UpdateRowBody,
+  RowParams,
+  UpdateContactBody,
+  UpdateNoteBody,
+  NoteParams,
+  UpdateTaskBody,
+  UpdateCommentBody,
+  CommentParams,
 } from './workspace-data';
 export {
   OPERATIONS_SUBJECTS,

@@ -67,12 +67,20 @@ export const Table = z.object({
 });
 export type Table = z.infer<typeof Table>;
 
-export const CreateTableBody = z.object({
-  workspaceId: z.uuid(),
-  name: z.string().trim().min(1).max(200),
-});
+const TableName = z.string().trim().min(1).max(200);
+export const CreateTableBody = z.object({ workspaceId: z.uuid(), name: TableName });
 export type CreateTableBody = z.infer<typeof CreateTableBody>;
+export const UpdateTableBody = z.strictObject({ name: TableName });
 export const TableResponse = z.object({ table: Table, properties: z.array(TableProperty) });
+
+/** A body that changes something: at least one of its optional fields is given. */
+function someField<Shape extends z.ZodRawShape>(shape: Shape) {
+  return z
+    .strictObject(shape)
+    .refine((body) => Object.values(body).some((value) => value !== undefined), {
+      message: `give at least one of ${Object.keys(shape).join(', ')}`,
+    });
+}
 
 export const CreatePropertyBody = z
   .object({
@@ -93,6 +101,18 @@ export const CreatePropertyBody = z
   });
 export type CreatePropertyBody = z.infer<typeof CreatePropertyBody>;
 export const PropertyResponse = z.object({ property: TableProperty });
+
+/**
+ * A property's new name, visibility or config; its type stays (cells were checked against it).
+ * The config is checked against the type by the handler, which knows the type.
+ */
+export const UpdatePropertyBody = someField({
+  name: z.string().trim().min(1).max(200).optional(),
+  config: z.record(z.string(), z.unknown()).optional(),
+  is_hidden: z.boolean().optional(),
+});
+export type UpdatePropertyBody = z.infer<typeof UpdatePropertyBody>;
+export const PropertyParams = z.object({ id: z.uuid(), propertyId: z.uuid() });
 
 /** The config a property gets when none is sent. */
 export function defaultConfigOf(type: PropertyType): Record<string, unknown> {
@@ -119,7 +139,10 @@ export const TableRow = z.object({
 });
 export type TableRow = z.infer<typeof TableRow>;
 export const CreateRowBody = z.object({ cells: Cells.default({}) });
+/** The cells to change; the others keep their values, and `null` empties a cell. */
+export const UpdateRowBody = z.strictObject({ cells: Cells });
 export const RowResponse = z.object({ row: TableRow });
+export const RowParams = z.object({ id: z.uuid(), rowId: z.uuid() });
 
 /**
  * A page size in a query string. It stays a string on the way through the gateway (the bus
@@ -182,6 +205,13 @@ export const CreateContactBody = z.object({
   company_id: z.string().trim().min(1).max(200).optional(),
 });
 export type CreateContactBody = z.infer<typeof CreateContactBody>;
+/** `null` clears the email or the company. */
+export const UpdateContactBody = someField({
+  name: z.string().trim().min(1).max(200).optional(),
+  email: z.email().max(320).nullable().optional(),
+  company_id: z.string().trim().min(1).max(200).nullable().optional(),
+});
+export type UpdateContactBody = z.infer<typeof UpdateContactBody>;
 export const ContactResponse = z.object({ contact: Contact });
 
 /** The spec's Contact note record; `company_id` is null for a contact without a company. */
@@ -199,17 +229,26 @@ export const ContactNote = z.object({
 });
 export type ContactNote = z.infer<typeof ContactNote>;
 const Tag = z.string().trim().min(1).max(50);
+const NoteTitle = z.string().trim().min(1).max(300);
+const NoteContent = z.string().max(100_000);
+const NoteTags = z
+  .array(Tag)
+  .max(20)
+  .transform((tags) => [...new Set(tags)]);
 export const CreateNoteBody = z.object({
-  title: z.string().trim().min(1).max(300),
-  content: z.string().max(100_000),
-  tags: z
-    .array(Tag)
-    .max(20)
-    .default([])
-    .transform((tags) => [...new Set(tags)]),
+  title: NoteTitle,
+  content: NoteContent,
+  tags: NoteTags.default([]),
 });
 export type CreateNoteBody = z.infer<typeof CreateNoteBody>;
+export const UpdateNoteBody = someField({
+  title: NoteTitle.optional(),
+  content: NoteContent.optional(),
+  tags: NoteTags.optional(),
+});
+export type UpdateNoteBody = z.infer<typeof UpdateNoteBody>;
 export const NoteResponse = z.object({ note: ContactNote });
+export const NoteParams = z.object({ id: z.uuid(), noteId: z.uuid() });
 
 /** Notes pages (spec endpoint 10): newest first, `limit` 1 to 100, default 20 (decision 62). */
 export const NOTES_PAGE = { default: 20, max: 100 } as const;
@@ -283,6 +322,87 @@ export const workspaceDataRoutes = defineRoutes([
       200: { description: 'The table', schema: TableResponse },
       ...sessionErrorResponses,
     },
+  },
+  {
+    operationId: 'update_table',
+    summary: 'Rename a table (members of its workspace)',
+    method: 'PATCH',
+    path: '/tables/:id',
+    owner: 'storage',
+    subject: 'storage.api.update_table.v1',
+    auth: 'session',
+    bodyKind: 'json',
+    request: { params: IdParams, body: UpdateTableBody },
+    responses: {
+      200: { description: 'The table', schema: TableResponse },
+      ...sessionErrorResponses,
+    },
+  },
+  {
+    operationId: 'delete_table',
+    summary: 'Delete a table with its properties and rows (members of its workspace)',
+    method: 'DELETE',
+    path: '/tables/:id',
+    owner: 'storage',
+    subject: 'storage.api.delete_table.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: IdParams },
+    responses: { 204: { description: 'Deleted' }, ...sessionErrorResponses },
+  },
+  {
+    operationId: 'update_table_property',
+    summary: 'Rename, hide or show a property, or change its config (not its type)',
+    method: 'PATCH',
+    path: '/tables/:id/properties/:propertyId',
+    owner: 'storage',
+    subject: 'storage.api.update_table_property.v1',
+    auth: 'session',
+    bodyKind: 'json',
+    request: { params: PropertyParams, body: UpdatePropertyBody },
+    responses: {
+      200: { description: 'The property', schema: PropertyResponse },
+      ...sessionErrorResponses,
+    },
+  },
+  {
+    operationId: 'delete_table_property',
+    summary: 'Delete a property and its cells in every row',
+    method: 'DELETE',
+    path: '/tables/:id/properties/:propertyId',
+    owner: 'storage',
+    subject: 'storage.api.delete_table_property.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: PropertyParams },
+    responses: { 204: { description: 'Deleted' }, ...sessionErrorResponses },
+  },
+  {
+    operationId: 'update_table_row',
+    summary: 'Change some cells of a row; null empties a cell',
+    method: 'PATCH',
+    path: '/tables/:id/rows/:rowId',
+    owner: 'storage',
+    subject: 'storage.api.update_table_row.v1',
+    auth: 'session',
+    bodyKind: 'json',
+    request: { params: RowParams, body: UpdateRowBody },
+    responses: {
+      200: { description: 'The row', schema: RowResponse },
+      ...sessionErrorResponses,
+    },
+  },
+  {
+    operationId: 'delete_table_row',
+    summary: 'Delete a row',
+    method: 'DELETE',
+    path: '/tables/:id/rows/:rowId',
+    owner: 'storage',
+    subject: 'storage.api.delete_table_row.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: RowParams },
+    responses: { 204: { description: 'Deleted' }, ...sessionErrorResponses },
   },
   {
     operationId: 'create_table_property',
@@ -383,6 +503,60 @@ export const workspaceDataRoutes = defineRoutes([
     },
   },
   {
+    operationId: 'update_contact',
+    summary: 'Change a contact; its notes follow a change of company',
+    method: 'PATCH',
+    path: '/contacts/:id',
+    owner: 'storage',
+    subject: 'storage.api.update_contact.v1',
+    auth: 'session',
+    bodyKind: 'json',
+    request: { params: IdParams, body: UpdateContactBody },
+    responses: {
+      200: { description: 'The contact', schema: ContactResponse },
+      ...sessionErrorResponses,
+    },
+  },
+  {
+    operationId: 'delete_contact',
+    summary: 'Delete a contact with its notes (members of its workspace)',
+    method: 'DELETE',
+    path: '/contacts/:id',
+    owner: 'storage',
+    subject: 'storage.api.delete_contact.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: IdParams },
+    responses: { 204: { description: 'Deleted' }, ...sessionErrorResponses },
+  },
+  {
+    operationId: 'update_contact_note',
+    summary: 'Change a note (its author only)',
+    method: 'PATCH',
+    path: '/contacts/:id/notes/:noteId',
+    owner: 'storage',
+    subject: 'storage.api.update_contact_note.v1',
+    auth: 'session',
+    bodyKind: 'json',
+    request: { params: NoteParams, body: UpdateNoteBody },
+    responses: {
+      200: { description: 'The note', schema: NoteResponse },
+      ...sessionErrorResponses,
+    },
+  },
+  {
+    operationId: 'delete_contact_note',
+    summary: 'Delete a note (its author or an owner of the workspace)',
+    method: 'DELETE',
+    path: '/contacts/:id/notes/:noteId',
+    owner: 'storage',
+    subject: 'storage.api.delete_contact_note.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: NoteParams },
+    responses: { 204: { description: 'Deleted' }, ...sessionErrorResponses },
+  },
+  {
     operationId: 'create_contact_note',
     summary: 'Add a note to a contact',
     method: 'POST',
@@ -426,10 +600,9 @@ export const Task = z.object({
   updated_at: z.iso.datetime(),
 });
 export type Task = z.infer<typeof Task>;
-export const CreateTaskBody = z.object({
-  workspaceId: z.uuid(),
-  title: z.string().trim().min(1).max(500),
-});
+const TaskTitle = z.string().trim().min(1).max(500);
+export const CreateTaskBody = z.object({ workspaceId: z.uuid(), title: TaskTitle });
+export const UpdateTaskBody = z.strictObject({ title: TaskTitle });
 export const TaskResponse = z.object({ task: Task });
 export const TasksPage = z.object({ tasks: z.array(Task), nextCursor: z.string().nullable() });
 
@@ -450,15 +623,21 @@ export const TaskComment = z.object({
   attachments: z.array(Attachment),
   created_by: z.uuid(),
   created_at: z.iso.datetime(),
+  /** When its author last changed its text; null for a comment never edited. */
+  edited_at: z.iso.datetime().nullable(),
 });
 export type TaskComment = z.infer<typeof TaskComment>;
+const CommentText = z.string().max(20_000);
 export const CreateCommentBody = z.object({
-  body: z.string().max(20_000),
+  body: CommentText,
   attachments: z.array(Attachment).max(20).default([]),
 });
+/** Only the text changes: the attachments a comment was posted with stay. */
+export const UpdateCommentBody = z.strictObject({ body: CommentText });
 export const CommentResponse = z.object({ comment: TaskComment });
 export const CommentsResponse = z.object({ comments: z.array(TaskComment) });
 export const TaskIdParams = z.object({ taskId: z.uuid() });
+export const CommentParams = z.object({ taskId: z.uuid(), commentId: z.uuid() });
 
 /** Spec endpoint 8's limit: 10 MB, counted as 10 × 1024 × 1024 bytes (decision 64). */
 export const ATTACHMENT_MAX_BYTES = 10 * 1024 * 1024;
@@ -562,6 +741,60 @@ export const taskRoutes = defineRoutes([
     bodyKind: 'none',
     request: { params: IdParams },
     responses: { 200: { description: 'The task', schema: TaskResponse }, ...sessionErrorResponses },
+  },
+  {
+    operationId: 'update_task',
+    summary: 'Rename a task (members of its workspace)',
+    method: 'PATCH',
+    path: '/tasks/:id',
+    owner: 'storage',
+    subject: 'storage.api.update_task.v1',
+    auth: 'session',
+    bodyKind: 'json',
+    request: { params: IdParams, body: UpdateTaskBody },
+    responses: {
+      200: { description: 'The task', schema: TaskResponse },
+      ...sessionErrorResponses,
+    },
+  },
+  {
+    operationId: 'delete_task',
+    summary: 'Delete a task with its comments and their files (members of its workspace)',
+    method: 'DELETE',
+    path: '/tasks/:id',
+    owner: 'storage',
+    subject: 'storage.api.delete_task.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: IdParams },
+    responses: { 204: { description: 'Deleted' }, ...sessionErrorResponses },
+  },
+  {
+    operationId: 'update_task_comment',
+    summary: 'Change the text of a comment (its author only)',
+    method: 'PATCH',
+    path: '/tasks/:taskId/comments/:commentId',
+    owner: 'storage',
+    subject: 'storage.api.update_task_comment.v1',
+    auth: 'session',
+    bodyKind: 'json',
+    request: { params: CommentParams, body: UpdateCommentBody },
+    responses: {
+      200: { description: 'The comment', schema: CommentResponse },
+      ...sessionErrorResponses,
+    },
+  },
+  {
+    operationId: 'delete_task_comment',
+    summary: 'Delete a comment and the files only it holds (its author or an owner)',
+    method: 'DELETE',
+    path: '/tasks/:taskId/comments/:commentId',
+    owner: 'storage',
+    subject: 'storage.api.delete_task_comment.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: CommentParams },
+    responses: { 204: { description: 'Deleted' }, ...sessionErrorResponses },
   },
   {
     operationId: 'create_task_comment',

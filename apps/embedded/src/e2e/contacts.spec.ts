@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  addWorkspaceMember,
   http,
   newWorkspaceOwner,
   RUNTIMES,
@@ -43,7 +44,12 @@ describe.each(RUNTIMES)('contacts and notes through the gateway on the %s runtim
     return (created.body as { contact: { id: string } }).contact.id;
   }
 
-  async function addNote(member: Member, contactId: string, title: string, tags: string[] = []) {
+  async function addNote(
+    member: { cookie: string },
+    contactId: string,
+    title: string,
+    tags: string[] = [],
+  ) {
     const created = await http(`${stack.url}/contacts/${contactId}/notes`, {
       method: 'POST',
       cookie: member.cookie,
@@ -176,13 +182,17 @@ describe.each(RUNTIMES)('contacts and notes through the gateway on the %s runtim
     const a = await newMember('a');
     const b = await newMember('b');
     const contactId = await newContact(b);
-    await addNote(b, contactId, 'secret');
+    const secret = await addNote(b, contactId, 'secret');
     const requests: [string, string, unknown][] = [
       ['GET', `/contacts/${contactId}`, undefined],
       ['GET', `/contacts/${contactId}/notes`, undefined],
       ['POST', `/contacts/${contactId}/notes`, { title: 'x', content: 'y' }],
       ['POST', '/contacts', { workspaceId: b.workspaceId, name: 'intruder' }],
       ['GET', `/contacts/${randomUUID()}/notes`, undefined],
+      ['PATCH', `/contacts/${contactId}`, { name: 'taken over' }],
+      ['PATCH', `/contacts/${contactId}/notes/${secret.id}`, { title: 'read' }],
+      ['DELETE', `/contacts/${contactId}/notes/${secret.id}`, undefined],
+      ['DELETE', `/contacts/${contactId}`, undefined],
     ];
     for (const [method, path, body] of requests) {
       const response = await http(`${stack.url}${path}`, { method, cookie: a.cookie, body });
@@ -191,5 +201,79 @@ describe.each(RUNTIMES)('contacts and notes through the gateway on the %s runtim
     }
     const notes = await page(b, contactId, '');
     expect(notes.notes.map((note) => note.title)).toEqual(['secret']);
+  });
+
+  test('a contact is changed and deleted with its notes; its notes follow a change of company', async () => {
+    const member = await newMember('contact-changes');
+    const contactId = await newContact(member, { email: 'ada@example.com', company_id: 'acme' });
+    await addNote(member, contactId, 'first');
+    const patch = (body: unknown) =>
+      http(`${stack.url}/contacts/${contactId}`, { method: 'PATCH', cookie: member.cookie, body });
+
+    const changed = await patch({ name: 'Ada King', email: null, company_id: 'analytical' });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({
+      contact: { id: contactId, name: 'Ada King', email: null, company_id: 'analytical' },
+    });
+    expect((await page(member, contactId, '')).notes).toEqual([
+      expect.objectContaining({ title: 'first', company_id: 'analytical' }),
+    ]);
+    for (const refused of [{}, { email: 'not an email' }, { name: ' ' }, { workspace_id: 'x' }]) {
+      const answer = await patch(refused);
+      expect({ refused, status: answer.status }).toEqual({ refused, status: 400 });
+      expect(answer.body).toMatchObject({ code: 'VALIDATION_ERROR' });
+    }
+
+    const deleted = await http(`${stack.url}/contacts/${contactId}`, {
+      method: 'DELETE',
+      cookie: member.cookie,
+    });
+    expect(deleted.status).toBe(204);
+    for (const path of [`/contacts/${contactId}`, `/contacts/${contactId}/notes`]) {
+      const gone = await http(`${stack.url}${path}`, { cookie: member.cookie });
+      expect({ path, status: gone.status }).toEqual({ path, status: 404 });
+    }
+  });
+
+  test('a note is edited by its author only, and deleted by its author or an owner', async () => {
+    const owner = await newMember('note-owner');
+    const author = await addWorkspaceMember(stack, owner, 'note-author');
+    const colleague = await addWorkspaceMember(stack, owner, 'note-colleague');
+    const contactId = await newContact(owner);
+    const note = await addNote(author, contactId, 'Call notes', ['call']);
+    const edit = (who: { cookie: string }, noteId: string, body: unknown) =>
+      http(`${stack.url}/contacts/${contactId}/notes/${noteId}`, {
+        method: 'PATCH',
+        cookie: who.cookie,
+        body,
+      });
+    const remove = (who: { cookie: string }, noteId: string) =>
+      http(`${stack.url}/contacts/${contactId}/notes/${noteId}`, {
+        method: 'DELETE',
+        cookie: who.cookie,
+      });
+
+    const edited = await edit(author, note.id, { content: 'Called back', tags: ['call', 'done'] });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({
+      note: { id: note.id, title: 'Call notes', content: 'Called back', tags: ['call', 'done'] },
+    });
+    expect((await page(owner, contactId, 'tag=done')).notes.map((n) => n.id)).toEqual([note.id]);
+    for (const who of [colleague, owner]) {
+      const refused = await edit(who, note.id, { title: 'mine now' });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toEqual({
+        error: 'Only the author of a note can edit it',
+        code: 'FORBIDDEN',
+      });
+    }
+    expect((await remove(colleague, note.id)).status).toBe(403);
+    expect((await edit(author, randomUUID(), { title: 'x' })).status).toBe(404);
+
+    expect((await remove(owner, note.id)).status).toBe(204);
+    const own = await addNote(colleague, contactId, 'Mine');
+    expect((await remove(colleague, own.id)).status).toBe(204);
+    expect((await remove(colleague, own.id)).status).toBe(404);
+    expect((await page(owner, contactId, '')).notes).toEqual([]);
   });
 });

@@ -1,10 +1,9 @@
 import {
+  addWorkspaceMember,
   RUNTIMES,
   http,
   newWorkspaceOwner,
-  signedInPerson,
   startStack,
-  uniqueEmail,
   type Person,
   type TestStack,
   type WorkspaceOwner,
@@ -27,17 +26,8 @@ describe.each(RUNTIMES)('managing members on the %s runtime', (runtime) => {
     await stack.stop();
   });
 
-  async function addMember(owner: WorkspaceOwner, label: string, role: 'owner' | 'member') {
-    const email = uniqueEmail(label);
-    const person = await signedInPerson(stack, label, email);
-    const added = await http(`${stack.url}/workspaces/${owner.workspaceId}/members`, {
-      method: 'POST',
-      cookie: owner.cookie,
-      body: { email, role },
-    });
-    expect(added.status).toBe(201);
-    return person;
-  }
+  const addMember = (owner: WorkspaceOwner, label: string, role: 'owner' | 'member') =>
+    addWorkspaceMember(stack, owner, label, role);
 
   const setRole = (workspaceId: string, userId: string, role: string, who: { cookie: string }) =>
     http(`${stack.url}/workspaces/${workspaceId}/members/${userId}`, {

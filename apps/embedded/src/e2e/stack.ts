@@ -173,6 +173,24 @@ export async function newWorkspaceOwner(stack: TestStack, label: string): Promis
   return { cookie, workspaceId: (created.body as { workspace: { id: string } }).workspace.id };
 }
 
+/** Signs a new user in and has `owner` add them to the workspace with `role`. */
+export async function addWorkspaceMember(
+  stack: TestStack,
+  owner: WorkspaceOwner,
+  label: string,
+  role: 'owner' | 'member' = 'member',
+): Promise<Person> {
+  const email = uniqueEmail(label);
+  const person = await signedInPerson(stack, label, email);
+  const added = await http(`${stack.url}/workspaces/${owner.workspaceId}/members`, {
+    method: 'POST',
+    cookie: owner.cookie,
+    body: { email, role },
+  });
+  if (added.status !== 201) throw new Error(`adding a member answered ${added.status}`);
+  return person;
+}
+
 export interface JsonResponse {
   status: number;
   headers: Headers;

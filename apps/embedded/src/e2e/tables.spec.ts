@@ -438,7 +438,7 @@ describe.each(RUNTIMES)(
       const tableId = await newTable(b);
       const name = await addProperty(b, tableId, { name: 'Name', type: 'text' });
       const last = await addProperty(b, tableId, { name: 'Last', type: 'text' });
-      await addRow(b, tableId, { [name.id]: 'Ada Lovelace' });
+      const rowId = await addRow(b, tableId, { [name.id]: 'Ada Lovelace' });
       const requests: [string, string, unknown][] = [
         ['GET', `/tables/${tableId}`, undefined],
         ['GET', `/tables/${tableId}/rows`, undefined],
@@ -450,6 +450,12 @@ describe.each(RUNTIMES)(
           { sourcePropertyId: name.id, targetPropertyId: last.id },
         ],
         ['POST', '/tables', { workspaceId: b.workspaceId, name: 'intruder' }],
+        ['PATCH', `/tables/${tableId}`, { name: 'taken over' }],
+        ['PATCH', `/tables/${tableId}/properties/${name.id}`, { name: 'Renamed' }],
+        ['PATCH', `/tables/${tableId}/rows/${rowId}`, { cells: { [name.id]: 'Eve' } }],
+        ['DELETE', `/tables/${tableId}/rows/${rowId}`, undefined],
+        ['DELETE', `/tables/${tableId}/properties/${name.id}`, undefined],
+        ['DELETE', `/tables/${tableId}`, undefined],
       ];
       for (const [method, path, body] of requests) {
         const response = await http(`${stack.url}${path}`, { method, cookie: a.cookie, body });
@@ -458,6 +464,153 @@ describe.each(RUNTIMES)(
       }
       const unchanged = await allRows(b, tableId, 10);
       expect(unchanged.map((row) => row.cells)).toEqual([{ [name.id]: 'Ada Lovelace' }]);
+      const table = await http(`${stack.url}/tables/${tableId}`, { cookie: b.cookie });
+      expect(table.body).toMatchObject({
+        table: { name: 'People' },
+        properties: [{ name: 'Name' }, { name: 'Last' }],
+      });
+    });
+
+    test('a table, its properties and rows are renamed, changed and deleted', async () => {
+      const member = await newMember('changes');
+      const tableId = await newTable(member, 'Leads');
+      const name = await addProperty(member, tableId, { name: 'Name', type: 'text' });
+      const stage = await addProperty(member, tableId, {
+        name: 'Stage',
+        type: 'select',
+        config: {
+          options: [
+            { id: 'new', name: 'New' },
+            { id: 'won', name: 'Won' },
+          ],
+        },
+      });
+      const labels = await addProperty(member, tableId, {
+        name: 'Labels',
+        type: 'multi_select',
+        config: {
+          options: [
+            { id: 'a', name: 'A' },
+            { id: 'b', name: 'B' },
+          ],
+        },
+      });
+      const first = await addRow(member, tableId, {
+        [name.id]: 'Ada',
+        [stage.id]: 'won',
+        [labels.id]: ['a', 'b'],
+      });
+      const second = await addRow(member, tableId, { [name.id]: 'Grace', [stage.id]: 'new' });
+      const patch = (path: string, body: unknown) =>
+        http(`${stack.url}${path}`, { method: 'PATCH', cookie: member.cookie, body });
+      const remove = (path: string) =>
+        http(`${stack.url}${path}`, { method: 'DELETE', cookie: member.cookie });
+
+      const renamed = await patch(`/tables/${tableId}`, { name: '  Customers ' });
+      expect(renamed.status).toBe(200);
+      expect(renamed.body).toMatchObject({
+        table: { id: tableId, name: 'Customers' },
+        properties: [{ id: name.id }, { id: stage.id }, { id: labels.id }],
+      });
+
+      // A row: only the cells sent change; null empties one; a wrong type is refused whole.
+      const edited = await patch(`/tables/${tableId}/rows/${first}`, {
+        cells: { [name.id]: 'Ada Lovelace', [labels.id]: null },
+      });
+      expect(edited.status).toBe(200);
+      expect((edited.body as { row: { cells: unknown } }).row.cells).toEqual({
+        [name.id]: 'Ada Lovelace',
+        [stage.id]: 'won',
+        [labels.id]: null,
+      });
+      const wrong = await patch(`/tables/${tableId}/rows/${first}`, {
+        cells: { [name.id]: 'kept?', [stage.id]: 'lost' },
+      });
+      expect(wrong.status).toBe(400);
+      expect(wrong.body).toMatchObject({ code: 'VALIDATION_ERROR' });
+      const unknownRow = await patch(`/tables/${tableId}/rows/${randomUUID()}`, { cells: {} });
+      expect(unknownRow.status).toBe(404);
+
+      // A property: renamed and hidden; its type stays; a select losing an option empties it.
+      const hidden = await patch(`/tables/${tableId}/properties/${name.id}`, {
+        name: 'Full name',
+        is_hidden: true,
+      });
+      expect(hidden.body).toEqual({
+        property: expect.objectContaining({ name: 'Full name', is_hidden: true, type: 'text' }),
+      });
+      const retyped = await patch(`/tables/${tableId}/properties/${name.id}`, { type: 'number' });
+      expect(retyped.status).toBe(400);
+      const badConfig = await patch(`/tables/${tableId}/properties/${stage.id}`, {
+        config: { options: 'won' },
+      });
+      expect(badConfig.status).toBe(400);
+      expect(badConfig.body).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        details: [expect.objectContaining({ path: 'body.config.options' })],
+      });
+      const narrowed = await patch(`/tables/${tableId}/properties/${stage.id}`, {
+        config: { options: [{ id: 'new', name: 'Fresh' }] },
+      });
+      expect(narrowed.status).toBe(200);
+      await addRow(member, tableId, { [labels.id]: ['a', 'b'] });
+      await patch(`/tables/${tableId}/properties/${labels.id}`, {
+        config: { options: [{ id: 'b', name: 'B' }] },
+      });
+      const afterOptions = await allRows(member, tableId, 10);
+      expect(afterOptions.map((row) => row.cells)).toEqual([
+        { [name.id]: 'Ada Lovelace', [labels.id]: null },
+        { [name.id]: 'Grace', [stage.id]: 'new' },
+        { [labels.id]: ['b'] },
+      ]);
+
+      // Deleting a property takes its cells from every row; deleting a row takes only it.
+      expect((await remove(`/tables/${tableId}/properties/${stage.id}`)).status).toBe(204);
+      expect((await remove(`/tables/${tableId}/properties/${stage.id}`)).status).toBe(404);
+      expect((await remove(`/tables/${tableId}/rows/${second}`)).status).toBe(204);
+      expect((await remove(`/tables/${tableId}/rows/${second}`)).status).toBe(404);
+      const left = await allRows(member, tableId, 10);
+      expect(left.map((row) => row.cells)).toEqual([
+        { [name.id]: 'Ada Lovelace', [labels.id]: null },
+        { [labels.id]: ['b'] },
+      ]);
+      const cellOfDeleted = await patch(`/tables/${tableId}/rows/${first}`, {
+        cells: { [stage.id]: 'new' },
+      });
+      expect(cellOfDeleted.status).toBe(400);
+
+      // Deleting the table takes everything; its id then answers 404 everywhere.
+      expect((await remove(`/tables/${tableId}`)).status).toBe(204);
+      for (const path of [`/tables/${tableId}`, `/tables/${tableId}/rows`]) {
+        const gone = await http(`${stack.url}${path}`, { cookie: member.cookie });
+        expect({ path, status: gone.status }).toEqual({ path, status: 404 });
+      }
+      const list = await http(`${stack.url}/tables?workspaceId=${member.workspaceId}`, {
+        cookie: member.cookie,
+      });
+      expect((list.body as { tables: { id: string }[] }).tables.map((t) => t.id)).not.toContain(
+        tableId,
+      );
+    });
+
+    test('rows written while their table is deleted either land before it or answer 404', async () => {
+      const member = await newMember('race');
+      const tableId = await newTable(member, 'Doomed');
+      const name = await addProperty(member, tableId, { name: 'Name', type: 'text' });
+      const writes = Array.from({ length: 20 }, (_, index) =>
+        http(`${stack.url}/tables/${tableId}/rows`, {
+          method: 'POST',
+          cookie: member.cookie,
+          body: { cells: { [name.id]: `row ${index}` } },
+        }),
+      );
+      const deletion = http(`${stack.url}/tables/${tableId}`, {
+        method: 'DELETE',
+        cookie: member.cookie,
+      });
+      const answers = await Promise.all([...writes, deletion]);
+      expect((answers.at(-1) as { status: number }).status).toBe(204);
+      for (const answer of answers.slice(0, -1)) expect([201, 404]).toContain(answer.status);
     });
   },
 );

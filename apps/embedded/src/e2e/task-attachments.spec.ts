@@ -4,6 +4,7 @@ import { ATTACHMENT_MAX_BYTES, TASK_FILES_BUCKET } from '@wap/contracts';
 import { eventually } from '@wap/testing';
 import { ALLOWED_FILES, executableNamedPng, SVG_WITH_SCRIPT } from './attachment-files';
 import {
+  addWorkspaceMember,
   http,
   newWorkspaceOwner,
   RUNTIMES,
@@ -152,6 +153,7 @@ describe.each(RUNTIMES)('tasks and comment attachments on the %s runtime', (runt
         attachments: [uploaded],
         created_by: expect.any(String),
         created_at: expect.any(String),
+        edited_at: null,
       },
     });
     const foreign = await http(`${stack.url}/tasks/${taskId}/comments`, {
@@ -318,12 +320,22 @@ describe.each(RUNTIMES)('tasks and comment attachments on the %s runtime', (runt
     expect(unknown.status).toBe(404);
     const anonymous = await fetch(`${stack.url}${attachment.url}`);
     expect(anonymous.status).toBe(401);
+    const commented = await http(`${stack.url}/tasks/${taskId}/comments`, {
+      method: 'POST',
+      cookie: owner.cookie,
+      body: { body: 'kept', attachments: [attachment] },
+    });
+    const commentId = (commented.body as { comment: { id: string } }).comment.id;
 
     const requests: [string, string, unknown][] = [
       ['GET', `/tasks/${taskId}`, undefined],
       ['GET', `/tasks/${taskId}/comments`, undefined],
       ['POST', `/tasks/${taskId}/comments`, { body: 'intruder' }],
       ['POST', '/tasks', { workspaceId: owner.workspaceId, title: 'intruder' }],
+      ['PATCH', `/tasks/${taskId}`, { title: 'taken over' }],
+      ['PATCH', `/tasks/${taskId}/comments/${commentId}`, { body: 'rewritten' }],
+      ['DELETE', `/tasks/${taskId}/comments/${commentId}`, undefined],
+      ['DELETE', `/tasks/${taskId}`, undefined],
     ];
     for (const [method, path, body] of requests) {
       const response = await http(`${stack.url}${path}`, {
@@ -398,5 +410,120 @@ describe.each(RUNTIMES)('tasks and comment attachments on the %s runtime', (runt
     expect((await http(`${stack.url}/healthz`)).status).toBe(200);
     const names = written.slice(before);
     await eventually(async () => expect(await objectsLeftBy(names)).toEqual([]));
+  });
+
+  test('a task is renamed, and deleted with its comments and their files', async () => {
+    const member = await newMember('task-changes');
+    const taskId = await newTask(member);
+    const renamed = await http(`${stack.url}/tasks/${taskId}`, {
+      method: 'PATCH',
+      cookie: member.cookie,
+      body: { title: ' Ship it on Friday ' },
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ task: { id: taskId, title: 'Ship it on Friday' } });
+    const empty = await http(`${stack.url}/tasks/${taskId}`, {
+      method: 'PATCH',
+      cookie: member.cookie,
+      body: { title: '' },
+    });
+    expect(empty.status).toBe(400);
+
+    const before = written.length;
+    const kept = (await upload(member, taskId, { name: 'kept.txt', bytes: Buffer.from('1') }))
+      .body as Attachment;
+    const loose = (await upload(member, taskId, { name: 'loose.txt', bytes: Buffer.from('2') }))
+      .body as Attachment;
+    await http(`${stack.url}/tasks/${taskId}/comments`, {
+      method: 'POST',
+      cookie: member.cookie,
+      body: { body: 'with a file', attachments: [kept] },
+    });
+    const files = written.slice(before);
+    expect(files).toHaveLength(2);
+    expect(await objectsLeftBy(files)).toEqual(files);
+
+    const deleted = await http(`${stack.url}/tasks/${taskId}`, {
+      method: 'DELETE',
+      cookie: member.cookie,
+    });
+    expect(deleted.status).toBe(204);
+    expect(await objectsLeftBy(files)).toEqual([]);
+    for (const path of [`/tasks/${taskId}`, `/tasks/${taskId}/comments`, kept.url, loose.url]) {
+      const gone = await http(`${stack.url}${path}`, { cookie: member.cookie });
+      expect({ path, status: gone.status }).toEqual({ path, status: 404 });
+    }
+  });
+
+  test('a comment is edited by its author only, deleted by its author or an owner, with the files only it holds', async () => {
+    const owner = await newMember('comment-owner');
+    const author = await addWorkspaceMember(stack, owner, 'comment-author');
+    const colleague = await addWorkspaceMember(stack, owner, 'comment-colleague');
+    const taskId = await newTask(owner);
+    const before = written.length;
+    const asAuthor = { ...author, workspaceId: owner.workspaceId };
+    const own = (await upload(asAuthor, taskId, { name: 'own.txt', bytes: Buffer.from('own') }))
+      .body as Attachment;
+    const shared = (await upload(asAuthor, taskId, { name: 'both.txt', bytes: Buffer.from('b') }))
+      .body as Attachment;
+    const [ownFile, sharedFile] = written.slice(before);
+    const comment = async (who: { cookie: string }, body: string, attachments: Attachment[]) => {
+      const created = await http(`${stack.url}/tasks/${taskId}/comments`, {
+        method: 'POST',
+        cookie: who.cookie,
+        body: { body, attachments },
+      });
+      expect(created.status).toBe(201);
+      return (created.body as { comment: { id: string } }).comment.id;
+    };
+    const first = await comment(author, 'Draft', [own, shared]);
+    const second = await comment(colleague, 'Same file', [shared]);
+    const edit = (who: { cookie: string }, commentId: string, body: unknown) =>
+      http(`${stack.url}/tasks/${taskId}/comments/${commentId}`, {
+        method: 'PATCH',
+        cookie: who.cookie,
+        body,
+      });
+    const remove = (who: { cookie: string }, commentId: string) =>
+      http(`${stack.url}/tasks/${taskId}/comments/${commentId}`, {
+        method: 'DELETE',
+        cookie: who.cookie,
+      });
+
+    const edited = await edit(author, first, { body: 'Final' });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toEqual({
+      comment: expect.objectContaining({
+        id: first,
+        body: 'Final',
+        attachments: [own, shared],
+        edited_at: expect.any(String),
+      }),
+    });
+    for (const who of [colleague, owner]) {
+      const refused = await edit(who, first, { body: 'mine now' });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toEqual({
+        error: 'Only the author of a comment can edit it',
+        code: 'FORBIDDEN',
+      });
+    }
+    expect((await edit(author, first, { body: 'x', attachments: [] })).status).toBe(400);
+    expect((await remove(colleague, first)).status).toBe(403);
+
+    // The author's comment goes with its own file; the file the colleague's comment holds stays.
+    expect((await remove(author, first)).status).toBe(204);
+    expect(await objectsLeftBy([ownFile ?? '', sharedFile ?? ''])).toEqual([sharedFile]);
+    expect((await http(`${stack.url}${own.url}`, { cookie: owner.cookie })).status).toBe(404);
+    const stillThere = await fetch(`${stack.url}${shared.url}`, {
+      headers: { cookie: owner.cookie },
+    });
+    expect(await stillThere.text()).toBe('b');
+    // An owner deletes anyone's comment; the last holder of the file takes it along.
+    expect((await remove(owner, second)).status).toBe(204);
+    expect(await objectsLeftBy([sharedFile ?? ''])).toEqual([]);
+    expect((await remove(owner, second)).status).toBe(404);
+    const listed = await http(`${stack.url}/tasks/${taskId}/comments`, { cookie: owner.cookie });
+    expect(listed.body).toEqual({ comments: [] });
   });
 });

@@ -1,9 +1,13 @@
 import {
+  AppError,
   CreateContactBody,
   CreateNoteBody,
   IdParams,
   ListNotesQuery,
+  NoteParams,
   NOTES_PAGE,
+  UpdateContactBody,
+  UpdateNoteBody,
   pageLimit,
   type Actor,
   type Contact,
@@ -19,7 +23,15 @@ import type { ContactRecord, ContactsRepository, NoteRecord } from './repository
 const CONTACTS_LIST = 'contacts';
 
 export type ContactOperation =
-  'list_contacts' | 'create_contact' | 'get_contact' | 'create_contact_note' | 'list_contact_notes';
+  | 'list_contacts'
+  | 'create_contact'
+  | 'get_contact'
+  | 'update_contact'
+  | 'delete_contact'
+  | 'create_contact_note'
+  | 'list_contact_notes'
+  | 'update_contact_note'
+  | 'delete_contact_note';
 
 export interface ContactsHandlersDeps {
   repository: ContactsRepository;
@@ -27,6 +39,7 @@ export interface ContactsHandlersDeps {
 }
 
 const CONTACT_NOT_FOUND = 'Contact not found';
+const NOTE_NOT_FOUND = 'Note not found';
 const NOTES_CURSOR = 'notes';
 
 function contactBody(contact: ContactRecord): Contact {
@@ -63,9 +76,39 @@ export function createContactsHandlers(
   const { repository, standingOf } = deps;
 
   async function visibleContact(contactId: string, actor: Actor): Promise<ContactRecord> {
-    const contact = await repository.findContact(contactId);
-    const standing = contact ? await standingOf(contact.workspaceId, actor.userId) : null;
-    return requireVisible(contact, standing, CONTACT_NOT_FOUND);
+    return (await visibleContactWithStanding(contactId, actor)).contact;
+  }
+
+  async function visibleContactWithStanding(
+    contactId: string,
+    actor: Actor,
+  ): Promise<{ contact: ContactRecord; role: WorkspaceStanding['role'] }> {
+    const found = await repository.findContact(contactId);
+    const standing = found ? await standingOf(found.workspaceId, actor.userId) : null;
+    const contact = requireVisible(found, standing, CONTACT_NOT_FOUND);
+    return { contact, role: standing?.role ?? null };
+  }
+
+  /** The note, when the caller may change it: its author, or for `delete` an owner too. */
+  async function changeableNote(
+    params: unknown,
+    actor: Actor,
+    change: 'edit' | 'delete',
+  ): Promise<NoteRecord> {
+    const { id, noteId } = parseRequestPart(NoteParams, params);
+    const { contact, role } = await visibleContactWithStanding(id, actor);
+    const note = await repository.findNote(contact.id, noteId);
+    if (!note) throw new AppError('NOT_FOUND', NOTE_NOT_FOUND);
+    const mayChange = note.createdBy === actor.userId || (change === 'delete' && role === 'owner');
+    if (!mayChange) {
+      throw new AppError(
+        'FORBIDDEN',
+        change === 'edit'
+          ? 'Only the author of a note can edit it'
+          : 'Only the author of a note or an owner of the workspace can delete it',
+      );
+    }
+    return note;
   }
 
   return {
@@ -102,13 +145,52 @@ export function createContactsHandlers(
       return { status: 200, body: { contact: contactBody(await visibleContact(id, actor)) } };
     },
 
+    async update_contact(request) {
+      const actor = actorOf(request);
+      const { id } = parseRequestPart(IdParams, request.params);
+      const body = parseRequestPart(UpdateContactBody, request.body);
+      await visibleContact(id, actor);
+      const contact = await repository.updateContact(id, {
+        name: body.name,
+        email: body.email,
+        companyId: body.company_id,
+      });
+      if (!contact) throw new AppError('NOT_FOUND', CONTACT_NOT_FOUND);
+      return { status: 200, body: { contact: contactBody(contact) } };
+    },
+
+    async delete_contact(request) {
+      const actor = actorOf(request);
+      const { id } = parseRequestPart(IdParams, request.params);
+      const contact = await visibleContact(id, actor);
+      await repository.deleteContact(contact.id);
+      return { status: 204 };
+    },
+
     async create_contact_note(request) {
       const actor = actorOf(request);
       const { id } = parseRequestPart(IdParams, request.params);
       const body = parseRequestPart(CreateNoteBody, request.body);
       const contact = await visibleContact(id, actor);
       const note = await repository.addNote(contact, { ...body, createdBy: actor.userId });
+      if (!note) throw new AppError('NOT_FOUND', CONTACT_NOT_FOUND);
       return { status: 201, body: { note: noteBody(note) } };
+    },
+
+    async update_contact_note(request) {
+      const actor = actorOf(request);
+      const body = parseRequestPart(UpdateNoteBody, request.body);
+      const note = await changeableNote(request.params, actor, 'edit');
+      const updated = await repository.updateNote(note.id, body);
+      if (!updated) throw new AppError('NOT_FOUND', NOTE_NOT_FOUND);
+      return { status: 200, body: { note: noteBody(updated) } };
+    },
+
+    async delete_contact_note(request) {
+      const actor = actorOf(request);
+      const note = await changeableNote(request.params, actor, 'delete');
+      await repository.deleteNote(note.id);
+      return { status: 204 };
     },
 
     async list_contact_notes(request) {

@@ -1,6 +1,7 @@
-import { and, arrayContains, desc, eq, lt } from 'drizzle-orm';
+import { and, arrayContains, desc, eq, lt, sql } from 'drizzle-orm';
 
 import { type KeysetPosition, type Clock, type IdSource, type SqlDatabase } from '@wap/platform';
+import { isForeignKeyViolation } from '../db/errors';
 import { newestFirst } from '../db/newest-first';
 import { contactNotes, contacts } from '../db/schema';
 
@@ -27,6 +28,12 @@ export interface NoteRecord {
   createdBy: string;
   createdAt: Date;
   updatedAt: Date;
+}
+
+export interface ContactChanges {
+  name?: string;
+  email?: string | null;
+  companyId?: string | null;
 }
 
 export type ContactsRepository = ReturnType<typeof createContactsRepository>;
@@ -64,25 +71,81 @@ export function createContactsRepository(deps: { db: SqlDatabase; clock: Clock; 
       return contact ?? null;
     },
 
+    /** A change of company reaches the contact's notes in the same transaction. */
+    async updateContact(contactId: string, changes: ContactChanges): Promise<ContactRecord | null> {
+      return db.transaction(async (tx) => {
+        const [contact] = await tx
+          .update(contacts)
+          .set({ ...changes, updatedAt: clock.now() })
+          .where(eq(contacts.id, contactId))
+          .returning();
+        if (contact && changes.companyId !== undefined) {
+          await tx
+            .update(contactNotes)
+            .set({ companyId: changes.companyId })
+            .where(eq(contactNotes.contactId, contactId));
+        }
+        return contact ?? null;
+      });
+    },
+
+    /** Deletes the contact and its notes at once. */
+    async deleteContact(contactId: string): Promise<void> {
+      await db.transaction(async (tx) => {
+        await tx.execute(sql`select id from ${contacts} where id = ${contactId} for update`);
+        await tx.delete(contactNotes).where(eq(contactNotes.contactId, contactId));
+        await tx.delete(contacts).where(eq(contacts.id, contactId));
+      });
+    },
+
+    /** Null when the contact was deleted meanwhile. */
     async addNote(
       contact: ContactRecord,
       input: { title: string; content: string; tags: string[]; createdBy: string },
-    ): Promise<NoteRecord> {
+    ): Promise<NoteRecord | null> {
       const now = clock.now();
+      try {
+        const [note] = await db
+          .insert(contactNotes)
+          .values({
+            id: ids.uuid(),
+            workspaceId: contact.workspaceId,
+            contactId: contact.id,
+            companyId: contact.companyId,
+            ...input,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning();
+        return note ?? null;
+      } catch (error) {
+        if (isForeignKeyViolation(error)) return null;
+        throw error;
+      }
+    },
+
+    async findNote(contactId: string, noteId: string): Promise<NoteRecord | null> {
       const [note] = await db
-        .insert(contactNotes)
-        .values({
-          id: ids.uuid(),
-          workspaceId: contact.workspaceId,
-          contactId: contact.id,
-          companyId: contact.companyId,
-          ...input,
-          createdAt: now,
-          updatedAt: now,
-        })
+        .select()
+        .from(contactNotes)
+        .where(and(eq(contactNotes.id, noteId), eq(contactNotes.contactId, contactId)));
+      return note ?? null;
+    },
+
+    async updateNote(
+      noteId: string,
+      changes: { title?: string; content?: string; tags?: string[] },
+    ): Promise<NoteRecord | null> {
+      const [note] = await db
+        .update(contactNotes)
+        .set({ ...changes, updatedAt: clock.now() })
+        .where(eq(contactNotes.id, noteId))
         .returning();
-      if (!note) throw new Error('insert returned no note');
-      return note;
+      return note ?? null;
+    },
+
+    async deleteNote(noteId: string): Promise<void> {
+      await db.delete(contactNotes).where(eq(contactNotes.id, noteId));
     },
 
     /** Up to `limit` notes of the contact older than `beforeSeq`, newest first, with every tag. */

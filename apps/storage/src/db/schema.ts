@@ -294,6 +294,8 @@ export const taskComments = storageSchema.table(
       .notNull()
       .references(() => users.id),
     createdAt: timestamptz('created_at').notNull(),
+    /** When its author last changed its text; null until then. */
+    editedAt: timestamptz('edited_at'),
   },
   (table) => [index('task_comments_task_seq_idx').on(table.taskId, table.seq)],
 );

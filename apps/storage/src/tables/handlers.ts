@@ -7,9 +7,16 @@ import {
   IdParams,
   ListRowsQuery,
   pageLimit,
+  PROPERTY_CONFIGS,
+  PropertyParams,
   ROWS_PAGE,
+  RowParams,
   SplitNameBody,
+  UpdatePropertyBody,
+  UpdateRowBody,
+  UpdateTableBody,
   type Actor,
+  type PropertyType,
   type SplitNameResponse,
   type TableProperty,
   type TableRow,
@@ -29,8 +36,14 @@ export type TableOperation =
   | 'list_tables'
   | 'create_table'
   | 'get_table'
+  | 'update_table'
+  | 'delete_table'
   | 'create_table_property'
+  | 'update_table_property'
+  | 'delete_table_property'
   | 'create_table_row'
+  | 'update_table_row'
+  | 'delete_table_row'
   | 'list_table_rows'
   | 'split_name';
 
@@ -42,6 +55,8 @@ export interface TablesHandlersDeps {
 }
 
 const TABLE_NOT_FOUND = 'Table not found';
+const PROPERTY_NOT_FOUND = 'Property not found in this table';
+const ROW_NOT_FOUND = 'Row not found in this table';
 const ROWS_CURSOR = 'rows';
 
 function tableBody(table: TableRecord) {
@@ -65,6 +80,19 @@ function propertyBody(property: PropertyRecord): TableProperty {
     position: property.position,
     is_hidden: property.isHidden,
   };
+}
+
+/** The config checked against the property's type; issues read as the gateway's own. */
+function configOf(type: PropertyType, config: Record<string, unknown>): Record<string, unknown> {
+  const parsed = PROPERTY_CONFIGS[type].safeParse(config);
+  if (parsed.success) return parsed.data;
+  throw new AppError('VALIDATION_ERROR', 'Invalid request body', {
+    details: parsed.error.issues.map((issue) => ({
+      path: ['body', 'config', ...issue.path.map(String)].join('.'),
+      message: issue.message,
+      code: issue.code,
+    })),
+  });
 }
 
 export function rowBody(row: RowRecord): TableRow {
@@ -180,6 +208,28 @@ export function createTablesHandlers(
       };
     },
 
+    async update_table(request) {
+      const actor = actorOf(request);
+      const { id } = parseRequestPart(IdParams, request.params);
+      const body = parseRequestPart(UpdateTableBody, request.body);
+      await visibleTable(id, actor);
+      const table = await repository.renameTable(id, body.name);
+      if (!table) throw new AppError('NOT_FOUND', TABLE_NOT_FOUND);
+      const properties = await repository.propertiesOf(table.id);
+      return {
+        status: 200,
+        body: { table: tableBody(table), properties: properties.map(propertyBody) },
+      };
+    },
+
+    async delete_table(request) {
+      const actor = actorOf(request);
+      const { id } = parseRequestPart(IdParams, request.params);
+      const table = await visibleTable(id, actor);
+      await repository.deleteTable(table.id);
+      return { status: 204 };
+    },
+
     async create_table_property(request) {
       const actor = actorOf(request);
       const { id } = parseRequestPart(IdParams, request.params);
@@ -195,14 +245,68 @@ export function createTablesHandlers(
       return { status: 201, body: { property: propertyBody(property) } };
     },
 
+    async update_table_property(request) {
+      const actor = actorOf(request);
+      const { id, propertyId } = parseRequestPart(PropertyParams, request.params);
+      const body = parseRequestPart(UpdatePropertyBody, request.body);
+      const table = await visibleTable(id, actor);
+      const current = (await repository.propertiesOf(table.id)).find(
+        (property) => property.id === propertyId,
+      );
+      if (!current) throw new AppError('NOT_FOUND', PROPERTY_NOT_FOUND);
+      const property = await repository.updateProperty(table.id, propertyId, {
+        name: body.name,
+        isHidden: body.is_hidden,
+        config: body.config === undefined ? undefined : configOf(current.type, body.config),
+      });
+      if (!property) throw new AppError('NOT_FOUND', PROPERTY_NOT_FOUND);
+      return { status: 200, body: { property: propertyBody(property) } };
+    },
+
+    async delete_table_property(request) {
+      const actor = actorOf(request);
+      const { id, propertyId } = parseRequestPart(PropertyParams, request.params);
+      const table = await visibleTable(id, actor);
+      if (!(await repository.deleteProperty(table.id, propertyId))) {
+        throw new AppError('NOT_FOUND', PROPERTY_NOT_FOUND);
+      }
+      return { status: 204 };
+    },
+
     async create_table_row(request) {
       const actor = actorOf(request);
       const { id } = parseRequestPart(IdParams, request.params);
       const body = parseRequestPart(CreateRowBody, request.body);
       const table = await visibleTable(id, actor);
-      checkCells(await repository.propertiesOf(table.id), body.cells);
-      const row = await repository.addRow(table.id, body.cells);
+      const row = await repository.addRow(table.id, (properties) => {
+        checkCells(properties, body.cells);
+        return body.cells;
+      });
+      if (!row) throw new AppError('NOT_FOUND', TABLE_NOT_FOUND);
       return { status: 201, body: { row: rowBody(row) } };
+    },
+
+    async update_table_row(request) {
+      const actor = actorOf(request);
+      const { id, rowId } = parseRequestPart(RowParams, request.params);
+      const body = parseRequestPart(UpdateRowBody, request.body);
+      const table = await visibleTable(id, actor);
+      const row = await repository.updateRow(table.id, rowId, (properties) => {
+        checkCells(properties, body.cells);
+        return body.cells;
+      });
+      if (!row) throw new AppError('NOT_FOUND', ROW_NOT_FOUND);
+      return { status: 200, body: { row: rowBody(row) } };
+    },
+
+    async delete_table_row(request) {
+      const actor = actorOf(request);
+      const { id, rowId } = parseRequestPart(RowParams, request.params);
+      const table = await visibleTable(id, actor);
+      if (!(await repository.deleteRow(table.id, rowId))) {
+        throw new AppError('NOT_FOUND', ROW_NOT_FOUND);
+      }
+      return { status: 204 };
     },
 
     async list_table_rows(request) {

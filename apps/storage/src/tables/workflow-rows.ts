@@ -23,12 +23,15 @@ export function createWorkflowRowWriter(deps: {
     if (!table || table.workspaceId !== request.workspaceId || standing?.role == null) {
       throw new AppError('NOT_FOUND', 'Table not found');
     }
-    const properties = await deps.repository.propertiesOf(table.id);
-    const idOf = new Map(properties.map((property) => [property.name, property.id]));
-    const cells = Object.fromEntries(
-      Object.entries(request.values).map(([key, value]) => [idOf.get(key) ?? key, value]),
-    );
-    checkCells(properties, cells);
-    return { row: rowBody(await deps.repository.addRow(table.id, cells)) };
+    const row = await deps.repository.addRow(table.id, (properties) => {
+      const idOf = new Map(properties.map((property) => [property.name, property.id]));
+      const cells = Object.fromEntries(
+        Object.entries(request.values).map(([key, value]) => [idOf.get(key) ?? key, value]),
+      );
+      checkCells(properties, cells);
+      return cells;
+    });
+    if (!row) throw new AppError('NOT_FOUND', 'Table not found');
+    return { row: rowBody(row) };
   };
 }

@@ -1,5 +1,6 @@
 import {
   AppError,
+  CommentParams,
   CreateCommentBody,
   CreateTaskBody,
   IdParams,
@@ -7,6 +8,9 @@ import {
   TASK_FILES_BUCKET,
   TaskFileParams,
   TaskIdParams,
+  UpdateCommentBody,
+  UpdateTaskBody,
+  type Actor,
   type Attachment,
   type AttachmentType,
   type PrepareUploadRequest,
@@ -16,6 +20,7 @@ import {
   type UploadTarget,
   WorkspaceListQuery,
 } from '@wap/contracts';
+import type { Logger } from 'pino';
 import { createActorRateLimit, type ActorRateLimits } from '@wap/http';
 import {
   actorOf,
@@ -23,11 +28,18 @@ import {
   type BusCaller,
   type Clock,
   type IdSource,
+  type ObjectStore,
   type RouteHandler,
 } from '@wap/platform';
 import { requireMember, requireVisible, type WorkspaceStanding } from '../directory/access';
 import { newestFirstPage, pageRequest } from '../http/pages';
-import type { AttachmentRecord, CommentRecord, TaskRecord, TasksRepository } from './repository';
+import {
+  nameInUrl,
+  type AttachmentRecord,
+  type CommentRecord,
+  type TaskRecord,
+  type TasksRepository,
+} from './repository';
 
 const TASKS_LIST = 'tasks';
 
@@ -35,8 +47,12 @@ export type TaskOperation =
   | 'list_tasks'
   | 'create_task'
   | 'get_task'
+  | 'update_task'
+  | 'delete_task'
   | 'create_task_comment'
   | 'list_task_comments'
+  | 'update_task_comment'
+  | 'delete_task_comment'
   | 'upload_task_comment_attachment'
   | 'download_task_file';
 
@@ -47,10 +63,14 @@ export interface TasksHandlersDeps {
   /** Uploads a minute per person and per workspace (decision 124). */
   uploadLimits: ActorRateLimits;
   clock: Clock;
+  /** Where attachments' files are: deleted with their task or their comment. */
+  objects: ObjectStore;
+  logger: Logger;
 }
 
 const TASK_NOT_FOUND = 'Task not found';
 const FILE_NOT_FOUND = 'File not found';
+const COMMENT_NOT_FOUND = 'Comment not found';
 
 /** The extension of each kind in the generated file name. */
 const EXTENSIONS: Record<AttachmentType, string> = {
@@ -122,6 +142,7 @@ function commentBody(comment: CommentRecord): TaskComment {
     attachments: comment.attachments,
     created_by: comment.createdBy,
     created_at: comment.createdAt.toISOString(),
+    edited_at: comment.editedAt?.toISOString() ?? null,
   };
 }
 
@@ -132,9 +153,55 @@ export function createTasksHandlers(deps: TasksHandlersDeps) {
   const { repository, standingOf } = deps;
 
   async function visibleTask(taskId: string, userId: string): Promise<TaskRecord> {
-    const task = await repository.findTask(taskId);
-    const standing = task ? await standingOf(task.workspaceId, userId) : null;
-    return requireVisible(task, standing, TASK_NOT_FOUND);
+    return (await visibleTaskWithRole(taskId, userId)).task;
+  }
+
+  async function visibleTaskWithRole(
+    taskId: string,
+    userId: string,
+  ): Promise<{ task: TaskRecord; role: WorkspaceStanding['role'] }> {
+    const found = await repository.findTask(taskId);
+    const standing = found ? await standingOf(found.workspaceId, userId) : null;
+    const task = requireVisible(found, standing, TASK_NOT_FOUND);
+    return { task, role: standing?.role ?? null };
+  }
+
+  /** The comment, when the caller may change it: its author, or for `delete` an owner too. */
+  async function changeableComment(
+    params: unknown,
+    actor: Actor,
+    change: 'edit' | 'delete',
+  ): Promise<CommentRecord> {
+    const { taskId, commentId } = parseRequestPart(CommentParams, params);
+    const { task, role } = await visibleTaskWithRole(taskId, actor.userId);
+    const comment = await repository.findComment(task.id, commentId);
+    if (!comment) throw new AppError('NOT_FOUND', COMMENT_NOT_FOUND);
+    const mayChange =
+      comment.createdBy === actor.userId || (change === 'delete' && role === 'owner');
+    if (!mayChange) {
+      throw new AppError(
+        'FORBIDDEN',
+        change === 'edit'
+          ? 'Only the author of a comment can edit it'
+          : 'Only the author of a comment or an owner of the workspace can delete it',
+      );
+    }
+    return comment;
+  }
+
+  /**
+   * Files whose rows are gone. A file that cannot be deleted now is logged and left: its address
+   * no longer answers, so it is unreachable, not exposed.
+   */
+  async function deleteFiles(objectNames: string[]): Promise<void> {
+    for (const objectName of objectNames) {
+      await deps.objects.delete(TASK_FILES_BUCKET, objectName).catch((error: unknown) => {
+        deps.logger.warn(
+          { err: error, objectName },
+          'attachment file left after its rows were deleted',
+        );
+      });
+    }
   }
 
   const routes: Record<TaskOperation, RouteHandler> = {
@@ -163,6 +230,24 @@ export function createTasksHandlers(deps: TasksHandlersDeps) {
       const actor = actorOf(request);
       const { id } = parseRequestPart(IdParams, request.params);
       return { status: 200, body: { task: taskBody(await visibleTask(id, actor.userId)) } };
+    },
+
+    async update_task(request) {
+      const actor = actorOf(request);
+      const { id } = parseRequestPart(IdParams, request.params);
+      const body = parseRequestPart(UpdateTaskBody, request.body);
+      await visibleTask(id, actor.userId);
+      const task = await repository.renameTask(id, body.title);
+      if (!task) throw new AppError('NOT_FOUND', TASK_NOT_FOUND);
+      return { status: 200, body: { task: taskBody(task) } };
+    },
+
+    async delete_task(request) {
+      const actor = actorOf(request);
+      const { id } = parseRequestPart(IdParams, request.params);
+      const task = await visibleTask(id, actor.userId);
+      await deleteFiles(await repository.deleteTask(task.id));
+      return { status: 204 };
     },
 
     async create_task_comment(request) {
@@ -198,7 +283,30 @@ export function createTasksHandlers(deps: TasksHandlersDeps) {
         attachments,
         createdBy: actor.userId,
       });
+      if (!comment) throw new AppError('NOT_FOUND', TASK_NOT_FOUND);
       return { status: 201, body: { comment: commentBody(comment) } };
+    },
+
+    async update_task_comment(request) {
+      const actor = actorOf(request);
+      const body = parseRequestPart(UpdateCommentBody, request.body);
+      const comment = await changeableComment(request.params, actor, 'edit');
+      if (body.body.trim() === '' && comment.attachments.length === 0) {
+        throw new AppError('VALIDATION_ERROR', 'Invalid request body', {
+          details: [{ path: 'body.body', message: 'a comment without files needs text' }],
+        });
+      }
+      const edited = await repository.editComment(comment.id, body.body);
+      if (!edited) throw new AppError('NOT_FOUND', COMMENT_NOT_FOUND);
+      return { status: 200, body: { comment: commentBody(edited) } };
+    },
+
+    async delete_task_comment(request) {
+      const actor = actorOf(request);
+      const comment = await changeableComment(request.params, actor, 'delete');
+      const names = comment.attachments.map((attachment) => nameInUrl(attachment.url));
+      await deleteFiles(await repository.deleteComment(comment.taskId, comment.id, names));
+      return { status: 204 };
     },
 
     async list_task_comments(request) {
@@ -231,6 +339,8 @@ export function createTasksHandlers(deps: TasksHandlersDeps) {
         objectName: upload.objectName,
         createdBy: actor.userId,
       });
+      // The gateway deletes the stored file of an upload that is not answered 2XX.
+      if (!attachment) throw new AppError('NOT_FOUND', TASK_NOT_FOUND);
       return { status: 200, body: attachmentBody(attachment) };
     },
 

@@ -1,6 +1,7 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Attachment } from '@wap/contracts';
 import { type KeysetPosition, type Clock, type IdSource, type SqlDatabase } from '@wap/platform';
+import { isForeignKeyViolation } from '../db/errors';
 import { newestFirst } from '../db/newest-first';
 import { taskAttachments, taskComments, tasks } from '../db/schema';
 
@@ -34,6 +35,12 @@ export interface CommentRecord {
   attachments: Attachment[];
   createdBy: string;
   createdAt: Date;
+  editedAt: Date | null;
+}
+
+/** The generated file name at the end of an attachment's address. */
+export function nameInUrl(url: string): string {
+  return url.slice(url.lastIndexOf('/') + 1);
 }
 
 export type TasksRepository = ReturnType<typeof createTasksRepository>;
@@ -73,12 +80,44 @@ export function createTasksRepository(deps: { db: SqlDatabase; clock: Clock; ids
       return task ?? null;
     },
 
+    async renameTask(taskId: string, title: string): Promise<TaskRecord | null> {
+      const [task] = await db
+        .update(tasks)
+        .set({ title, updatedAt: clock.now() })
+        .where(eq(tasks.id, taskId))
+        .returning();
+      return task ?? null;
+    },
+
+    /**
+     * Deletes the task, its comments and its attachments at once; returns the object names of
+     * the attachments' files, for the caller to delete once the rows are gone.
+     */
+    async deleteTask(taskId: string): Promise<string[]> {
+      return db.transaction(async (tx) => {
+        await tx.execute(sql`select id from ${tasks} where id = ${taskId} for update`);
+        await tx.delete(taskComments).where(eq(taskComments.taskId, taskId));
+        const files = await tx
+          .delete(taskAttachments)
+          .where(eq(taskAttachments.taskId, taskId))
+          .returning({ objectName: taskAttachments.objectName });
+        await tx.delete(tasks).where(eq(tasks.id, taskId));
+        return files.map((file) => file.objectName);
+      });
+    },
+
+    /** Null when the task was deleted meanwhile. */
     async addAttachment(
       input: Omit<AttachmentRecord, 'createdAt' | 'id'> & { id: string },
-    ): Promise<AttachmentRecord> {
+    ): Promise<AttachmentRecord | null> {
       const attachment: AttachmentRecord = { ...input, createdAt: clock.now() };
-      await db.insert(taskAttachments).values(attachment);
-      return attachment;
+      try {
+        await db.insert(taskAttachments).values(attachment);
+        return attachment;
+      } catch (error) {
+        if (isForeignKeyViolation(error)) return null;
+        throw error;
+      }
     },
 
     async findAttachment(
@@ -107,10 +146,74 @@ export function createTasksRepository(deps: { db: SqlDatabase; clock: Clock; ids
         .where(and(eq(taskAttachments.taskId, taskId), inArray(taskAttachments.name, names)));
     },
 
-    async addComment(input: Omit<CommentRecord, 'id' | 'createdAt'>): Promise<CommentRecord> {
-      const comment: CommentRecord = { id: ids.uuid(), ...input, createdAt: clock.now() };
-      await db.insert(taskComments).values(comment);
+    /** Null when the task was deleted meanwhile. */
+    async addComment(
+      input: Omit<CommentRecord, 'id' | 'createdAt' | 'editedAt'>,
+    ): Promise<CommentRecord | null> {
+      const comment: CommentRecord = {
+        id: ids.uuid(),
+        ...input,
+        createdAt: clock.now(),
+        editedAt: null,
+      };
+      try {
+        await db.insert(taskComments).values(comment);
+        return comment;
+      } catch (error) {
+        if (isForeignKeyViolation(error)) return null;
+        throw error;
+      }
+    },
+
+    async findComment(taskId: string, commentId: string): Promise<CommentRecord | null> {
+      const [row] = await db
+        .select()
+        .from(taskComments)
+        .where(and(eq(taskComments.id, commentId), eq(taskComments.taskId, taskId)));
+      if (!row) return null;
+      const { seq: _seq, ...comment } = row;
       return comment;
+    },
+
+    async editComment(commentId: string, body: string): Promise<CommentRecord | null> {
+      const [row] = await db
+        .update(taskComments)
+        .set({ body, editedAt: clock.now() })
+        .where(eq(taskComments.id, commentId))
+        .returning();
+      if (!row) return null;
+      const { seq: _seq, ...comment } = row;
+      return comment;
+    },
+
+    /**
+     * Deletes the comment and the attachments named in `names` that no other comment of the
+     * task holds; returns the object names of the files to delete once the rows are gone.
+     * The task's row is locked so that two comments sharing a file, deleted together, do not
+     * each leave it to the other.
+     */
+    async deleteComment(taskId: string, commentId: string, names: string[]): Promise<string[]> {
+      return db.transaction(async (tx) => {
+        await tx.execute(sql`select id from ${tasks} where id = ${taskId} for update`);
+        await tx.delete(taskComments).where(eq(taskComments.id, commentId));
+        if (names.length === 0) return [];
+        const others = await tx
+          .select({ attachments: taskComments.attachments })
+          .from(taskComments)
+          .where(and(eq(taskComments.taskId, taskId), ne(taskComments.id, commentId)));
+        const held = new Set(
+          others.flatMap((other) =>
+            other.attachments.map((attachment) => nameInUrl(attachment.url)),
+          ),
+        );
+        const orphans = names.filter((name) => !held.has(name));
+        if (orphans.length === 0) return [];
+        const files = await tx
+          .delete(taskAttachments)
+          .where(and(eq(taskAttachments.taskId, taskId), inArray(taskAttachments.name, orphans)))
+          .returning({ objectName: taskAttachments.objectName });
+        return files.map((file) => file.objectName);
+      });
     },
 
     async commentsOf(taskId: string): Promise<CommentRecord[]> {
