@@ -66,11 +66,11 @@ describe('workspace data (tables, tasks, contacts) in a browser', () => {
   const status = (text: string | RegExp) => page.getByRole('status').filter({ hasText: text });
   const alert = (text: string | RegExp) => page.getByRole('alert').filter({ hasText: text });
 
-  /** Calls the API as the owner, for what the test sets up in bulk. */
-  async function api<T>(path: string, body?: unknown): Promise<T> {
+  /** Calls the API as the owner (or `cookie`'s person), for what the test sets up in bulk. */
+  async function api<T>(path: string, body?: unknown, cookie = ownerCookie): Promise<T> {
     const response = await platform.api(path, {
       method: body === undefined ? 'GET' : 'POST',
-      cookie: ownerCookie,
+      cookie,
       body,
     });
     const text = await response.text();
@@ -355,5 +355,224 @@ describe('workspace data (tables, tasks, contacts) in a browser', () => {
     await page.getByRole('region', { name: 'All contacts' }).getByText('ada@example.com').waitFor();
     await page.getByRole('link', { name: 'Ada Lovelace' }).click();
     await heading('Ada Lovelace').waitFor();
+  }, 180_000);
+
+  /** A second person of the workspace, who writes what the owner then sees by their name. */
+  async function colleague(): Promise<{ cookie: string; name: string }> {
+    const email = `bea-${unique}@example.com`;
+    const cookie = await platform.sessionCookie(email);
+    await api('/me', undefined, cookie);
+    await api(`/workspaces/${workspaceId}/members`, { email, role: 'member' });
+    return { cookie, name: `bea-${unique}` };
+  }
+  let bea: { cookie: string; name: string };
+
+  test('a table is renamed; its rows and columns are edited and deleted; then the table', async () => {
+    const { table } = await api<{ table: { id: string } }>('/tables', {
+      workspaceId,
+      name: 'Scratch',
+    });
+    for (const [name, type, config] of [
+      ['Name', 'text', undefined],
+      [
+        'Stage',
+        'select',
+        {
+          options: [
+            { id: 'new', name: 'New' },
+            { id: 'won', name: 'Won' },
+          ],
+        },
+      ],
+    ] as const) {
+      await api(`/tables/${table.id}/properties`, { name, type, config });
+    }
+    await page.goto(`/app/w/${workspaceId}/tables/${table.id}`);
+    await heading('Scratch').waitFor();
+
+    await page.getByRole('button', { name: 'Rename', exact: true }).click();
+    const rename = page.getByRole('region', { name: 'Rename the table' });
+    const nameField = rename.getByRole('textbox', { name: 'Table name' });
+    expect(await nameField.evaluate((field) => field === document.activeElement)).toBe(true);
+    await nameField.fill('Pipeline');
+    await rename.getByRole('button', { name: 'Save' }).click();
+    await heading('Pipeline').waitFor();
+    expect(await rename.count()).toBe(0);
+
+    // Rows added in the form; "Row added." goes once the next submission is refused.
+    const rows = page.getByRole('table', { name: 'Rows of Pipeline' });
+    const addRow = page.getByRole('region', { name: 'Add a row' });
+    for (const [name, stage] of [
+      ['Acme', 'New'],
+      ['Globex', 'Won'],
+    ] as const) {
+      await addRow.getByRole('textbox', { name: 'Name' }).fill(name);
+      await addRow.getByRole('combobox', { name: 'Stage' }).selectOption({ label: stage });
+      await addRow.getByRole('button', { name: 'Add row' }).click();
+      await rows.getByRole('cell', { name, exact: true }).waitFor();
+    }
+    await addRow.getByRole('status').filter({ hasText: 'Row added.' }).waitFor();
+    await addRow.getByRole('button', { name: 'Add row' }).click();
+    await addRow.getByRole('alert').filter({ hasText: 'Fill in at least one field.' }).waitFor();
+    expect(await addRow.getByText('Row added.').count()).toBe(0);
+
+    // A row edited in place of nothing else: its form opens focused on its first field.
+    await rows.getByRole('button', { name: 'Edit row 1' }).click();
+    const editor = page.getByRole('region', { name: 'Edit row 1' });
+    const first = editor.getByRole('textbox', { name: 'Name' });
+    expect(await first.inputValue()).toBe('Acme');
+    expect(await first.evaluate((field) => field === document.activeElement)).toBe(true);
+    await first.fill('Acme Corporation');
+    await editor.getByRole('combobox', { name: 'Stage' }).selectOption({ label: 'None' });
+    await editor.getByRole('button', { name: 'Save row' }).click();
+    await rows.getByRole('cell', { name: 'Acme Corporation', exact: true }).waitFor();
+    expect(await editor.count()).toBe(0);
+    expect(await rows.getByRole('cell', { name: 'New', exact: true }).count()).toBe(0);
+
+    await rows.getByRole('button', { name: 'Delete row 2' }).click();
+    await rows
+      .getByRole('group', { name: 'Confirm: Delete row 2' })
+      .getByRole('button', { name: 'Delete row 2' })
+      .click();
+    await page.getByText('Showing 1 row, all of them.').waitFor();
+    expect(await rows.getByRole('cell', { name: 'Globex' }).count()).toBe(0);
+
+    // A column renamed and hidden, a select losing an option, a column deleted.
+    const columns = page.getByRole('region', { name: 'Columns' });
+    await columns.getByRole('button', { name: 'Edit column Stage' }).click();
+    const stageForm = columns.getByRole('form', { name: 'Edit column Stage' });
+    await stageForm.getByRole('textbox', { name: 'Column name' }).fill('Phase');
+    await stageForm.getByRole('textbox', { name: 'Options' }).fill('New, Won, Lost');
+    await stageForm.getByRole('button', { name: 'Save column' }).click();
+    await rows.getByRole('columnheader', { name: 'Phase' }).waitFor();
+    await columns.getByRole('button', { name: 'Edit column Name' }).click();
+    const nameForm = columns.getByRole('form', { name: 'Edit column Name' });
+    await nameForm.getByRole('checkbox', { name: 'Hide this column' }).check();
+    await nameForm.getByRole('button', { name: 'Save column' }).click();
+    await columns.getByText('Text, hidden').waitFor();
+    expect(await rows.getByRole('columnheader', { name: 'Name' }).count()).toBe(0);
+    await expectNoSeriousA11yViolations(page);
+    await screenshot(page, 'table-edited');
+
+    await columns.getByRole('button', { name: 'Delete column Phase and its cells' }).click();
+    await columns
+      .getByRole('group', { name: 'Confirm: Delete column Phase and its cells' })
+      .getByRole('button', { name: 'Delete column Phase and its cells' })
+      .click();
+    await page.getByText('1 column', { exact: true }).waitFor();
+
+    await page.getByRole('button', { name: 'Delete Pipeline and all its rows' }).click();
+    await page
+      .getByRole('group', { name: 'Confirm: Delete Pipeline and all its rows' })
+      .getByRole('button', { name: 'Delete Pipeline and all its rows' })
+      .click();
+    await heading('Tables').waitFor();
+    const list = page.getByRole('region', { name: 'All tables' });
+    await list.getByRole('link', { name: 'Leads' }).waitFor();
+    expect(await list.getByRole('link', { name: 'Pipeline' }).count()).toBe(0);
+    const gone = await platform.api(`/tables/${table.id}`, { cookie: ownerCookie });
+    expect(gone.status).toBe(404);
+  }, 180_000);
+
+  test('a task is renamed; comments show their authors, are edited by them and deleted; then the task', async () => {
+    bea = await colleague();
+    const { task } = await api<{ task: { id: string } }>('/tasks', {
+      workspaceId,
+      title: 'Plan the offsite',
+    });
+    await api(`/tasks/${task.id}/comments`, { body: 'I can book the venue.' }, bea.cookie);
+    await page.goto(`/app/w/${workspaceId}/tasks/${task.id}`);
+    await heading('Plan the offsite').waitFor();
+    await page.getByRole('textbox', { name: 'Comment' }).fill('Thanks, I will do the agenda.');
+    await page.getByRole('button', { name: 'Add comment' }).click();
+    await status('Comment added.').waitFor();
+
+    const theirs = page.getByRole('article', { name: new RegExp(`^Comment by ${bea.name}, `) });
+    const mine = page.getByRole('article', { name: /^Comment by You, / });
+    await theirs.getByText('I can book the venue.').waitFor();
+    // The owner deletes anyone's comment but edits only their own.
+    expect(await theirs.getByRole('button', { name: /^Edit/ }).count()).toBe(0);
+    await mine.getByRole('button', { name: /^Edit your comment/ }).click();
+    const text = mine.getByRole('textbox', { name: 'Comment' });
+    expect(await text.evaluate((field) => field === document.activeElement)).toBe(true);
+    await text.fill('Thanks, I will do the agenda by Friday.');
+    await mine.getByRole('button', { name: 'Save comment' }).click();
+    await mine.getByText('Thanks, I will do the agenda by Friday.').waitFor();
+    await mine.getByText(/\(edited /).waitFor();
+    await expectNoSeriousA11yViolations(page);
+    await screenshot(page, 'task-comments-edited');
+
+    await theirs.getByRole('button', { name: /^Delete the comment by / }).click();
+    await theirs
+      .getByRole('group')
+      .getByRole('button', { name: /^Delete the comment by / })
+      .click();
+    await theirs.waitFor({ state: 'detached' });
+    expect(await page.getByRole('article').count()).toBe(1);
+
+    await page.getByRole('button', { name: 'Rename', exact: true }).click();
+    await page.getByRole('textbox', { name: 'Task title' }).fill('Plan the spring offsite');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await heading('Plan the spring offsite').waitFor();
+    const deleteTask = 'Delete Plan the spring offsite with its comments and files';
+    await page.getByRole('button', { name: deleteTask }).click();
+    await page.getByRole('group').getByRole('button', { name: deleteTask }).click();
+    await heading('Tasks').waitFor();
+    const list = page.getByRole('region', { name: 'All tasks' });
+    await list.getByRole('link', { name: 'Prepare the launch' }).waitFor();
+    expect(await list.getByRole('link', { name: 'Plan the spring offsite' }).count()).toBe(0);
+  }, 180_000);
+
+  test('a contact is edited; notes show their authors, are edited by them and deleted; then the contact', async () => {
+    const { contact } = await api<{ contact: { id: string } }>('/contacts', {
+      workspaceId,
+      name: 'Grace Hopper',
+      email: 'grace@example.com',
+    });
+    await api(
+      `/contacts/${contact.id}/notes`,
+      { title: 'Intro', content: 'Met at a meetup.' },
+      bea.cookie,
+    );
+    await api(`/contacts/${contact.id}/notes`, { title: 'Follow-up', content: 'Sent slides.' });
+    await page.goto(`/app/w/${workspaceId}/contacts/${contact.id}`);
+    await heading('Grace Hopper').waitFor();
+
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
+    const edit = page.getByRole('region', { name: 'Edit the contact' });
+    await edit.getByRole('textbox', { name: 'Email (optional)' }).fill('');
+    await edit.getByRole('textbox', { name: 'Company ID (optional)' }).fill('navy');
+    await edit.getByRole('button', { name: 'Save contact' }).click();
+    await page.getByText('Company navy').waitFor();
+    expect(await page.getByText('grace@example.com').count()).toBe(0);
+
+    const notes = page.getByRole('list', { name: 'All notes' });
+    const intro = notes.getByRole('article').filter({ hasText: 'Intro' });
+    const followUp = notes.getByRole('article').filter({ hasText: 'Follow-up' });
+    await intro.getByText(`${bea.name},`).waitFor();
+    await followUp.getByText('You,').waitFor();
+    expect(await intro.getByRole('button', { name: 'Edit note Intro' }).count()).toBe(0);
+
+    await followUp.getByRole('button', { name: 'Edit note Follow-up' }).click();
+    const editor = notes.getByRole('region', { name: 'Edit note Follow-up' });
+    await editor.getByRole('textbox', { name: 'Content' }).fill('Sent slides and pricing.');
+    await editor.getByRole('textbox', { name: 'Tags' }).fill('pricing');
+    await editor.getByRole('button', { name: 'Save note' }).click();
+    await notes.getByText('Sent slides and pricing.').waitFor();
+    await notes.getByText('(edited)').waitFor();
+    await expectNoSeriousA11yViolations(page);
+    await screenshot(page, 'contact-notes-edited');
+
+    await intro.getByRole('button', { name: 'Delete note Intro' }).click();
+    await intro.getByRole('group').getByRole('button', { name: 'Delete note Intro' }).click();
+    await page.getByText('Showing 1 note, all of them.').waitFor();
+
+    const deleteContact = 'Delete Grace Hopper with their notes';
+    await page.getByRole('button', { name: deleteContact }).click();
+    await page.getByRole('group').getByRole('button', { name: deleteContact }).click();
+    await heading('Contacts').waitFor();
+    const list = page.getByRole('region', { name: 'All contacts' });
+    await list.getByRole('link', { name: 'Ada Lovelace' }).waitFor();
+    expect(await list.getByRole('link', { name: 'Grace Hopper' }).count()).toBe(0);
   }, 180_000);
 });

@@ -128,7 +128,7 @@ describe('the workspace feature in a browser', () => {
 
     await members.getByRole('button', { name: `Remove ${temporary}` }).click();
     await members
-      .getByRole('group', { name: `Confirm removing ${temporary}` })
+      .getByRole('group', { name: `Confirm: Remove ${temporary}` })
       .getByRole('button', { name: `Remove ${temporary}` })
       .click();
     await page

@@ -13,4 +13,6 @@ export { EmptyState } from './empty-state';
 export { PageHeader } from './page-header';
 export { Panel } from './panel';
 export { CopyButton } from './copy-button';
+export { ConfirmButton, type ConfirmButtonProps } from './confirm-button';
+export { RenamePanel, type RenamePanelProps } from './rename-panel';
 export { SecretShownOnce } from './secret-shown-once';

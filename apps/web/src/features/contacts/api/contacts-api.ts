@@ -7,6 +7,8 @@ import type {
   CreateNoteBody,
   NoteResponse,
   NotesPage,
+  UpdateContactBody,
+  UpdateNoteBody,
 } from '@wap/contracts';
 import { useApiClient } from '../../../lib/api';
 import { contactsKeys } from './contacts-keys';
@@ -79,6 +81,59 @@ export function useAddNote(contactId: string) {
     mutationFn: (body: CreateNoteBody) =>
       api.post<z.infer<typeof NoteResponse>>(contactPath(contactId, 'notes'), body),
     // The new note is the newest: every list of the contact is read again from its top.
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: contactsKeys.allNotes(contactId) }),
+  });
+}
+
+export function useUpdateContact(contactId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: z.input<typeof UpdateContactBody>) =>
+      api.patch<ContactBody>(contactPath(contactId), body),
+    onSuccess: (updated) => {
+      queryClient.setQueryData(contactsKeys.contact(contactId), updated);
+      void queryClient.invalidateQueries({
+        queryKey: contactsKeys.list(updated.contact.workspace_id),
+      });
+      // A change of company reaches the notes.
+      void queryClient.invalidateQueries({ queryKey: contactsKeys.allNotes(contactId) });
+    },
+  });
+}
+
+/** Deletes the contact with its notes; the caller leaves its page. */
+export function useDeleteContact(workspaceId: string, contactId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api.delete<void>(contactPath(contactId)),
+    onSuccess: () => {
+      queryClient.removeQueries({ queryKey: contactsKeys.contact(contactId) });
+      void queryClient.invalidateQueries({ queryKey: contactsKeys.list(workspaceId) });
+    },
+  });
+}
+
+const notePath = (contactId: string, noteId: string) =>
+  contactPath(contactId, `notes/${encodeURIComponent(noteId)}`);
+
+export function useEditNote(contactId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ noteId, ...body }: z.input<typeof UpdateNoteBody> & { noteId: string }) =>
+      api.patch<z.infer<typeof NoteResponse>>(notePath(contactId, noteId), body),
+    // Its tags may have changed: every filtered list is read again.
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: contactsKeys.allNotes(contactId) }),
+  });
+}
+
+export function useDeleteNote(contactId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (noteId: string) => api.delete<void>(notePath(contactId, noteId)),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: contactsKeys.allNotes(contactId) }),
   });
 }

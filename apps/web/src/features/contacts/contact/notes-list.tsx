@@ -1,8 +1,17 @@
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import type { ContactNote } from '@wap/contracts';
-import { Button, EmptyState, ErrorMessage, LoadingState, TextField } from '../../../components';
-import { useNotes } from '../api/contacts-api';
+import {
+  Button,
+  ConfirmButton,
+  EmptyState,
+  ErrorMessage,
+  LoadingState,
+  TextField,
+} from '../../../components';
+import { useAuthors } from '../../workspace';
+import { useDeleteNote, useNotes } from '../api/contacts-api';
+import { NoteForm } from './note-form';
 
 /** The longest tag the API takes (decision 62's `tag`). */
 const MAX_TAG_LENGTH = 50;
@@ -11,10 +20,13 @@ const MAX_TAG_LENGTH = 50;
  * The contact's notes, newest first, a page per "Load more" (spec endpoint 10). The tag
  * filter lives in the address (`?tag=`), so a filtered list can be linked and reloaded.
  */
-export function NotesList(props: { contactId: string }) {
+export function NotesList(props: { contactId: string; workspaceId: string }) {
   const [searchParams, setSearchParams] = useSearchParams();
   const tag = searchParams.get('tag')?.trim() || undefined;
   const notes = useNotes(props.contactId, tag);
+  const authors = useAuthors(props.workspaceId);
+  const deleteNote = useDeleteNote(props.contactId);
+  const [editing, setEditing] = useState<string | null>(null);
   const filterBy = (next: string | undefined) =>
     setSearchParams(next ? { tag: next } : {}, { preventScrollReset: true });
 
@@ -29,13 +41,46 @@ export function NotesList(props: { contactId: string }) {
           <p>{tag ? 'Show all notes, or try another tag.' : 'Add the first note below.'}</p>
         </EmptyState>
       )}
+      {deleteNote.isError && <ErrorMessage error={deleteNote.error} title="Note not deleted" />}
       {all.length > 0 && (
         <ol className="contact-notes" aria-label={tag ? `Notes tagged ${tag}` : 'All notes'}>
-          {all.map((note) => (
-            <li key={note.id}>
-              <NoteItem note={note} />
-            </li>
-          ))}
+          {all.map((note) => {
+            const isAuthor = note.created_by === authors.myId;
+            return (
+              <li key={note.id}>
+                {editing === note.id ? (
+                  <section className="contact-note" aria-label={`Edit note ${note.title}`}>
+                    <NoteForm
+                      contactId={props.contactId}
+                      note={note}
+                      onDone={() => setEditing(null)}
+                    />
+                  </section>
+                ) : (
+                  <NoteItem note={note} author={authors.nameOf(note.created_by)}>
+                    {(isAuthor || authors.isOwner) && (
+                      <div className="button-row">
+                        {isAuthor && (
+                          <Button
+                            aria-label={`Edit note ${note.title}`}
+                            onClick={() => setEditing(note.id)}
+                          >
+                            Edit
+                          </Button>
+                        )}
+                        <ConfirmButton
+                          label="Delete"
+                          action={`Delete note ${note.title}`}
+                          busy={deleteNote.isPending && deleteNote.variables === note.id}
+                          onConfirm={() => deleteNote.mutate(note.id)}
+                        />
+                      </div>
+                    )}
+                  </NoteItem>
+                )}
+              </li>
+            );
+          })}
         </ol>
       )}
       {notes.data && notes.isError && <ErrorMessage error={notes.error} />}
@@ -96,7 +141,7 @@ function TagFilter(props: {
   );
 }
 
-function NoteItem(props: { note: ContactNote }) {
+function NoteItem(props: { note: ContactNote; author: string; children?: ReactNode }) {
   const { note } = props;
   const written = new Date(note.created_at).toLocaleString(undefined, {
     dateStyle: 'medium',
@@ -106,7 +151,8 @@ function NoteItem(props: { note: ContactNote }) {
     <article className="contact-note">
       <h3>{note.title}</h3>
       <p className="contact-muted">
-        <time dateTime={note.created_at}>{written}</time>
+        {props.author}, <time dateTime={note.created_at}>{written}</time>
+        {note.updated_at !== note.created_at && ' (edited)'}
       </p>
       {note.content && <p className="contact-note__content">{note.content}</p>}
       {note.tags.length > 0 && (
@@ -125,6 +171,7 @@ function NoteItem(props: { note: ContactNote }) {
           ))}
         </ul>
       )}
+      {props.children}
     </article>
   );
 }

@@ -1,4 +1,10 @@
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  useInfiniteQuery,
+  useMutation,
+  useQuery,
+  useQueryClient,
+  type InfiniteData,
+} from '@tanstack/react-query';
 import type { z } from 'zod';
 import type {
   Cells,
@@ -10,7 +16,9 @@ import type {
   SplitNameBody,
   SplitNameResponse,
   TableResponse,
+  TableRow,
   TablesPage,
+  UpdatePropertyBody,
 } from '@wap/contracts';
 import { useApiClient } from '../../../lib/api';
 import { tablesKeys } from './tables-keys';
@@ -73,6 +81,74 @@ export function useCreateProperty(tableId: string) {
   });
 }
 
+export function useRenameTable(tableId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) => api.patch<TableWithProperties>(tablePath(tableId), { name }),
+    onSuccess: (renamed) => {
+      queryClient.setQueryData(tablesKeys.table(tableId), renamed);
+      void queryClient.invalidateQueries({ queryKey: tablesKeys.list(renamed.table.workspace_id) });
+    },
+  });
+}
+
+/** Deletes the table with its columns and rows; the caller leaves its page. */
+export function useDeleteTable(workspaceId: string, tableId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api.delete<void>(tablePath(tableId)),
+    onSuccess: () => {
+      queryClient.removeQueries({ queryKey: tablesKeys.table(tableId) });
+      void queryClient.invalidateQueries({ queryKey: tablesKeys.list(workspaceId) });
+    },
+  });
+}
+
+/** A column's name, visibility or options; emptied options change rows, so they are read again. */
+export function useUpdateProperty(tableId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ propertyId, ...body }: UpdatePropertyBody & { propertyId: string }) =>
+      api.patch<z.infer<typeof PropertyResponse>>(
+        tablePath(tableId, `properties/${encodeURIComponent(propertyId)}`),
+        body,
+      ),
+    onSuccess: async ({ property }) => {
+      queryClient.setQueryData<TableWithProperties>(tablesKeys.table(tableId), (previous) =>
+        previous
+          ? {
+              ...previous,
+              properties: previous.properties.map((old) =>
+                old.id === property.id ? property : old,
+              ),
+            }
+          : previous,
+      );
+      await queryClient.invalidateQueries({ queryKey: tablesKeys.rows(tableId) });
+    },
+  });
+}
+
+export function useDeleteProperty(tableId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (propertyId: string) =>
+      api.delete<void>(tablePath(tableId, `properties/${encodeURIComponent(propertyId)}`)),
+    onSuccess: async (_nothing, propertyId) => {
+      queryClient.setQueryData<TableWithProperties>(tablesKeys.table(tableId), (previous) =>
+        previous
+          ? { ...previous, properties: previous.properties.filter((p) => p.id !== propertyId) }
+          : previous,
+      );
+      await queryClient.invalidateQueries({ queryKey: tablesKeys.rows(tableId) });
+    },
+  });
+}
+
 /** The rows, oldest first, one page per "Load more" (decision 61). */
 export function useRows(tableId: string) {
   const api = useApiClient();
@@ -97,6 +173,51 @@ export function useCreateRow(tableId: string) {
     // A new row is the newest, so it lands on the last page: reading the pages again puts it
     // where the server does.
     onSuccess: () => queryClient.invalidateQueries({ queryKey: tablesKeys.rows(tableId) }),
+  });
+}
+
+/** Replaces the row where it is shown, so an edit keeps its place in the pages read. */
+function replaceRow(
+  pages: InfiniteData<RowsPageBody> | undefined,
+  rowId: string,
+  next: z.infer<typeof TableRow> | null,
+): InfiniteData<RowsPageBody> | undefined {
+  if (!pages) return pages;
+  return {
+    ...pages,
+    pages: pages.pages.map((page) => ({
+      ...page,
+      rows: page.rows.flatMap((row) => (row.id !== rowId ? [row] : next ? [next] : [])),
+    })),
+  };
+}
+
+export function useUpdateRow(tableId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ rowId, cells }: { rowId: string; cells: Cells }) =>
+      api.patch<z.infer<typeof RowResponse>>(
+        tablePath(tableId, `rows/${encodeURIComponent(rowId)}`),
+        { cells },
+      ),
+    onSuccess: ({ row }) =>
+      queryClient.setQueryData<InfiniteData<RowsPageBody>>(tablesKeys.rows(tableId), (pages) =>
+        replaceRow(pages, row.id, row),
+      ),
+  });
+}
+
+export function useDeleteRow(tableId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (rowId: string) =>
+      api.delete<void>(tablePath(tableId, `rows/${encodeURIComponent(rowId)}`)),
+    onSuccess: (_nothing, rowId) =>
+      queryClient.setQueryData<InfiniteData<RowsPageBody>>(tablesKeys.rows(tableId), (pages) =>
+        replaceRow(pages, rowId, null),
+      ),
   });
 }
 

@@ -133,14 +133,23 @@ export function PropertyForm(props: { tableId: string }) {
   );
 }
 
-/** Options from "New, Contacted, Won": each keeps its name and gets an id made from it. */
-function toOptions(text: string): { id: string; name: string }[] {
-  const taken = new Set<string>();
+/**
+ * Options from "New, Contacted, Won": each keeps its name and gets an id made from it; an
+ * option of `existing` keeps its id, so the cells that hold it keep it too.
+ */
+export function toOptions(
+  text: string,
+  existing: readonly { id: string; name: string }[] = [],
+): { id: string; name: string }[] {
+  const kept = new Map(existing.map((option) => [option.name, option.id]));
+  const taken = new Set<string>(existing.map((option) => option.id));
   return text
     .split(',')
     .map((name) => name.trim())
     .filter(Boolean)
     .map((name) => {
+      const keptId = kept.get(name);
+      if (keptId !== undefined) return { id: keptId, name };
       const base =
         name
           .toLowerCase()

@@ -1,8 +1,8 @@
 import { useState, type FormEvent } from 'react';
-import type { Cells, TableProperty } from '@wap/contracts';
+import type { Cells, TableProperty, TableRow } from '@wap/contracts';
 import { Button, ErrorMessage, SelectField, StatusMessage, TextField } from '../../../components';
 import type { FieldErrors } from '../../../lib/forms';
-import { useCreateRow } from '../api/tables-api';
+import { useCreateRow, useUpdateRow } from '../api/tables-api';
 import { CheckboxField } from './checkbox-field';
 import { optionsOf } from './properties';
 
@@ -12,26 +12,44 @@ const FORM_ERROR = '';
 type FieldValue = string | boolean | string[];
 type Values = Record<string, FieldValue>;
 
-/** A form with one field per column; the row is sent with the cells that were filled in. */
-export function RowForm(props: { tableId: string; properties: TableProperty[] }) {
+/**
+ * A form with one field per column. A new row is sent with the cells that were filled in; an
+ * edited `row` starts from its cells and sends every shown column, an emptied field as null.
+ */
+export function RowForm(props: {
+  tableId: string;
+  properties: TableProperty[];
+  row?: TableRow;
+  onDone?: () => void;
+}) {
   const columns = props.properties.filter((property) => !property.is_hidden);
-  const [values, setValues] = useState<Values>({});
+  const [values, setValues] = useState<Values>(() =>
+    props.row ? valuesOf(props.row, columns) : {},
+  );
   const [errors, setErrors] = useState<FieldErrors>({});
   const createRow = useCreateRow(props.tableId);
+  const updateRow = useUpdateRow(props.tableId);
+  const saving = props.row ? updateRow : createRow;
   const set = (propertyId: string, value: FieldValue) =>
     setValues((previous) => ({ ...previous, [propertyId]: value }));
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const result = toCells(columns, values);
+    // A message of the previous submission is no longer true of this one.
+    saving.reset();
+    const result = toCells(columns, values, props.row ? 'null' : 'left out');
     setErrors(result.ok ? {} : result.errors);
     if (!result.ok) return;
-    createRow.mutate(result.cells, { onSuccess: () => setValues({}) });
+    if (props.row) {
+      updateRow.mutate({ rowId: props.row.id, cells: result.cells }, { onSuccess: props.onDone });
+    } else {
+      createRow.mutate(result.cells, { onSuccess: () => setValues({}) });
+    }
   };
 
   return (
     <form onSubmit={submit} noValidate>
-      {createRow.isError && <ErrorMessage error={createRow.error} />}
+      {saving.isError && <ErrorMessage error={saving.error} />}
       {createRow.isSuccess && <StatusMessage>Row added.</StatusMessage>}
       {errors[FORM_ERROR] && (
         <p className="field__error" role="alert">
@@ -49,11 +67,40 @@ export function RowForm(props: { tableId: string; properties: TableProperty[] })
           />
         ))}
       </div>
-      <Button type="submit" variant="primary" busy={createRow.isPending}>
-        Add row
-      </Button>
+      <div className="button-row">
+        <Button type="submit" variant="primary" busy={saving.isPending}>
+          {props.row ? 'Save row' : 'Add row'}
+        </Button>
+        {props.onDone && <Button onClick={props.onDone}>Cancel</Button>}
+      </div>
     </form>
   );
+}
+
+/** A row's cells as the form's values: numbers as text, a date with time in local time. */
+function valuesOf(row: TableRow, columns: TableProperty[]): Values {
+  const values: Values = {};
+  for (const property of columns) {
+    const cell = row.cells[property.id];
+    if (typeof cell === 'boolean') values[property.id] = cell;
+    else if (Array.isArray(cell)) values[property.id] = cell.map(String);
+    else if (typeof cell === 'number') values[property.id] = String(cell);
+    else if (typeof cell === 'string') {
+      values[property.id] =
+        property.type === 'date' && property.config['includeTime'] === true
+          ? localDateTime(cell)
+          : cell;
+    }
+  }
+  return values;
+}
+
+/** An instant as a datetime-local field shows it: the person's local time, to the minute. */
+function localDateTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const local = new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
+  return local.toISOString().slice(0, 16);
 }
 
 function CellField(props: {
@@ -143,11 +190,12 @@ function CellField(props: {
 
 /**
  * The cells of the row, checked as storage checks them (decision 60), so a mistake is shown
- * at its field. An empty field is left out of the row.
+ * at its field. An empty field is left out of a new row and empties the cell of an edited one.
  */
 function toCells(
   columns: TableProperty[],
   values: Values,
+  emptyField: 'left out' | 'null',
 ): { ok: true; cells: Cells } | { ok: false; errors: FieldErrors } {
   const cells: Cells = {};
   const errors: FieldErrors = {};
@@ -157,12 +205,15 @@ function toCells(
       cells[property.id] = value === true;
       continue;
     }
-    if (Array.isArray(value)) {
-      if (value.length > 0) cells[property.id] = value;
+    if (Array.isArray(value) && value.length > 0) {
+      cells[property.id] = value;
       continue;
     }
     const text = typeof value === 'string' ? value.trim() : '';
-    if (!text) continue;
+    if (!text) {
+      if (emptyField === 'null') cells[property.id] = null;
+      continue;
+    }
     switch (property.type) {
       case 'number': {
         const number = Number(text);
@@ -194,7 +245,7 @@ function toCells(
     }
   }
   if (Object.keys(errors).length > 0) return { ok: false, errors };
-  if (Object.values(cells).every((cell) => cell === false)) {
+  if (emptyField === 'left out' && Object.values(cells).every((cell) => cell === false)) {
     return { ok: false, errors: { [FORM_ERROR]: 'Fill in at least one field.' } };
   }
   return { ok: true, cells };

@@ -1,8 +1,9 @@
-import { useId } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import type { TableProperty, TableRow } from '@wap/contracts';
-import { Button, EmptyState, ErrorMessage, LoadingState } from '../../../components';
-import { useRows } from '../api/tables-api';
+import { Button, ConfirmButton, EmptyState, ErrorMessage, LoadingState } from '../../../components';
+import { useDeleteRow, useRows } from '../api/tables-api';
 import { cellText } from './properties';
+import { RowForm } from './row-form';
 
 /** The table's rows as a grid, oldest first, a page at a time. */
 export function RowsGrid(props: {
@@ -11,6 +12,8 @@ export function RowsGrid(props: {
   properties: TableProperty[];
 }) {
   const rows = useRows(props.tableId);
+  const deleteRow = useDeleteRow(props.tableId);
+  const [editing, setEditing] = useState<TableRow | null>(null);
   const captionId = useId();
   const columns = props.properties.filter((property) => !property.is_hidden);
 
@@ -40,21 +43,53 @@ export function RowsGrid(props: {
                   {property.name}
                 </th>
               ))}
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
-            {all.map((row) => (
+            {all.map((row, index) => (
               <tr key={row.id}>
                 {columns.map((property) => (
                   <td key={property.id}>
                     <Cell property={property} row={row} />
                   </td>
                 ))}
+                <td>
+                  <div className="button-row tables-row-actions">
+                    <Button aria-label={`Edit row ${index + 1}`} onClick={() => setEditing(row)}>
+                      Edit
+                    </Button>
+                    <ConfirmButton
+                      label="Delete"
+                      action={`Delete row ${index + 1}`}
+                      busy={deleteRow.isPending && deleteRow.variables === row.id}
+                      onConfirm={() =>
+                        deleteRow.mutate(row.id, {
+                          onSuccess: () =>
+                            setEditing((open) => (open?.id === row.id ? null : open)),
+                        })
+                      }
+                    />
+                  </div>
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       </div>
+      {deleteRow.isError && <ErrorMessage error={deleteRow.error} title="Row not deleted" />}
+      {editing && (
+        <RowEditor
+          key={editing.id}
+          tableId={props.tableId}
+          properties={props.properties}
+          row={editing}
+          position={all.findIndex((row) => row.id === editing.id) + 1}
+          onDone={() => setEditing(null)}
+        />
+      )}
       {all.length === 0 && <p className="tables-muted">No rows yet. Add the first one below.</p>}
       {rows.isError && <ErrorMessage error={rows.error} />}
       <div className="tables-paging">
@@ -69,6 +104,32 @@ export function RowsGrid(props: {
         )}
       </div>
     </>
+  );
+}
+
+/** The edit form of one row, scrolled into view with its first field focused when it opens. */
+function RowEditor(props: {
+  tableId: string;
+  properties: TableProperty[];
+  row: TableRow;
+  position: number;
+  onDone: () => void;
+}) {
+  const section = useRef<HTMLElement>(null);
+  useEffect(() => {
+    section.current?.scrollIntoView({ block: 'nearest' });
+    section.current?.querySelector<HTMLElement>('input, select, textarea')?.focus();
+  }, []);
+  return (
+    <section ref={section} className="tables-row-editor" aria-label={`Edit row ${props.position}`}>
+      <h3>Edit row {props.position}</h3>
+      <RowForm
+        tableId={props.tableId}
+        properties={props.properties}
+        row={props.row}
+        onDone={props.onDone}
+      />
+    </section>
   );
 }
 

@@ -75,3 +75,60 @@ export function useAddComment(taskId: string) {
       ),
   });
 }
+
+export function useRenameTask(taskId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (title: string) => api.patch<TaskBody>(taskPath(taskId), { title }),
+    onSuccess: (renamed) => {
+      queryClient.setQueryData(tasksKeys.task(taskId), renamed);
+      void queryClient.invalidateQueries({ queryKey: tasksKeys.list(renamed.task.workspace_id) });
+    },
+  });
+}
+
+/** Deletes the task with its comments and their files; the caller leaves its page. */
+export function useDeleteTask(workspaceId: string, taskId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api.delete<void>(taskPath(taskId)),
+    onSuccess: () => {
+      queryClient.removeQueries({ queryKey: tasksKeys.task(taskId) });
+      void queryClient.invalidateQueries({ queryKey: tasksKeys.list(workspaceId) });
+    },
+  });
+}
+
+const commentPath = (taskId: string, commentId: string) =>
+  taskPath(taskId, `comments/${encodeURIComponent(commentId)}`);
+
+export function useEditComment(taskId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ commentId, body }: { commentId: string; body: string }) =>
+      api.patch<CommentBody>(commentPath(taskId, commentId), { body }),
+    onSuccess: ({ comment }) =>
+      queryClient.setQueryData<CommentsBody>(tasksKeys.comments(taskId), (previous) =>
+        previous
+          ? { comments: previous.comments.map((old) => (old.id === comment.id ? comment : old)) }
+          : previous,
+      ),
+  });
+}
+
+export function useDeleteComment(taskId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (commentId: string) => api.delete<void>(commentPath(taskId, commentId)),
+    onSuccess: (_nothing, commentId) =>
+      queryClient.setQueryData<CommentsBody>(tasksKeys.comments(taskId), (previous) =>
+        previous
+          ? { comments: previous.comments.filter((comment) => comment.id !== commentId) }
+          : previous,
+      ),
+  });
+}

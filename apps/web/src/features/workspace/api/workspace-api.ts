@@ -88,6 +88,25 @@ export function useMembers(workspaceId: string) {
   });
 }
 
+/**
+ * Who wrote what, for a workspace's records: a person's name by user id (from the members list,
+ * "you" for the signed-in person), and whether the signed-in person owns the workspace.
+ */
+export function useAuthors(workspaceId: string) {
+  const me = useMe();
+  const members = useMembers(workspaceId);
+  const myId = me.data?.user.id;
+  const names = new Map(members.data?.members.map((member) => [member.user_id, member.name]));
+  return {
+    myId,
+    isOwner: findWorkspace(me.data, workspaceId)?.role === 'owner',
+    nameOf(userId: string): string {
+      if (userId === myId) return 'You';
+      return names.get(userId) ?? (members.isPending ? 'A member' : 'A former member');
+    },
+  };
+}
+
 export function useAddMember(workspaceId: string) {
   const api = useApiClient();
   const queryClient = useQueryClient();

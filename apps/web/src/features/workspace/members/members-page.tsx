@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { AddMemberBody, type WorkspaceRole } from '@wap/contracts';
 import {
   Button,
+  ConfirmButton,
   EmptyState,
   ErrorMessage,
   LoadingState,
@@ -58,7 +59,6 @@ function MemberList(props: { workspaceId: string; isOwner: boolean; myId: string
   const members = useMembers(props.workspaceId);
   const changeRole = useChangeRole(props.workspaceId);
   const removeMember = useRemoveMember(props.workspaceId);
-  const [confirming, setConfirming] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
   if (members.isPending) return <LoadingState label="Loading the members…" />;
   if (members.isError) return <ErrorMessage error={members.error} />;
@@ -67,10 +67,7 @@ function MemberList(props: { workspaceId: string; isOwner: boolean; myId: string
   }
   const remove = (member: Member) =>
     removeMember.mutate(member.user_id, {
-      onSuccess: () => {
-        setConfirming(null);
-        setDone(`Removed ${member.email}.`);
-      },
+      onSuccess: () => setDone(`Removed ${member.email}.`),
     });
   return (
     <>
@@ -124,34 +121,16 @@ function MemberList(props: { workspaceId: string; isOwner: boolean; myId: string
               <td>{joinedFormat.format(new Date(member.joined_at))}</td>
               {props.isOwner && (
                 <td>
-                  {confirming === member.user_id ? (
-                    <div
-                      className="button-row"
-                      role="group"
-                      aria-label={`Confirm removing ${member.email}`}
-                    >
-                      <Button
-                        variant="danger"
-                        busy={removeMember.isPending}
-                        onClick={() => remove(member)}
-                      >
-                        Remove {member.email}
-                      </Button>
-                      <Button onClick={() => setConfirming(null)}>Keep</Button>
-                    </div>
-                  ) : (
-                    <Button
-                      variant="danger"
-                      aria-label={
-                        member.user_id === props.myId
-                          ? 'Leave the workspace'
-                          : `Remove ${member.email}`
-                      }
-                      onClick={() => setConfirming(member.user_id)}
-                    >
-                      {member.user_id === props.myId ? 'Leave' : 'Remove'}
-                    </Button>
-                  )}
+                  <ConfirmButton
+                    label={member.user_id === props.myId ? 'Leave' : 'Remove'}
+                    action={
+                      member.user_id === props.myId
+                        ? 'Leave the workspace'
+                        : `Remove ${member.email}`
+                    }
+                    busy={removeMember.isPending && removeMember.variables === member.user_id}
+                    onConfirm={() => remove(member)}
+                  />
                 </td>
               )}
             </tr>
