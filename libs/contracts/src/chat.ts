@@ -18,6 +18,7 @@ export const AccessRequestParams = z.object({
   id: z.string().max(200),
   accessRequestId: z.string().max(200),
 });
+export const ParticipantParams = z.object({ id: z.string().max(200), userId: z.string().max(200) });
 
 /** The largest message content, in characters: 413 PAYLOAD_TOO_LARGE above (decision 82). */
 export const MESSAGE_CONTENT_MAX_CHARS = 32_000;
@@ -132,6 +133,7 @@ export const Participant = z.object({
   created_at: z.iso.datetime(),
 });
 export const InviteResponse = z.object({ participants: z.array(Participant) });
+export const ParticipantsResponse = InviteResponse;
 
 export const AccessRequestStatus = z.enum(['pending', 'granted', 'declined']);
 export const AccessRequest = z.object({
@@ -395,6 +397,33 @@ export const chatRoutes = defineRoutes([
       201: { description: 'Invited', schema: InviteResponse },
       ...chatErrorResponses,
     },
+  },
+  {
+    operationId: 'list_conversation_participants',
+    summary: "A chat's invited participants, oldest first (anyone who can open it)",
+    method: 'GET',
+    path: '/ai-chat/conversations/:id/participants',
+    owner: 'chat',
+    subject: 'chat.api.list_conversation_participants.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: ChatIdParams },
+    responses: {
+      200: { description: 'The participants', schema: ParticipantsResponse },
+      ...chatErrorResponses,
+    },
+  },
+  {
+    operationId: 'remove_conversation_participant',
+    summary: 'Take a participant out of a chat (its owner), or leave it (the participant)',
+    method: 'DELETE',
+    path: '/ai-chat/conversations/:id/participants/:userId',
+    owner: 'chat',
+    subject: 'chat.api.remove_conversation_participant.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: ParticipantParams },
+    responses: { 204: { description: 'Removed' }, ...chatErrorResponses },
   },
   {
     operationId: 'request_conversation_access',

@@ -340,6 +340,8 @@ export {
   ChatIdParams,
   TurnIdParams,
   AccessRequestParams,
+  ParticipantParams,
+  ParticipantsResponse,
   MESSAGE_CONTENT_MAX_CHARS,
   CHAT_TITLE_MAX_CHARS,
   CreateConversationBody,

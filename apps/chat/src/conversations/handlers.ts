@@ -9,6 +9,7 @@ import {
   InviteBody,
   ListConversationsQuery,
   pageLimit,
+  ParticipantParams,
   UpdateConversationBody,
   type Actor,
 } from '@wap/contracts';
@@ -33,6 +34,8 @@ export type ConversationOperation =
   | 'update_conversation'
   | 'delete_conversation'
   | 'invite_to_conversation'
+  | 'list_conversation_participants'
+  | 'remove_conversation_participant'
   | 'request_conversation_access'
   | 'list_conversation_access_requests'
   | 'grant_conversation_access'
@@ -50,6 +53,7 @@ const OWNER_ONLY = {
   invite: 'Only the owner can invite to this chat',
   requests: 'Only the owner can see and decide access requests',
   delete: 'Only the owner can delete this chat',
+  removeParticipant: 'Only the owner can take someone else out of this chat',
 } as const;
 const RequestId = z.uuid();
 
@@ -238,6 +242,27 @@ export function createConversationHandlers(
       }
       const participants = await repository.invite(record.id, invitees, body.canEdit);
       return { status: 201, body: { participants: participants.map(participantView) } };
+    },
+
+    async list_conversation_participants(request) {
+      const actor = actorOf(request);
+      const { id } = parseRequestPart(ChatIdParams, request.params);
+      const { record } = await guard.open(id, actor);
+      const participants = await repository.listParticipants(record.id);
+      return { status: 200, body: { participants: participants.map(participantView) } };
+    },
+
+    async remove_conversation_participant(request) {
+      const actor = actorOf(request);
+      const { id, userId } = parseRequestPart(ParticipantParams, request.params);
+      const opened = await guard.open(id, actor);
+      if (userId !== actor.userId) {
+        requireChatOwner(opened.viewerIsOwner, OWNER_ONLY.removeParticipant);
+      }
+      if (!(await repository.removeParticipant(opened.record.id, userId))) {
+        throw new AppError('NOT_FOUND', 'Participant not found');
+      }
+      return { status: 204 };
     },
 
     async request_conversation_access(request) {

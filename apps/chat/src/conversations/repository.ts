@@ -333,6 +333,19 @@ export function createConversationRepository(deps: {
       return listParticipants(conversationId);
     },
 
+    listParticipants,
+
+    /** False: the user was no participant of the chat. */
+    async removeParticipant(conversationId: string, userId: string): Promise<boolean> {
+      const removed = await db
+        .delete(participants)
+        .where(
+          and(eq(participants.conversationId, conversationId), eq(participants.userId, userId)),
+        )
+        .returning({ userId: participants.userId });
+      return removed.length > 0;
+    },
+
     /** Whether the user has a pending access request for the chat. */
     async hasPendingRequest(conversationId: string, userId: string): Promise<boolean> {
       const [row] = await db

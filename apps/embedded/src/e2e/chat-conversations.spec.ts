@@ -479,6 +479,49 @@ describe.each(RUNTIMES)('chat conversations through the gateway on the %s runtim
       expect(await openChat(member, chat.id)).toMatchObject({ viewerCanEdit: true });
     });
 
+    test('participants are listed to whoever can open the chat; the owner takes one out, one leaves', async () => {
+      const owner = await newOwner('lister');
+      const first = await addMember(owner, 'first-guest');
+      const second = await addMember(owner, 'second-guest');
+      const bystander = await addMember(owner, 'bystander');
+      const chat = await createChat(owner, { title: 'Who is here' });
+      await invite(owner, chat.id, [first.userId], true);
+      await invite(owner, chat.id, [second.userId], false);
+      const participantsPath = `/ai-chat/conversations/${chat.id}/participants`;
+      const listed = (who: Person) => call(who, 'GET', participantsPath);
+
+      const expected = {
+        participants: [
+          { user_id: first.userId, can_edit: true, created_at: expect.any(String) },
+          { user_id: second.userId, can_edit: false, created_at: expect.any(String) },
+        ],
+      };
+      expect((await listed(owner)).body).toEqual(expected);
+      expect((await listed(second)).body).toEqual(expected);
+      // A member who cannot open the chat cannot list who can.
+      const denied = await listed(bystander);
+      expect(denied.status).toBe(403);
+      expect(denied.body).toEqual(deniedBody(chat, owner.name, false));
+
+      // Only the owner takes someone else out; anyone leaves.
+      const notOwner = await call(second, 'DELETE', `${participantsPath}/${first.userId}`);
+      expect(notOwner.status).toBe(403);
+      expect(notOwner.body).toEqual({
+        error: 'Only the owner can take someone else out of this chat',
+        code: 'FORBIDDEN',
+      });
+      expect((await call(owner, 'DELETE', `${participantsPath}/${first.userId}`)).status).toBe(204);
+      expect((await getChat(first, chat.id)).status).toBe(403);
+      expect((await call(second, 'DELETE', `${participantsPath}/${second.userId}`)).status).toBe(
+        204,
+      );
+      expect((await getChat(second, chat.id)).status).toBe(403);
+      const again = await call(owner, 'DELETE', `${participantsPath}/${second.userId}`);
+      expect(again.status).toBe(404);
+      expect(again.body).toEqual({ error: 'Participant not found', code: 'NOT_FOUND' });
+      expect((await listed(owner)).body).toEqual({ participants: [] });
+    });
+
     test('inviting only the owner changes nothing: 201, no participants, still private', async () => {
       const owner = await newOwner('self-inviter');
       const chat = await createChat(owner, { title: 'Just me' });
@@ -756,6 +799,9 @@ describe.each(RUNTIMES)('chat conversations through the gateway on the %s runtim
       ['POST', `${base}/access-requests/${bRequest.id}/decline`, undefined],
       ['GET', `${base}/messages`, undefined],
       ['POST', `${base}/messages`, { content: 'hello?' }],
+      ['GET', `${base}/participants`, undefined],
+      ['DELETE', `${base}/participants/${bMember.userId}`, undefined],
+      ['DELETE', `${base}/participants/${a.userId}`, undefined],
     ];
     for (const [method, path, body] of routes) {
       const response = await call(a, method, path, body);

@@ -17,9 +17,6 @@ import type {
   CreateConversationBody,
   InviteBody,
   InviteResponse,
-  MeResponse,
-  Member,
-  MembersResponse,
   Message,
   MessagesPage,
   PostMessageResponse,
@@ -32,7 +29,6 @@ import { chatsKeys } from './chats-keys';
 
 export type ChatAccessRequest = z.infer<typeof AccessRequest>;
 export type ChatParticipant = z.infer<typeof InviteResponse>['participants'][number];
-export type WorkspaceMember = z.infer<typeof Member>;
 type ConversationsPageBody = z.infer<typeof ConversationsPage>;
 
 /** Chats a page of the list asks for: a screenful on a desktop, a few on a phone. */
@@ -235,30 +231,5 @@ export function useInvite(chatId: string) {
     // Inviting shares a private chat with the invited people.
     onSuccess: () =>
       queryClient.invalidateQueries({ queryKey: chatsKeys.chat(chatId), exact: true }),
-  });
-}
-
-/** The signed-in person (`GET /me`). */
-export function useMe() {
-  const api = useApiClient();
-  return useQuery({
-    queryKey: chatsKeys.me(),
-    queryFn: ({ signal }) => api.get<MeResponse>('/me', { signal }),
-    staleTime: 5 * 60_000,
-  });
-}
-
-/** The workspace's members, owners first, then by name: whom a chat can be shared with. */
-export function useWorkspaceMembers(workspaceId: string) {
-  const api = useApiClient();
-  return useQuery({
-    queryKey: chatsKeys.members(workspaceId),
-    queryFn: async ({ signal }) =>
-      (
-        await api.get<z.infer<typeof MembersResponse>>(
-          `/workspaces/${encodeURIComponent(workspaceId)}/members`,
-          { signal },
-        )
-      ).members,
   });
 }

@@ -12,7 +12,4 @@ export const chatsKeys = {
   messages: (chatId: string) => [...chatsKeys.chat(chatId), 'messages'] as const,
   accessRequests: (chatId: string) => [...chatsKeys.chat(chatId), 'access-requests'] as const,
   turn: (requestId: string) => [...chatsKeys.all, 'turn', requestId] as const,
-  /** The signed-in person, to tell their messages and turns from others'. */
-  me: () => [...chatsKeys.all, 'me'] as const,
-  members: (workspaceId: string) => [...chatsKeys.all, 'members', workspaceId] as const,
 };

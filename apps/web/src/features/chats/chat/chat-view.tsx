@@ -4,14 +4,8 @@ import { useQueryClient } from '@tanstack/react-query';
 import type { Message, ViewedConversation } from '@wap/contracts';
 import { EmptyState, ErrorMessage, LoadingState } from '../../../components';
 import { appPaths } from '../../../lib/routing';
-import {
-  refreshAfterTurn,
-  useAccessRequests,
-  useCancelTurn,
-  useMe,
-  useMessages,
-  useWorkspaceMembers,
-} from '../api/chats-api';
+import { refreshAfterTurn, useAccessRequests, useCancelTurn, useMessages } from '../api/chats-api';
+import { useMe, useMembers } from '../../workspace';
 import { chatsKeys } from '../api/chats-keys';
 import { ChatHeader } from './chat-header';
 import { Composer, type SentMessage } from './composer';
@@ -31,7 +25,7 @@ export function ChatView(props: { chat: ViewedConversation }) {
   const queryClient = useQueryClient();
   const me = useMe();
   const messages = useMessages(chat.id);
-  const members = useWorkspaceMembers(chat.workspace_id);
+  const members = useMembers(chat.workspace_id);
   const cancelTurn = useCancelTurn();
   const cancelTool = useCancelTurn();
   /** The turn this person started on this page; followed until it ends. */
@@ -84,7 +78,7 @@ export function ChatView(props: { chat: ViewedConversation }) {
   }, [streamedLength]);
 
   const myId = me.data?.user.id;
-  const names = new Map((members.data ?? []).map((member) => [member.user_id, member.name]));
+  const names = new Map(members.data?.members.map((member) => [member.user_id, member.name]));
   const authorOf = (message: Message) =>
     message.user_id !== null && message.user_id === myId
       ? 'You'

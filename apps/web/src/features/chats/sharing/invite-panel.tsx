@@ -4,17 +4,13 @@ import { InviteBody, type ViewedConversation } from '@wap/contracts';
 import { Button, ErrorMessage, LoadingState, Panel, StatusMessage } from '../../../components';
 import { validateForm } from '../../../lib/forms';
 import { appPaths } from '../../../lib/routing';
-import {
-  useInvite,
-  useWorkspaceMembers,
-  type ChatParticipant,
-  type WorkspaceMember,
-} from '../api/chats-api';
+import { useMembers, type Member } from '../../workspace';
+import { useInvite, type ChatParticipant } from '../api/chats-api';
 
 /** Shares the chat with chosen members of the workspace, with or without edit rights. */
 export function InvitePanel(props: { chat: ViewedConversation }) {
   const { chat } = props;
-  const members = useWorkspaceMembers(chat.workspace_id);
+  const members = useMembers(chat.workspace_id);
   const invite = useInvite(chat.id);
   const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
   const [canEdit, setCanEdit] = useState(false);
@@ -22,11 +18,13 @@ export function InvitePanel(props: { chat: ViewedConversation }) {
   const errorId = useId();
   const [outcome, setOutcome] = useState<{ sentence: string; participants: ChatParticipant[] }>();
 
-  const candidates = (members.data ?? []).filter((member) => member.user_id !== chat.user_id);
+  const candidates = (members.data?.members ?? []).filter(
+    (member) => member.user_id !== chat.user_id,
+  );
   const nameOf = (userId: string) =>
-    members.data?.find((member) => member.user_id === userId)?.name ?? 'A member';
+    members.data?.members.find((member) => member.user_id === userId)?.name ?? 'A member';
 
-  const toggle = (member: WorkspaceMember, on: boolean) => {
+  const toggle = (member: Member, on: boolean) => {
     const next = new Set(chosen);
     if (on) next.add(member.user_id);
     else next.delete(member.user_id);

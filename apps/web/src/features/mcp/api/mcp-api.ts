@@ -7,8 +7,6 @@ import type {
   McpServerResponse,
   McpServerView,
   McpToolRecord,
-  MeResponse,
-  MembersResponse,
   RefreshResponseDetailed,
   RefreshResponseSummary,
   RegisterMcpServerBody,
@@ -17,9 +15,8 @@ import type {
   UpdateMcpToolResponse,
 } from '@wap/contracts';
 import { useApiClient } from '../../../lib/api';
+import { useMe } from '../../workspace';
 import { mcpKeys } from './mcp-keys';
-
-export type WorkspaceMember = z.infer<typeof MembersResponse>['members'][number];
 
 /** What a refresh found, in the same words for both of the endpoint's 200 forms. */
 export interface RefreshOutcome {
@@ -37,11 +34,7 @@ const isSyncing = (server: McpServerView) =>
 
 /** The signed-in person: their id and role decide whether they may manage a server. */
 export function useCurrentPerson(workspaceId: string) {
-  const api = useApiClient();
-  const me = useQuery({
-    queryKey: mcpKeys.me(),
-    queryFn: ({ signal }) => api.get<MeResponse>('/me', { signal }),
-  });
+  const me = useMe();
   const role = me.data?.workspaces.find((workspace) => workspace.id === workspaceId)?.role;
   return { user: me.data?.user, role };
 }
@@ -122,20 +115,6 @@ export function useMcpTools(workspaceId: string, serversLoaded: boolean) {
       // Without groupByServer the data is the flat list.
       return Array.isArray(answer.data) ? answer.data : [];
     },
-  });
-}
-
-/** The workspace's members, for choosing who may use a server. */
-export function useWorkspaceMembers(workspaceId: string, enabled: boolean) {
-  const api = useApiClient();
-  return useQuery({
-    queryKey: mcpKeys.members(workspaceId),
-    queryFn: ({ signal }) =>
-      api.get<z.infer<typeof MembersResponse>>(
-        `/workspaces/${encodeURIComponent(workspaceId)}/members`,
-        { signal },
-      ),
-    enabled,
   });
 }
 

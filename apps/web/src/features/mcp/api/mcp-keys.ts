@@ -5,13 +5,9 @@
  */
 export const mcpKeys = {
   all: ['mcp'] as const,
-  /** The signed-in person (their id decides who manages a server). */
-  me: () => [...mcpKeys.all, 'me'] as const,
   ofWorkspace: (workspaceId: string) => [...mcpKeys.all, 'workspace', workspaceId] as const,
   servers: (workspaceId: string) => [...mcpKeys.ofWorkspace(workspaceId), 'servers'] as const,
   server: (workspaceId: string, serverId: string) =>
     [...mcpKeys.servers(workspaceId), serverId] as const,
   tools: (workspaceId: string) => [...mcpKeys.ofWorkspace(workspaceId), 'tools'] as const,
-  /** Who may be given access to a server. */
-  members: (workspaceId: string) => [...mcpKeys.ofWorkspace(workspaceId), 'members'] as const,
 };

@@ -2,7 +2,7 @@ import { Link } from 'react-router';
 import { McpAccessMode } from '@wap/contracts';
 import { ErrorMessage, LoadingState, RadioGroup } from '../../../components';
 import { appPaths } from '../../../lib/routing';
-import { useWorkspaceMembers } from '../api/mcp-api';
+import { useMembers } from '../../workspace';
 import { ACCESS_MODE_LABELS } from '../server-words';
 import { takesMembers } from './server-form-model';
 
@@ -39,7 +39,7 @@ export function AccessSection(props: {
 }
 
 function MemberPicker(props: Parameters<typeof AccessSection>[0]) {
-  const members = useWorkspaceMembers(props.workspaceId, true);
+  const members = useMembers(props.workspaceId, true);
   const chosen = new Set(props.accessibleTo);
   const toggle = (userId: string, on: boolean) =>
     props.onChange({

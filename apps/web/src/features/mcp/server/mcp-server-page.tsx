@@ -15,8 +15,8 @@ import {
   useCurrentPerson,
   useMcpServer,
   useUpdateMcpServer,
-  useWorkspaceMembers,
 } from '../api/mcp-api';
+import { useMembers } from '../../workspace';
 import { takesMembers } from '../form/server-form-model';
 import {
   ACCESS_MODE_LABELS,
@@ -160,7 +160,7 @@ function ServerDetails(props: { workspaceId: string; server: McpServerView }) {
 function AccessDescription(props: { workspaceId: string; server: McpServerView }) {
   const { server } = props;
   const named = takesMembers(server.access_mode);
-  const members = useWorkspaceMembers(props.workspaceId, named);
+  const members = useMembers(props.workspaceId, named);
   const mode = ACCESS_MODE_LABELS[server.access_mode];
   if (!named) return mode;
   if (server.accessible_to.length === 0) return `${mode}: nobody chosen yet`;

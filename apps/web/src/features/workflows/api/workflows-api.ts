@@ -10,7 +10,6 @@ import type {
   CreateWorkflowBody,
   ListMcpToolsResponse,
   McpToolRecord,
-  MeResponse,
   PutScheduleBody,
   Run,
   RunListResponse,
@@ -40,14 +39,6 @@ export type StepRun = Run['steps'][number];
 export type ScheduleFire = z.infer<typeof ScheduleFiresResponse>['fires'][number];
 export type TableWithColumns = z.infer<typeof TableResponse>;
 export type { McpToolRecord, Run, RunStatus, Workflow, ScheduleResponse };
-
-/** A member of the workspace, as `GET /workspaces/{id}/members` lists them. */
-export interface WorkspaceMember {
-  user_id: string;
-  email: string;
-  name: string;
-  role: 'owner' | 'member';
-}
 
 /** How often test events are asked for while a workflow's page is open, in ms. */
 export const TEST_EVENTS_REFRESH_MS = 3_000;
@@ -93,30 +84,6 @@ export function useWorkflow(workflowId: string) {
   return useQuery({
     queryKey: workflowsKeys.workflow(workflowId),
     queryFn: ({ signal }) => api.get<WorkflowWithAddress>(workflowPath(workflowId), { signal }),
-  });
-}
-
-/** The signed-in person (`GET /me`), for their own user id as a reviewer. */
-export function useMyself() {
-  const api = useApiClient();
-  return useQuery({
-    queryKey: workflowsKeys.me(),
-    queryFn: ({ signal }) => api.get<MeResponse>('/me', { signal }),
-  });
-}
-
-/** The workspace's members, for choosing reviewers; fails where the platform has no such list. */
-export function useWorkspaceMembers(workspaceId: string) {
-  const api = useApiClient();
-  return useQuery({
-    queryKey: workflowsKeys.members(workspaceId),
-    queryFn: ({ signal }) =>
-      api.get<{ members: WorkspaceMember[] }>(
-        `/workspaces/${encodeURIComponent(workspaceId)}/members`,
-        { signal },
-      ),
-    retry: false,
-    staleTime: 60_000,
   });
 }
 

@@ -7,9 +7,7 @@ import type { RunStatus } from '@wap/contracts';
 export const workflowsKeys = {
   all: ['workflows'] as const,
   stepTypes: () => [...workflowsKeys.all, 'step-types'] as const,
-  me: () => [...workflowsKeys.all, 'me'] as const,
   list: (workspaceId: string) => [...workflowsKeys.all, 'list', workspaceId] as const,
-  members: (workspaceId: string) => [...workflowsKeys.all, 'members', workspaceId] as const,
   workflow: (workflowId: string) => [...workflowsKeys.all, 'workflow', workflowId] as const,
   testEvents: (workflowId: string) =>
     [...workflowsKeys.workflow(workflowId), 'test-events'] as const,

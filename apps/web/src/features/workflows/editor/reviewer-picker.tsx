@@ -1,6 +1,6 @@
 import { useId } from 'react';
 import { Button, LoadingState } from '../../../components';
-import { useMyself, useWorkspaceMembers } from '../api/workflows-api';
+import { useMe, useMembers } from '../../workspace';
 import type { FieldOverrideProps } from '../schema-form/schema-form';
 
 /**
@@ -8,8 +8,8 @@ import type { FieldOverrideProps } from '../schema-form/schema-form';
  * them; otherwise the generated list of user IDs, with the person's own ID to add in one click.
  */
 export function ReviewerPicker(props: FieldOverrideProps & { workspaceId: string }) {
-  const members = useWorkspaceMembers(props.workspaceId);
-  const me = useMyself();
+  const members = useMembers(props.workspaceId);
+  const me = useMe();
   const id = useId();
   const chosen = Array.isArray(props.value)
     ? props.value.filter((item): item is string => typeof item === 'string')

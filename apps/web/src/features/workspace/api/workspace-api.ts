@@ -35,7 +35,7 @@ export type SignInMethod = 'development' | 'sign_in_link' | 'identity_provider';
 const path = (workspaceId: string, rest: string) =>
   `/workspaces/${encodeURIComponent(workspaceId)}/${rest}`;
 
-/** The signed-in person and their workspaces (`GET /me`). */
+/** The signed-in person and their workspaces (`GET /me`): the one query of it in the app. */
 export function useMe() {
   const api = useApiClient();
   return useQuery({
@@ -79,12 +79,17 @@ export function useCreateWorkspace() {
 }
 
 /** The workspace's members, owners first, then by name. */
-export function useMembers(workspaceId: string) {
+/**
+ * The workspace's members, owners first, then by name. Every page that names people reads
+ * them through this one query, so a page load asks once.
+ */
+export function useMembers(workspaceId: string, enabled = true) {
   const api = useApiClient();
   return useQuery({
     queryKey: workspaceKeys.members(workspaceId),
     queryFn: ({ signal }) =>
       api.get<z.infer<typeof MembersResponse>>(path(workspaceId, 'members'), { signal }),
+    enabled,
   });
 }
 
