@@ -433,7 +433,8 @@ describe('chats in a browser', () => {
         .getByRole('status')
         .filter({ hasText: `Invited ${memberName} with edit rights.` })
         .waitFor();
-      await invite.getByRole('cell', { name: 'Reads and writes' }).waitFor();
+      const people = page.getByRole('region', { name: 'People in this chat' });
+      await people.getByRole('row', { name: `${memberName} Reads and writes` }).waitFor();
       expect(
         await page.getByRole('radio', { name: 'Me and the people I invite' }).isChecked(),
       ).toBe(true);
@@ -448,6 +449,21 @@ describe('chats in a browser', () => {
         .getByText(/Shared with you/)
         .first()
         .waitFor();
+
+      // The member sees who is in the chat, then leaves it and can no longer open it.
+      await memberPage.goto(`${chatPath('Roadmap')}/sharing`);
+      const seen = memberPage.getByRole('region', { name: 'People in this chat' });
+      await seen.getByRole('row', { name: `${ownerName} Owner` }).waitFor();
+      await seen.getByRole('row', { name: /^You Reads and writes/ }).waitFor();
+      await expectNoSeriousA11yViolations(memberPage);
+      await seen.getByRole('button', { name: 'Leave this chat' }).click();
+      await seen.getByRole('group').getByRole('button', { name: 'Leave this chat' }).click();
+      await heading(memberPage, 'Chats').waitFor();
+      await memberPage.goto(chatPath('Roadmap'));
+      await memberPage.getByRole('button', { name: 'Request access' }).waitFor();
+      await page.reload();
+      await page.getByRole('region', { name: 'People in this chat' }).getByRole('table').waitFor();
+      expect(await page.getByRole('row', { name: new RegExp(memberName) }).count()).toBe(0);
     },
     TEST_TIMEOUT_MS,
   );

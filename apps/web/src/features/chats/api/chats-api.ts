@@ -19,6 +19,7 @@ import type {
   InviteResponse,
   Message,
   MessagesPage,
+  ParticipantsResponse,
   PostMessageResponse,
   Turn,
   UpdateConversationBody,
@@ -230,6 +231,41 @@ export function useInvite(chatId: string) {
       api.post<z.infer<typeof InviteResponse>>(conversationPath(chatId, 'invites'), body),
     // Inviting shares a private chat with the invited people.
     onSuccess: () =>
-      queryClient.invalidateQueries({ queryKey: chatsKeys.chat(chatId), exact: true }),
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: chatsKeys.chat(chatId), exact: true }),
+        queryClient.invalidateQueries({ queryKey: chatsKeys.participants(chatId) }),
+      ]),
+  });
+}
+
+/** The people invited to the chat, oldest first. */
+export function useParticipants(chatId: string) {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: chatsKeys.participants(chatId),
+    queryFn: async ({ signal }) =>
+      (
+        await api.get<z.infer<typeof ParticipantsResponse>>(
+          conversationPath(chatId, 'participants'),
+          { signal },
+        )
+      ).participants,
+  });
+}
+
+/**
+ * Takes a participant out (the owner), or the signed-in participant leaves. The chat is read
+ * again without waiting, so a leaver can be sent elsewhere before it answers 403.
+ */
+export function useRemoveParticipant(chatId: string, workspaceId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (userId: string) =>
+      api.delete<void>(conversationPath(chatId, `participants/${encodeURIComponent(userId)}`)),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: chatsKeys.chat(chatId) });
+      void queryClient.invalidateQueries({ queryKey: chatsKeys.lists(workspaceId) });
+    },
   });
 }

@@ -11,5 +11,6 @@ export const chatsKeys = {
   chat: (chatId: string) => [...chatsKeys.all, 'chat', chatId] as const,
   messages: (chatId: string) => [...chatsKeys.chat(chatId), 'messages'] as const,
   accessRequests: (chatId: string) => [...chatsKeys.chat(chatId), 'access-requests'] as const,
+  participants: (chatId: string) => [...chatsKeys.chat(chatId), 'participants'] as const,
   turn: (requestId: string) => [...chatsKeys.all, 'turn', requestId] as const,
 };

@@ -5,7 +5,7 @@ import { Button, ErrorMessage, LoadingState, Panel, StatusMessage } from '../../
 import { validateForm } from '../../../lib/forms';
 import { appPaths } from '../../../lib/routing';
 import { useMembers, type Member } from '../../workspace';
-import { useInvite, type ChatParticipant } from '../api/chats-api';
+import { useInvite } from '../api/chats-api';
 
 /** Shares the chat with chosen members of the workspace, with or without edit rights. */
 export function InvitePanel(props: { chat: ViewedConversation }) {
@@ -16,7 +16,7 @@ export function InvitePanel(props: { chat: ViewedConversation }) {
   const [canEdit, setCanEdit] = useState(false);
   const [error, setError] = useState<string>();
   const errorId = useId();
-  const [outcome, setOutcome] = useState<{ sentence: string; participants: ChatParticipant[] }>();
+  const [outcome, setOutcome] = useState<string>();
 
   const candidates = (members.data?.members ?? []).filter(
     (member) => member.user_id !== chat.user_id,
@@ -44,11 +44,8 @@ export function InvitePanel(props: { chat: ViewedConversation }) {
     setError(undefined);
     const names = result.data.userIds.map(nameOf).join(', ');
     invite.mutate(result.data, {
-      onSuccess: ({ participants }) => {
-        setOutcome({
-          sentence: `Invited ${names} ${result.data.canEdit ? 'with edit rights' : 'to read'}.`,
-          participants,
-        });
+      onSuccess: () => {
+        setOutcome(`Invited ${names} ${result.data.canEdit ? 'with edit rights' : 'to read'}.`);
         setChosen(new Set());
       },
     });
@@ -103,28 +100,7 @@ export function InvitePanel(props: { chat: ViewedConversation }) {
           </Button>
         </form>
       )}
-      {outcome && (
-        <>
-          <StatusMessage>{outcome.sentence}</StatusMessage>
-          <table className="data-table">
-            <caption>People invited to this chat</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Access</th>
-              </tr>
-            </thead>
-            <tbody>
-              {outcome.participants.map((participant) => (
-                <tr key={participant.user_id}>
-                  <td>{nameOf(participant.user_id)}</td>
-                  <td>{participant.can_edit ? 'Reads and writes' : 'Reads'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </>
-      )}
+      {outcome && <StatusMessage>{outcome}</StatusMessage>}
     </Panel>
   );
 }

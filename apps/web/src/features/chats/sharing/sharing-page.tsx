@@ -19,8 +19,12 @@ import { chatTitle } from '../conversation-labels';
 import '../chats.css';
 import { AccessRequestsPanel } from './access-requests-panel';
 import { InvitePanel } from './invite-panel';
+import { ParticipantsPanel } from './participants-panel';
 
-/** `chats/:chatId/sharing`: the owner chooses who can open the chat and answers requests. */
+/**
+ * `chats/:chatId/sharing`: the owner chooses who can open the chat and answers requests; anyone
+ * who can open it sees who is in it.
+ */
 export function SharingPage() {
   const workspaceId = useWorkspaceId();
   const { chatId = '' } = useParams();
@@ -59,11 +63,15 @@ export function SharingPage() {
           <AccessTypePanel chat={chat} />
           <AccessRequestsPanel chat={chat} />
           <InvitePanel chat={chat} />
+          <ParticipantsPanel chat={chat} />
         </>
       ) : (
-        <EmptyState title="Only the chat's owner shares it">
-          <p>Ask its owner if someone else should be able to open it.</p>
-        </EmptyState>
+        <>
+          <EmptyState title="Only the chat's owner shares it">
+            <p>Ask its owner if someone else should be able to open it.</p>
+          </EmptyState>
+          <ParticipantsPanel chat={chat} />
+        </>
       )}
     </>
   );
