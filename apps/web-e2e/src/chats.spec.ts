@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import {
   startChatCompletionsProvider,
   startEverythingMcpServer,
@@ -67,6 +67,25 @@ describe('chats in a browser', () => {
   const lastReply = (on: Page) => on.getByRole('article', { name: 'Assistant' }).last();
   const chatPath = (title: string) => `/app/w/${workspaceId}/chats/${chatIds[title] ?? ''}`;
   const chatIdOf = (on: Page) => new URL(on.url()).pathname.split('/').pop() ?? '';
+
+  /**
+   * Waits until `target` is on screen and not under the composer kept at the window's bottom,
+   * without scrolling: what a person sees, not what a click would scroll to.
+   */
+  async function waitUntilSeen(target: Locator): Promise<void> {
+    const element = await target.elementHandle();
+    await target.page().waitForFunction(
+      (shown) => {
+        if (!shown) return false;
+        const box = shown.getBoundingClientRect();
+        const composer = document.querySelector('.composer');
+        const limit = composer ? composer.getBoundingClientRect().top : window.innerHeight;
+        return box.top >= 0 && box.bottom <= limit + 1;
+      },
+      element,
+      { timeout: 10_000 },
+    );
+  }
 
   async function openChats(on: Page): Promise<void> {
     await on
@@ -222,6 +241,8 @@ describe('chats in a browser', () => {
       await send('Write me a very long story');
       const reply = lastReply(page);
       await reply.getByText(/word5 /).waitFor();
+      // The reply grows under the person's eyes: its end and its Stop stay in view.
+      await waitUntilSeen(reply.getByRole('button', { name: 'Stop', exact: true }));
       await reply.getByRole('button', { name: 'Stop', exact: true }).click();
       await reply.getByText('Stopped: the reply was cut short here.').waitFor();
       const partial = await reply.innerText();
@@ -232,6 +253,8 @@ describe('chats in a browser', () => {
       await page.reload();
       const stored = lastReply(page);
       await stored.getByText('Stopped: the reply was cut short here.').waitFor();
+      // A chat opens at its newest message.
+      await waitUntilSeen(stored.getByText('Stopped: the reply was cut short here.'));
       expect(await stored.innerText()).toMatch(/word0 word1 word2 word3 word4 word5 /);
     },
     TEST_TIMEOUT_MS,
@@ -249,6 +272,8 @@ describe('chats in a browser', () => {
         name: 'Tool call: trigger-long-running-operation',
       });
       await call.getByText('Running…').waitFor();
+      await waitUntilSeen(call.getByRole('button', { name: 'Stop tool' }));
+      await waitUntilSeen(lastReply(page).getByRole('button', { name: 'Stop', exact: true }));
       const shown = await call.innerText();
       expect(shown).toContain('"duration": 30');
       expect(shown).toContain('"steps": 30');

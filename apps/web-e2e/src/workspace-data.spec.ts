@@ -2,9 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import {
+  DESKTOP_VIEWPORT,
   expectNoSeriousA11yViolations,
   launchBrowser,
   openAppPage,
+  PHONE_VIEWPORT,
   screenshot,
   signIn,
 } from './browser';
@@ -574,5 +576,166 @@ describe('workspace data (tables, tasks, contacts) in a browser', () => {
     const list = page.getByRole('region', { name: 'All contacts' });
     await list.getByRole('link', { name: 'Ada Lovelace' }).waitFor();
     expect(await list.getByRole('link', { name: 'Grace Hopper' }).count()).toBe(0);
+  }, 180_000);
+
+  test('each page load asks the API once per query, and aborts nothing', async () => {
+    const { table } = await api<{ table: { id: string } }>('/tables', {
+      workspaceId,
+      name: 'Once',
+    });
+    const { task } = await api<{ task: { id: string } }>('/tasks', { workspaceId, title: 'Once' });
+    const { contact } = await api<{ contact: { id: string } }>('/contacts', {
+      workspaceId,
+      name: 'Once',
+    });
+    const { conversation } = await api<{ conversation: { id: string } }>('/ai-chat/conversations', {
+      workspaceId,
+      title: 'Once',
+    });
+    const pages: [string, string][] = [
+      [`/chats/${conversation.id}`, 'Once'],
+      [`/chats/${conversation.id}/sharing`, 'Share “Once”'],
+      ['', 'Data Team'],
+      ['/members', 'Members'],
+      ['/settings', 'Settings'],
+      ['/api-keys', 'API keys'],
+      ['/tables', 'Tables'],
+      [`/tables/${table.id}`, 'Once'],
+      ['/tasks', 'Tasks'],
+      [`/tasks/${task.id}`, 'Once'],
+      ['/contacts', 'Contacts'],
+      [`/contacts/${contact.id}`, 'Once'],
+      ['/chats', 'Chats'],
+      ['/workflows', 'Workflows'],
+      ['/mcp', 'MCP servers'],
+      ['/approvals', 'Approvals'],
+    ];
+    const origin = new URL(page.url()).origin;
+    /** The API requests (method and path) made and the requests aborted while `load` runs. */
+    async function requestsOf(load: () => Promise<void>) {
+      const asked: string[] = [];
+      const aborted: string[] = [];
+      const onRequest = (request: { url(): string; method(): string }) => {
+        const url = new URL(request.url());
+        if (url.origin === origin && !url.pathname.startsWith('/assets/')) {
+          asked.push(`${request.method()} ${url.pathname}${url.search}`);
+        }
+      };
+      const onFailed = (request: { url(): string }) => aborted.push(request.url());
+      page.on('request', onRequest);
+      page.on('requestfailed', onFailed);
+      await load();
+      await page.waitForLoadState('networkidle');
+      // Requests still coming (a refetch after a settled first answer) count too.
+      await page.waitForTimeout(300);
+      page.off('request', onRequest);
+      page.off('requestfailed', onFailed);
+      return { twice: asked.filter((request, index) => asked.indexOf(request) !== index), aborted };
+    }
+
+    // Opened by their address...
+    for (const [path, title] of pages) {
+      const seen = await requestsOf(async () => {
+        await page.goto(`/app/w/${workspaceId}${path}`);
+        await heading(title).waitFor();
+      });
+      expect({ path, ...seen }).toEqual({ path, twice: [], aborted: [] });
+    }
+    // ...and reached through the navigation, as a person walks the app.
+    await page.goto(`/app/w/${workspaceId}`);
+    await heading('Data Team').waitFor();
+    for (const entry of [
+      'Members',
+      'Settings',
+      'API keys',
+      'Chats',
+      'Workflows',
+      'Provider events',
+      'Approvals',
+      'MCP servers',
+      'Tables',
+      'Tasks',
+      'Contacts',
+      'Overview',
+    ]) {
+      const seen = await requestsOf(async () => {
+        await nav().getByRole('link', { name: entry, exact: true }).click();
+        await page.getByRole('heading', { level: 1 }).first().waitFor();
+      });
+      expect({ entry, ...seen }).toEqual({ entry, twice: [], aborted: [] });
+    }
+    for (const [list, item] of [
+      ['Tables', 'Once'],
+      ['Tasks', 'Once'],
+      ['Contacts', 'Once'],
+    ] as const) {
+      await nav().getByRole('link', { name: list, exact: true }).click();
+      await heading(list).waitFor();
+      const seen = await requestsOf(async () => {
+        await page.getByRole('link', { name: item, exact: true }).first().click();
+        await heading(item).waitFor();
+      });
+      expect({ list, ...seen }).toEqual({ list, twice: [], aborted: [] });
+    }
+  }, 180_000);
+
+  test('a refused form brings its message into view with the focus; a corrected field drops its own', async () => {
+    const { table } = await api<{ table: { id: string } }>('/tables', {
+      workspaceId,
+      name: 'Wide',
+    });
+    for (let index = 1; index <= 12; index += 1) {
+      await api(`/tables/${table.id}/properties`, { name: `Field ${index}`, type: 'text' });
+    }
+    const inView = (target: ReturnType<Page['getByRole']>) =>
+      target.evaluate((element) => {
+        const box = element.getBoundingClientRect();
+        return box.top >= 0 && box.bottom <= window.innerHeight;
+      });
+    const focused = (target: ReturnType<Page['getByRole']>) =>
+      target.evaluate((element) => element === document.activeElement);
+    await page.setViewportSize(PHONE_VIEWPORT);
+    try {
+      // Twelve fields on a phone: the form's message is far above its button.
+      await page.goto(`/app/w/${workspaceId}/tables/${table.id}`);
+      await heading('Wide').waitFor();
+      const addRow = page.getByRole('region', { name: 'Add a row' });
+      const button = addRow.getByRole('button', { name: 'Add row' });
+      await button.scrollIntoViewIfNeeded();
+      await button.click();
+      const refusal = addRow.getByRole('alert').filter({ hasText: 'Fill in at least one field.' });
+      await refusal.waitFor();
+      await page.waitForFunction(() =>
+        document.activeElement?.textContent?.includes('Fill in at least one field.'),
+      );
+      expect(await inView(refusal)).toBe(true);
+
+      // A field's message goes as soon as the field is corrected, before the next submission.
+      await page.goto(`/app/w/${workspaceId}/contacts`);
+      await heading('Contacts').waitFor();
+      const name = page.getByRole('textbox', { name: 'Name', exact: true });
+      const email = page.getByRole('textbox', { name: 'Email (optional)' });
+      await email.fill('not-an-email');
+      await page.getByRole('button', { name: 'Create contact' }).click();
+      await page.getByText('Enter a value.').waitFor();
+      await page.getByText('Enter an email address, like name@example.com.').waitFor();
+      await page.waitForFunction(
+        () => document.activeElement?.getAttribute('aria-invalid') === 'true',
+      );
+      expect(await focused(name)).toBe(true);
+      expect(await inView(name)).toBe(true);
+      await name.fill('Katherine Johnson');
+      expect(await page.getByText('Enter a value.').count()).toBe(0);
+      expect(await name.getAttribute('aria-invalid')).toBeNull();
+      // The other field still holds what was refused.
+      expect(await page.getByText('Enter an email address, like name@example.com.').count()).toBe(
+        1,
+      );
+      await email.fill('');
+      await page.getByRole('button', { name: 'Create contact' }).click();
+      await heading('Katherine Johnson').waitFor();
+    } finally {
+      await page.setViewportSize(DESKTOP_VIEWPORT);
+    }
   }, 180_000);
 });

@@ -1,4 +1,5 @@
 import { useId, type TextareaHTMLAttributes } from 'react';
+import { useShownError } from './use-shown-error';
 
 export interface TextAreaFieldProps extends Omit<
   TextareaHTMLAttributes<HTMLTextAreaElement>,
@@ -12,8 +13,9 @@ export interface TextAreaFieldProps extends Omit<
 /** A labelled multi-line text input with its hint and error tied to it, like `TextField`. */
 export function TextAreaField({ label, hint, error, className, ...rest }: TextAreaFieldProps) {
   const id = useId();
+  const { field, shownError } = useShownError<HTMLTextAreaElement>(error, rest.value);
   const hintId = hint ? `${id}-hint` : undefined;
-  const errorId = error ? `${id}-error` : undefined;
+  const errorId = shownError ? `${id}-error` : undefined;
   return (
     <div className="field">
       <label className="field__label" htmlFor={id}>
@@ -27,14 +29,15 @@ export function TextAreaField({ label, hint, error, className, ...rest }: TextAr
       <textarea
         rows={4}
         {...rest}
+        ref={field}
         id={id}
         className={['field__input', 'text-area', className].filter(Boolean).join(' ')}
-        aria-invalid={error ? true : undefined}
+        aria-invalid={shownError ? true : undefined}
         aria-describedby={[hintId, errorId].filter(Boolean).join(' ') || undefined}
       />
-      {error && (
+      {shownError && (
         <p className="field__error" id={errorId}>
-          {error}
+          {shownError}
         </p>
       )}
     </div>

@@ -1,4 +1,5 @@
 import { useId, type InputHTMLAttributes } from 'react';
+import { useShownError } from './use-shown-error';
 
 export interface TextFieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'id'> {
   label: string;
@@ -18,8 +19,9 @@ export function TextField({
   ...rest
 }: TextFieldProps) {
   const id = useId();
+  const { field, shownError } = useShownError<HTMLInputElement>(error, rest.value);
   const hintId = hint ? `${id}-hint` : undefined;
-  const errorId = error ? `${id}-error` : undefined;
+  const errorId = shownError ? `${id}-error` : undefined;
   return (
     <div className="field">
       <label className="field__label" htmlFor={id}>
@@ -32,15 +34,16 @@ export function TextField({
       )}
       <input
         {...rest}
+        ref={field}
         id={id}
         type={type}
         className={['field__input', className].filter(Boolean).join(' ')}
-        aria-invalid={error ? true : undefined}
+        aria-invalid={shownError ? true : undefined}
         aria-describedby={[hintId, errorId].filter(Boolean).join(' ') || undefined}
       />
-      {error && (
+      {shownError && (
         <p className="field__error" id={errorId}>
-          {error}
+          {shownError}
         </p>
       )}
     </div>

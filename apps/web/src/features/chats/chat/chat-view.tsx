@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import type { Message, ViewedConversation } from '@wap/contracts';
@@ -11,6 +11,7 @@ import { ChatHeader } from './chat-header';
 import { Composer, type SentMessage } from './composer';
 import { AssistantReply, UserMessage, type ReplyControls, type ReplyView } from './message-views';
 import { toolCallsOfMessage, type TurnState } from './turn-state';
+import { useFollowNewest } from './use-follow-newest';
 import { useTurnStream } from './use-turn-stream';
 
 /** How long after a turn ended its stored reply may still read `running`, before asking again, in ms. */
@@ -28,6 +29,8 @@ export function ChatView(props: { chat: ViewedConversation }) {
   const members = useMembers(chat.workspace_id);
   const cancelTurn = useCancelTurn();
   const cancelTool = useCancelTurn();
+  const chatElement = useRef<HTMLDivElement>(null);
+  useFollowNewest(chatElement);
   /** The turn this person started on this page; followed until it ends. */
   const [sent, setSent] = useState<SentMessage | null>(null);
   /** Turns that ended while followed here, with what their events said. */
@@ -161,7 +164,7 @@ export function ChatView(props: { chat: ViewedConversation }) {
     followedId !== null && (live.state.status === null || live.state.status === 'running');
 
   return (
-    <div className="chat">
+    <div ref={chatElement} className="chat">
       <ChatHeader chat={chat} />
       {chat.viewerIsOwner && <AccessRequestsNotice chat={chat} />}
       <section className="chat__messages" aria-label="Messages">
