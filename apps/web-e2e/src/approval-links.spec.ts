@@ -130,6 +130,7 @@ describe('approval email links in a browser', () => {
       await page
         .getByRole('heading', { level: 1, name: 'Supplier contract: Legal review' })
         .waitFor();
+      await page.getByText(`reviewers (reviewer-${unique}) can decide it`).waitFor();
       await page.getByText('you are not one of them').waitFor();
       expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
       expectNoPageErrors(page);
@@ -161,6 +162,7 @@ describe('approval email links in a browser', () => {
       await signInWhenAsked(page, reviewerEmail);
       const card = page.getByRole('article', { name: 'Supplier contract: Legal review' });
       await card.getByText('Please check clause 7.').waitFor();
+      await card.getByText('Reviewers: You').waitFor();
       expect(new URL(page.url()).search).toBe('?decision=approve');
       await page.getByRole('status').filter({ hasText: 'You followed the Approve link' }).waitFor();
       // Opening the link decided nothing: the button the link named has the focus.
@@ -171,7 +173,7 @@ describe('approval email links in a browser', () => {
 
       await card.getByRole('textbox', { name: 'Comment (optional)' }).fill('Clause 7 is fine.');
       await approve.click();
-      await page.getByText('This approval was already approved').waitFor();
+      await page.getByText('This approval was already approved by you').waitFor();
       await page.getByText('“Clause 7 is fine.”').waitFor();
 
       // The Reject link of the same email, afterwards: nothing left to decide.

@@ -4,6 +4,7 @@ import { DecideApprovalBody } from '@wap/contracts';
 import { Button } from '../../components';
 import { validateForm } from '../../lib/forms';
 import { appPaths } from '../../lib/routing';
+import { useAuthors } from '../workspace';
 import type { Approval, Decision } from './api/approvals-api';
 
 export const DATE_TIME = new Intl.DateTimeFormat(undefined, {
@@ -36,6 +37,7 @@ export function ApprovalCard(props: {
   const commentId = useId();
   const errorId = useId();
   const { approval } = props;
+  const authors = useAuthors(props.workspaceId);
   const [comment, setComment] = useState('');
   const [error, setError] = useState<string | undefined>();
 
@@ -61,6 +63,9 @@ export function ApprovalCard(props: {
       <p className="approvals__meta">
         Waiting since {DATE_TIME.format(new Date(approval.created_at))} ·{' '}
         <Link to={runPath(props.workspaceId, approval)}>Open the run</Link>
+      </p>
+      <p className="approvals__meta">
+        Reviewers: {approval.reviewer_ids.map((id) => authors.nameOf(id)).join(', ')}
       </p>
       {approval.message && (
         <blockquote className="approvals__message">{approval.message}</blockquote>

@@ -9,7 +9,7 @@ import {
 } from '../../../components';
 import { ApiError } from '../../../lib/api';
 import { appPaths, useWorkspaceId } from '../../../lib/routing';
-import { useMe } from '../../workspace';
+import { useAuthors, useMe } from '../../workspace';
 import '../approvals.css';
 import { ApprovalCard, DATE_TIME, runPath } from '../approval-card';
 import { useApproval, useDecideApproval, type Approval, type Decision } from '../api/approvals-api';
@@ -63,11 +63,9 @@ export function ApprovalPage() {
     <>
       <PageHeader title={`${current.workflow_name}: ${current.step_name}`} />
       {current.status === 'pending' ? (
-        <div className="notice" role="note">
-          Only this approval&apos;s reviewers can decide it, and you are not one of them.
-        </div>
+        <ReviewersOnlyNotice approval={current} workspaceId={workspaceId} />
       ) : (
-        <DecidedNotice approval={current} />
+        <DecidedNotice approval={current} workspaceId={workspaceId} />
       )}
       {current.message && <blockquote className="approvals__message">{current.message}</blockquote>}
       <p>
@@ -77,12 +75,30 @@ export function ApprovalPage() {
   );
 }
 
-function DecidedNotice(props: { approval: Approval }) {
+function ReviewersOnlyNotice(props: { approval: Approval; workspaceId: string }) {
+  const authors = useAuthors(props.workspaceId);
+  const names = props.approval.reviewer_ids.map((id) => authors.nameOf(id)).join(', ');
+  return (
+    <div className="notice" role="note">
+      Only this approval&apos;s reviewers ({names}) can decide it, and you are not one of them.
+    </div>
+  );
+}
+
+function DecidedNotice(props: { approval: Approval; workspaceId: string }) {
   const { approval } = props;
+  const authors = useAuthors(props.workspaceId);
+  const by =
+    approval.decided_by === null
+      ? ''
+      : approval.decided_by === authors.myId
+        ? ' by you'
+        : ` by ${authors.nameOf(approval.decided_by)}`;
   const when = approval.decided_at ? ` on ${DATE_TIME.format(new Date(approval.decided_at))}` : '';
   return (
     <div className="notice" role="note">
       This approval was already {approval.status}
+      {by}
       {when}: there is nothing left to decide.
       {approval.comment && <> Comment: “{approval.comment}”</>}
     </div>
