@@ -76,6 +76,54 @@ describe('the workspace feature in a browser', () => {
     await screenshot(page, 'workspace-overview');
   });
 
+  test('a platform administrator grants credits on their page; others are told it is not theirs', async () => {
+    const workspaceId = workspacePath.split('/').pop() ?? '';
+    // The owner has no such page and no link to it.
+    expect(await page.getByRole('link', { name: 'Grant credits' }).count()).toBe(0);
+    await page.goto('/app/admin/credits');
+    await page
+      .getByRole('heading', { name: 'Only platform administrators grant credits' })
+      .waitFor();
+
+    const adminPage = await openAppPage(browser, platform);
+    try {
+      const admin = await platform.sessionCookie(`admin-${unique}@example.com`, {
+        platformAdmin: true,
+      });
+      await adminPage
+        .context()
+        .addCookies([
+          { name: 'session', value: admin.slice('session='.length), url: platform.url },
+        ]);
+      await adminPage.goto('/app');
+      await adminPage.getByRole('link', { name: 'Grant credits' }).click();
+      await adminPage.getByRole('heading', { level: 1, name: 'Grant credits' }).waitFor();
+      await adminPage.getByRole('textbox', { name: 'Workspace ID' }).fill('not-an-id');
+      await adminPage.getByRole('button', { name: 'Grant credits' }).click();
+      expect(await adminPage.getByText('Enter a value.').count()).toBe(2);
+      await adminPage.getByRole('textbox', { name: 'Workspace ID' }).fill(workspaceId);
+      await adminPage.getByRole('spinbutton', { name: 'Credits' }).fill('100');
+      await adminPage.getByRole('textbox', { name: 'Reason' }).fill('Pilot month');
+      await adminPage.getByRole('button', { name: 'Grant credits' }).click();
+      await adminPage
+        .getByRole('status')
+        .filter({ hasText: 'Granted 100 credits: the workspace now has 125.' })
+        .waitFor();
+      // A correction below zero is refused and says why.
+      await adminPage.getByRole('spinbutton', { name: 'Credits' }).fill('-1000');
+      await adminPage.getByRole('textbox', { name: 'Reason' }).fill('Typo');
+      await adminPage.getByRole('button', { name: 'Grant credits' }).click();
+      await adminPage.getByRole('alert').filter({ hasText: 'No credits were granted.' }).waitFor();
+      await expectNoSeriousA11yViolations(adminPage);
+      await screenshot(adminPage, 'grant-credits');
+      expectNoPageErrors(adminPage);
+    } finally {
+      await adminPage.context().close();
+    }
+    await page.goto(workspacePath);
+    await page.getByRole('region', { name: 'Credits' }).getByText('125 credits left').waitFor();
+  });
+
   test('an owner sees the members, adds one, and adding them twice says so', async () => {
     await nav().getByRole('link', { name: 'Members' }).click();
     await heading('Members').waitFor();

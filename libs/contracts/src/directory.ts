@@ -17,6 +17,8 @@ export const MeResponse = z.object({
   ),
   /** The caller's own settings (`PATCH /me/preferences` changes them). */
   preferences: z.object({ approval_tasks_email: z.boolean() }),
+  /** Whether this session is a platform administrator's (it may grant credits). */
+  platform_admin: z.boolean(),
 });
 export type MeResponse = z.infer<typeof MeResponse>;
 

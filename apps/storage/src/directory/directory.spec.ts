@@ -194,6 +194,14 @@ describe.each(runtimes)('storage directory on %s', (_runtime, startRuntime) => {
       expect(firstJoined).toBeLessThanOrEqual(secondJoined ?? Number.NaN);
     });
 
+    test('platform_admin is the session’s: a kept answer never lends it to another session', async () => {
+      const actor = await newUser();
+      expect((await me({ ...actor, platformAdmin: true })).platform_admin).toBe(true);
+      // The same user's answer is kept now; a session without the claim still reads false.
+      expect((await me(actor)).platform_admin).toBe(false);
+      expect((await me({ ...actor, platformAdmin: true })).platform_admin).toBe(true);
+    });
+
     test('an answer kept from an earlier read follows every change that touches it', async () => {
       const identity = newIdentity();
       const actor = await signIn(platform, identity);

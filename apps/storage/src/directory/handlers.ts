@@ -17,7 +17,6 @@ import {
   type EnsureUserRequest,
   type FirstWorkspaceReply,
   type FirstWorkspaceRequest,
-  type MeResponse,
   type OperationsOf,
   type OperatorDeleteWorkspaceReply,
   type OperatorDeleteWorkspaceRequest,
@@ -27,7 +26,7 @@ import {
 } from '@wap/contracts';
 import { actorOf, parseRequestPart, type RouteHandler } from '@wap/platform';
 import { requireMember, requireMemberForNotificationSettings, requireOwner } from './access';
-import type { MeCache } from './me-cache';
+import type { MeCache, StoredMe } from './me-cache';
 import type { DirectoryPublisher } from './publisher';
 import type { DirectoryRepository } from './repository';
 
@@ -57,7 +56,7 @@ const INVALID_KEY: VerifyApiKeyReply = { valid: false, workspaceId: null, keyId:
 export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryHandlers {
   const { repository, publisher, meCache, logger } = deps;
 
-  async function readMe(userId: string): Promise<MeResponse | null> {
+  async function readMe(userId: string): Promise<StoredMe | null> {
     const [user, memberships] = await Promise.all([
       repository.findUser(userId),
       repository.listMemberships(userId),
@@ -100,7 +99,8 @@ export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryH
       const body =
         meCache.get(actor.userId) ?? (await meCache.load(actor.userId, () => readMe(actor.userId)));
       if (!body) throw new AppError('NOT_FOUND', 'User not found');
-      return { status: 200, body };
+      // The session says who administers the platform, not the stored user: never cached.
+      return { status: 200, body: { ...body, platform_admin: actor.platformAdmin } };
     },
 
     async update_preferences(request) {

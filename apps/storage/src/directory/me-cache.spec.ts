@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { MeResponse } from '@wap/contracts';
 import { eventually, testLogger } from '@wap/testing';
 import { runtimes, type RuntimeUnderTest } from '../testing/storage-harness';
-import { createMeCache, type MeCache } from './me-cache';
+import { createMeCache, type MeCache, type StoredMe } from './me-cache';
 
-function answerFor(userId: string, name: string): MeResponse {
+function answerFor(userId: string, name: string): StoredMe {
   return {
     user: { id: userId, email: `${name}@example.com`, name },
     workspaces: [],

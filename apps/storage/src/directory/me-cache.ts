@@ -1,5 +1,8 @@
 import type { Logger } from 'pino';
 import { DIRECTORY_SUBJECTS, MeChanged, type MeResponse } from '@wap/contracts';
+
+/** `/me` as stored for a user; the session adds `platform_admin` to each answer. */
+export type StoredMe = Omit<MeResponse, 'platform_admin'>;
 import { decodeJson, encodeJson, type Bus, type Subscription } from '@wap/platform';
 
 /** Users whose answer is kept; the oldest entry goes first beyond this. */
@@ -12,12 +15,12 @@ const MAX_AGE_MS = 60_000;
 
 export interface MeCache {
   /** The cached answer of `GET /me` for the user, if any and still current. */
-  get(userId: string): MeResponse | undefined;
+  get(userId: string): StoredMe | undefined;
   /**
    * Reads the answer with `load` and keeps it, unless a change reached this replica meanwhile:
    * then the answer is returned but not kept, as it may predate the change.
    */
-  load(userId: string, load: () => Promise<MeResponse | null>): Promise<MeResponse | null>;
+  load(userId: string, load: () => Promise<StoredMe | null>): Promise<StoredMe | null>;
   /**
    * What `/me` answers for these users changed (committed): drops them here at once, so this
    * replica's next answer is current, and tells every other replica over the bus.
@@ -36,7 +39,7 @@ export interface MeCache {
  */
 export function createMeCache(deps: { bus: Bus; logger: Logger; now?: () => number }): MeCache {
   const now = deps.now ?? Date.now;
-  const answers = new Map<string, { body: MeResponse; keptAt: number }>();
+  const answers = new Map<string, { body: StoredMe; keptAt: number }>();
   /** Counts every change seen, so that a read which raced one is not kept. */
   let changesSeen = 0;
 

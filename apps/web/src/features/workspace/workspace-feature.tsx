@@ -23,6 +23,12 @@ export const workspaceFeature: Feature = {
       }),
     },
     {
+      path: 'admin/credits',
+      lazy: async () => ({
+        Component: (await import('./admin/grant-credits-page')).GrantCreditsPage,
+      }),
+    },
+    {
       path: 'extensions',
       lazy: async () => ({
         Component: (await import('./extensions/extensions-page')).ExtensionsPage,

@@ -10,6 +10,11 @@ export const appPaths = {
     options.expired ? '/app/sign-in?expired=1' : '/app/sign-in',
   newWorkspace: () => '/app/workspaces/new',
   extensions: () => '/app/extensions',
+  /** A platform administrator's credit grants, for `workspaceId` when given. */
+  grantCredits: (workspaceId?: string) =>
+    workspaceId
+      ? `/app/admin/credits?${new URLSearchParams({ workspaceId }).toString()}`
+      : '/app/admin/credits',
   /** A page of a workspace: `page` is the path below the workspace, '' for its first page. */
   workspace: (workspaceId: string, page = '') =>
     `/app/w/${encodeURIComponent(workspaceId)}${page ? `/${page}` : ''}`,

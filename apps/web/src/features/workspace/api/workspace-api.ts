@@ -10,6 +10,7 @@ import type {
   CreateWorkspaceBody,
   CreateWorkspaceResponse,
   CreditBalanceResponse,
+  GrantCreditsBody,
   MemberResponse,
   MembersResponse,
   MeResponse,
@@ -236,6 +237,18 @@ export function useCredits(workspaceId: string) {
     queryKey: workspaceKeys.credits(workspaceId),
     queryFn: ({ signal }) =>
       api.get<CreditBalanceResponse>(path(workspaceId, 'credits'), { signal }),
+  });
+}
+
+/** A platform administrator's grant (or correction) of a workspace's credits. */
+export function useGrantCredits() {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ workspaceId, ...body }: GrantCreditsBody & { workspaceId: string }) =>
+      api.post<CreditBalanceResponse>(path(workspaceId, 'credits/grants'), body),
+    onSuccess: (_balance, { workspaceId }) =>
+      queryClient.invalidateQueries({ queryKey: workspaceKeys.credits(workspaceId) }),
   });
 }
 

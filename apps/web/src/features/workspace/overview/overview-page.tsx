@@ -33,6 +33,11 @@ export function OverviewPage() {
             {credits.data.balance === 1 ? 'credit' : 'credits'} left
           </p>
         )}
+        {me.data?.platform_admin && (
+          <p>
+            <Link to={appPaths.grantCredits(workspaceId)}>Grant credits to this workspace</Link>
+          </p>
+        )}
       </Panel>
       <Panel title="Set up the workspace">
         <ul className="link-list">

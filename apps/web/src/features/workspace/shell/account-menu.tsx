@@ -10,6 +10,11 @@ export function AccountMenu() {
   return (
     <div className="account-menu">
       {me.data && <span className="account-menu__email">{me.data.user.email}</span>}
+      {me.data?.platform_admin && (
+        <Link className="account-menu__link" to={appPaths.grantCredits()}>
+          Grant credits
+        </Link>
+      )}
       <Link className="account-menu__link" to={appPaths.extensions()}>
         Extensions
       </Link>
