@@ -14,6 +14,8 @@ export interface RunningProcess {
   /** Resolves with the first stdout line that matches. */
   waitForLine(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   output(): string;
+  /** Resolves with the exit code (or the signal name) once the process ended on its own. */
+  exited: Promise<number | string>;
   /** Sends the signal and resolves with the exit code (or the signal name). */
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
@@ -64,17 +66,31 @@ export function runApp(app: string, env: Record<string, string>, bus?: ProcessBu
   if (isBusPrincipal(app) && !bus) {
     throw new Error(`${app} runs on a ProcessBus: the services admit no unauthenticated bus`);
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', join('apps', app, 'src/main.ts')], {
+  return runCommand(app, process.execPath, ['--import', 'tsx', join('apps', app, 'src/main.ts')], {
+    PATH: process.env['PATH'] ?? '',
+    HOME: process.env['HOME'] ?? '',
+    ...PROCESS_DEFAULTS[app],
+    ...bus?.environmentOf(app),
+    ...(bus ? { NATS_URL: bus.url } : {}),
+    ...env,
+  });
+}
+
+/**
+ * Runs a command in the repository's root with exactly `env`, in a process group of its own:
+ * `stop` signals the whole group, so what `npm` or a shell started stops with it.
+ */
+export function runCommand(
+  label: string,
+  command: string,
+  args: readonly string[],
+  env: Record<string, string>,
+): RunningProcess {
+  const child = spawn(command, args, {
     cwd: repositoryRoot,
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? '',
-      ...PROCESS_DEFAULTS[app],
-      ...bus?.environmentOf(app),
-      ...(bus ? { NATS_URL: bus.url } : {}),
-      ...env,
-    },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   let output = '';
   const listeners = new Set<() => void>();
@@ -91,6 +107,7 @@ export function runApp(app: string, env: Record<string, string>, bus?: ProcessBu
   return {
     child,
     output: () => output,
+    exited,
     waitForLine: (pattern, timeoutMs = 30_000) =>
       new Promise((resolve, reject) => {
         const check = () => {
@@ -103,12 +120,12 @@ export function runApp(app: string, env: Record<string, string>, bus?: ProcessBu
         const timer = setTimeout(() => {
           cleanup();
           reject(
-            new Error(`${app}: no line matching ${pattern} within ${timeoutMs} ms:\n${output}`),
+            new Error(`${label}: no line matching ${pattern} within ${timeoutMs} ms:\n${output}`),
           );
         }, timeoutMs);
         const onExit = () => {
           cleanup();
-          reject(new Error(`${app} exited before printing ${pattern}:\n${output}`));
+          reject(new Error(`${label} exited before printing ${pattern}:\n${output}`));
         };
         const cleanup = () => {
           clearTimeout(timer);
@@ -120,7 +137,14 @@ export function runApp(app: string, env: Record<string, string>, bus?: ProcessBu
         check();
       }),
     stop: async (signal = 'SIGTERM') => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, signal);
+        } catch (error) {
+          // The group ended between the check and the signal.
+          if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+        }
+      }
       return exited;
     },
   };
