@@ -88,6 +88,7 @@ export {
 } from './extension-tokens';
 export { CreditBalanceResponse, GrantCreditsBody, creditRoutes } from './credits';
 export {
+  PROVIDER_SIGNATURE_HEADERS,
   PROVIDERS,
   Provider,
   PROVIDER_ACCOUNT_TERMS,

@@ -11,6 +11,18 @@ export const PROVIDERS = ['github', 'linear', 'slack', 'stripe'] as const;
 export const Provider = z.enum(PROVIDERS);
 export type Provider = z.infer<typeof Provider>;
 
+/**
+ * The header each provider signs its deliveries with. A delivery kept as a test event leaves it
+ * out: a signature is a credential for its body, and members who read test events could replay
+ * it within the provider's tolerance.
+ */
+export const PROVIDER_SIGNATURE_HEADERS: Record<Provider, string> = {
+  github: 'x-hub-signature-256',
+  linear: 'linear-signature',
+  slack: 'x-slack-signature',
+  stripe: 'stripe-signature',
+};
+
 /** How each provider's account is named when it is connected, for the web app and the docs. */
 export const PROVIDER_ACCOUNT_TERMS: Record<Provider, string> = {
   github: 'installation id or repository (owner/name)',

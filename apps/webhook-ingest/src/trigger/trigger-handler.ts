@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import {
   AppError,
+  PROVIDER_SIGNATURE_HEADERS,
   REQUEST_BODIES_BUCKET,
   WEBHOOK_PAYLOADS_BUCKET,
   WEBHOOK_RECEIVED_SUBJECT,
@@ -245,7 +246,9 @@ export function createTriggerHandlers(deps: TriggerDeps) {
     const address = await resolveAddress(webhookId);
     // One delivery may reach several addresses: each event gets a copy of its own of a large
     // body, as the body parked by the gateway is deleted when the first event is stored.
-    const unparked = { ...request, parkedBody: undefined };
+    const { [PROVIDER_SIGNATURE_HEADERS[source.provider]]: _signature, ...headers } =
+      request.headers;
+    const unparked = { ...request, headers, parkedBody: undefined };
     return deliver(address, unparked, body, `${source.provider}:${source.deliveryId}`, source);
   }
 
