@@ -1,1 +1,2 @@
 export { tablesFeature } from './tables-feature';
+export { useTable, type TableWithProperties } from './api/tables-api';

@@ -59,12 +59,16 @@ export function useCreateTable() {
   });
 }
 
-/** A table with its properties in position order. */
-export function useTable(tableId: string) {
+/**
+ * A table with its properties in position order; also what a workflow's table-row step reads
+ * its columns from, so both pages share one cached answer. No id asks nothing.
+ */
+export function useTable(tableId: string | undefined) {
   const api = useApiClient();
   return useQuery({
-    queryKey: tablesKeys.table(tableId),
-    queryFn: ({ signal }) => api.get<TableWithProperties>(tablePath(tableId), { signal }),
+    enabled: tableId !== undefined,
+    queryKey: tablesKeys.table(tableId ?? ''),
+    queryFn: ({ signal }) => api.get<TableWithProperties>(tablePath(tableId ?? ''), { signal }),
   });
 }
 

@@ -18,7 +18,6 @@ import type {
   ScheduleFiresResponse,
   ScheduleResponse,
   StepTypesResponse,
-  TableResponse,
   TablesPage,
   TestEventsResponse,
   UpdateWorkflowBody,
@@ -37,7 +36,6 @@ export type TestEvent = z.infer<typeof TestEventsResponse>['events'][number];
 export type RunsPage = z.infer<typeof RunListResponse>;
 export type StepRun = Run['steps'][number];
 export type ScheduleFire = z.infer<typeof ScheduleFiresResponse>['fires'][number];
-export type TableWithColumns = z.infer<typeof TableResponse>;
 export type { McpToolRecord, Run, RunStatus, Workflow, ScheduleResponse };
 
 /** How often test events are asked for while a workflow's page is open, in ms. */
@@ -305,19 +303,6 @@ export function useTableChoices(workspaceId: string) {
         signal,
         query: { workspaceId, limit: WORKSPACE_LIST_PAGE.max },
       }),
-    staleTime: 30_000,
-  });
-}
-
-/** One table with its columns (properties), for the fields of a table-row step. */
-export function useTableColumns(tableId: string | undefined) {
-  const api = useApiClient();
-  return useQuery({
-    enabled: tableId !== undefined,
-    queryKey: workflowsKeys.table(tableId ?? ''),
-    queryFn: ({ signal }) =>
-      api.get<TableWithColumns>(`/tables/${encodeURIComponent(tableId ?? '')}`, { signal }),
-    retry: false,
     staleTime: 30_000,
   });
 }

@@ -19,7 +19,6 @@ export const workflowsKeys = {
   lastRun: (workflowId: string) => [...workflowsKeys.runs(workflowId), 'last'] as const,
   tools: (workspaceId: string) => [...workflowsKeys.all, 'tools', workspaceId] as const,
   tables: (workspaceId: string) => [...workflowsKeys.all, 'tables', workspaceId] as const,
-  table: (tableId: string) => [...workflowsKeys.all, 'table', tableId] as const,
   providerAccounts: (workspaceId: string) =>
     [...workflowsKeys.all, 'provider-accounts', workspaceId] as const,
   providerDeliveries: (workspaceId: string) =>

@@ -1,7 +1,8 @@
 import { useId, useRef } from 'react';
 import type { TableProperty } from '@wap/contracts';
 import { ErrorMessage, LoadingState, SelectField } from '../../../components';
-import { useTableChoices, useTableColumns } from '../api/workflows-api';
+import { useTable } from '../../tables';
+import { useTableChoices } from '../api/workflows-api';
 import { isRecord } from '../schema-form/json-schema';
 import type { PathErrors } from '../schema-form/schema-form';
 import { VariablePicker } from '../schema-form/variable-picker';
@@ -21,7 +22,7 @@ export interface TableRowSettingsProps {
 export function TableRowSettings(props: TableRowSettingsProps) {
   const tableId = typeof props.settings['tableId'] === 'string' ? props.settings['tableId'] : '';
   const tables = useTableChoices(props.workspaceId);
-  const chosen = useTableColumns(tableId || undefined);
+  const chosen = useTable(tableId || undefined);
   const values = isRecord(props.settings['values']) ? props.settings['values'] : {};
 
   if (tables.isPending) return <LoadingState label="Loading the workspace's tables…" />;
