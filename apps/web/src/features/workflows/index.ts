@@ -1,1 +1,2 @@
 export { workflowsFeature } from './workflows-feature';
+export { workflowsKeys } from './api/workflows-keys';

@@ -7,6 +7,7 @@ import type {
   DecideApprovalBody,
 } from '@wap/contracts';
 import { useApiClient } from '../../../lib/api';
+import { workflowsKeys } from '../../workflows';
 import { approvalsKeys } from './approvals-keys';
 
 export type { Approval };
@@ -55,10 +56,19 @@ export function useDecideApproval(workspaceId: string) {
         `/approvals/${encodeURIComponent(input.id)}/${input.decision}`,
         input.body,
       ),
-    onSettled: (_data, _error, input) =>
+    onSettled: (data, _error, input) =>
       Promise.all([
         queryClient.invalidateQueries({ queryKey: approvalsKeys.pending(workspaceId) }),
         queryClient.invalidateQueries({ queryKey: approvalsKeys.one(input.id) }),
+        // The run goes on (or ends): its page and its workflow's runs are read again.
+        ...(data
+          ? [
+              queryClient.invalidateQueries({ queryKey: workflowsKeys.run(data.approval.run_id) }),
+              queryClient.invalidateQueries({
+                queryKey: workflowsKeys.workflow(data.approval.workflow_id),
+              }),
+            ]
+          : []),
       ]),
   });
 }

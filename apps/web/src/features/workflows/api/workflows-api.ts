@@ -42,9 +42,18 @@ export type { McpToolRecord, Run, RunStatus, Workflow, ScheduleResponse };
 export const TEST_EVENTS_REFRESH_MS = 3_000;
 /** How often a run that has not ended, and a runs list, are asked for again, in ms. */
 export const RUN_REFRESH_MS = 2_000;
+/** A run waiting for a reviewer waits on a person, for minutes or days: asked for less often. */
+export const WAITING_RUN_REFRESH_MS = 15_000;
 export const RUNS_LIST_REFRESH_MS = 5_000;
 /** Runs per page of the runs list. */
 export const RUNS_PAGE_SIZE = 25;
+
+/** How soon a run in `status` is asked for again; false once it has ended. */
+function runRefreshInterval(status: RunStatus | undefined): number | false {
+  if (status === undefined) return RUN_REFRESH_MS;
+  if (isFinalRunStatus(status)) return false;
+  return status === 'waiting_approval' ? WAITING_RUN_REFRESH_MS : RUN_REFRESH_MS;
+}
 
 /** True once a run has ended for good. */
 export function isFinalRunStatus(status: RunStatus): boolean {
@@ -204,10 +213,7 @@ export function useRun(runId: string) {
     queryKey: workflowsKeys.run(runId),
     queryFn: ({ signal }) =>
       api.get<{ run: Run }>(`/runs/${encodeURIComponent(runId)}`, { signal }),
-    refetchInterval: (query) => {
-      const status = query.state.data?.run.status;
-      return status && isFinalRunStatus(status) ? false : RUN_REFRESH_MS;
-    },
+    refetchInterval: (query) => runRefreshInterval(query.state.data?.run.status),
   });
 }
 
@@ -269,10 +275,9 @@ export function useLastRun(workflowId: string) {
         .run;
     },
     // A run started from the page gets its outputs as its steps end.
-    refetchInterval: (query) => {
-      const run = query.state.data;
-      return run && !isFinalRunStatus(run.status) ? RUN_REFRESH_MS : false;
-    },
+    // No run yet: nothing to follow until the page starts one (which invalidates this).
+    refetchInterval: (query) =>
+      query.state.data ? runRefreshInterval(query.state.data.status) : false,
   });
 }
 
