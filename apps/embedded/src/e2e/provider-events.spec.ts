@@ -369,13 +369,18 @@ describe.each(RUNTIMES)('provider events that start workflows on the %s runtime'
     const installation = Date.now() + 1;
     const connected = await connect(owner, 'github', String(installation));
     const workflowId = await workflowOn(owner, 'github', ['*'], true);
+    // Connected, a delivery starts a run: the same delivery after disconnecting must not.
+    expect((await github('push', { installation: { id: installation } })).status).toBe(200);
+    await eventually(async () => expect(await runsOf(owner, workflowId)).toHaveLength(1));
+    expect(await deliveriesOf(owner)).toHaveLength(1);
     const removed = await http(
       `${stack.url}/workspaces/${owner.workspaceId}/provider-accounts/${(connected.body as { account: { id: string } }).account.id}`,
       { method: 'DELETE', cookie: owner.cookie },
     );
     expect(removed.status).toBe(204);
     expect((await github('push', { installation: { id: installation } })).status).toBe(200);
-    expect(await deliveriesOf(owner)).toHaveLength(0);
-    expect(await runsOf(owner, workflowId)).toHaveLength(0);
+    // The targets are decided before the delivery is answered: no new delivery, no new run.
+    expect(await deliveriesOf(owner)).toHaveLength(1);
+    expect(await runsOf(owner, workflowId)).toHaveLength(1);
   });
 });
