@@ -34,7 +34,12 @@ export async function startReplicaLiveness(deps: {
 }): Promise<ReplicaLiveness> {
   const bucket = await deps.kv.bucket(REPLICAS_BUCKET, { ttlMs: deps.ttlMs });
   const beat = () => bucket.put(deps.id, new TextEncoder().encode(String(Date.now())));
-  await beat();
+  // A new replicated bucket may still elect its leader when a fresh cluster starts: the first
+  // write then times out, and the replica died at start. It has claimed nothing yet, so no
+  // other replica needs its heartbeat before the next one, a heartbeat period later.
+  await beat().catch((error: unknown) => {
+    deps.logger.warn({ err: error }, 'the first replica heartbeat could not be written');
+  });
   const answering = deps.bus.serve(webhookReplicaAliveSubject(deps.id), async () => ({
     data: new Uint8Array(),
   }));

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { KvConflictError } from '../errors';
 import type { OpenResources } from './inflight';
 import type { Kv, KvBucket, KvEntry, KvWatchEvent } from '../platform';
-import { retryingSetupTimeouts } from './setup-retry';
+import { retryingSetupTimeouts, untilStreamLeader } from './setup-retry';
 
 /** The duplicate window NATS gives a KV bucket without a TTL, 2 minutes. */
 const KV_DUPLICATE_WINDOW_MS = 120_000;
@@ -43,7 +43,9 @@ async function openBucket(
   ttlMs: number | undefined,
   replicas: number,
 ): Promise<KV> {
-  return retryingSetupTimeouts(() => openOrCreate(kvm, jsm, name, ttlMs, replicas));
+  const kv = await retryingSetupTimeouts(() => openOrCreate(kvm, jsm, name, ttlMs, replicas));
+  await untilStreamLeader(jsm, `KV_${name}`);
+  return kv;
 }
 
 async function openOrCreate(

@@ -6,7 +6,7 @@ import type {
   ObjectStore as NatsObjectStore,
 } from '@nats-io/obj';
 import type { ObjectInfo, ObjectStore } from '../platform';
-import { retryingSetupTimeouts } from './setup-retry';
+import { retryingSetupTimeouts, untilStreamLeader } from './setup-retry';
 
 /** JetStream's default, which object buckets keep; it may not exceed a bucket's max age. */
 const OBJECT_DUPLICATE_WINDOW_MS = 120_000;
@@ -78,6 +78,7 @@ export function createNatsObjectStore(
       const { streamInfo } = await retryingSetupTimeouts(async () =>
         (await store(bucket)).status(),
       );
+      await untilStreamLeader(jsm, streamInfo.config.name);
       // Objm.create keeps an existing bucket as it is; its max age is applied to its stream here.
       if (streamInfo.config.max_age === nanos(maxAgeMs)) return;
       await jsm.streams.update(streamInfo.config.name, {

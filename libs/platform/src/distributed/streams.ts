@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { ConsumerConfig, StreamConsumer, StreamMessage, Streams } from '../platform';
 import { fromMsgHdrs, toMsgHdrs } from './headers';
 import { InFlight, type OpenResources } from './inflight';
-import { retryingSetupTimeouts } from './setup-retry';
+import { retryingSetupTimeouts, untilStreamLeader } from './setup-retry';
 
 /** JetStream's default duplicate window, 2 minutes. */
 const DEFAULT_DUPLICATE_WINDOW_MS = 120_000;
@@ -74,6 +74,7 @@ export function createJetStreamStreams(
           await jsm.streams.update(config.name, wanted);
         }
       });
+      await untilStreamLeader(jsm, config.name);
     },
 
     async publish(subject, data, options) {
