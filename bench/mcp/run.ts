@@ -34,7 +34,7 @@ import {
   testLogger,
   testNatsUrl,
 } from '@wap/testing';
-import { startMcpRegistryService } from '@wap/mcp-registry-service';
+import { oauthRedirectUriFor, startMcpRegistryService } from '@wap/mcp-registry-service';
 
 /** Starts the bench's MCP server in a process of its own and reads its address. */
 async function startToolServerProcess(): Promise<{
@@ -122,6 +122,7 @@ async function main(): Promise<void> {
       connectTimeoutMs: 5000,
       syncTimeoutMs: 30_000,
       callTimeoutMs: 30_000,
+      oauthRedirectUri: oauthRedirectUriFor('http://localhost:3000'),
     },
   });
   const agent = new Agent({ connect: { ca: tools.caPem } });

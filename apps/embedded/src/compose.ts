@@ -8,7 +8,11 @@ import { startChatService, type ChatSettings } from '@wap/chat-service';
 import { generateCredentialKey, parseCredentialKeys } from '@wap/auth';
 import { parseAllowlist } from '@wap/egress';
 import type { ActorRateLimits } from '@wap/http';
-import { startMcpRegistryService, type McpRegistryConfig } from '@wap/mcp-registry-service';
+import {
+  oauthRedirectUriFor,
+  startMcpRegistryService,
+  type McpRegistryConfig,
+} from '@wap/mcp-registry-service';
 import { startStorageService } from '@wap/storage-service';
 import {
   DEFAULT_WEBHOOK_INGEST_CONFIG,
@@ -60,6 +64,7 @@ function throwAwayMcpRegistrySettings(): NonNullable<ServiceOptions['mcpRegistry
       connectTimeoutMs: 10_000,
       syncTimeoutMs: 60_000,
       callTimeoutMs: 60_000,
+      oauthRedirectUri: oauthRedirectUriFor('http://localhost:3000'),
     },
     environment: {},
   };

@@ -82,7 +82,11 @@ async function main(): Promise<void> {
   const publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${gateway.port}`;
   const services = await startAllServices(platform, busKeys, loggerFor, {
     mcpRegistry: {
-      config: toMcpRegistryConfig({ ...env, CREDENTIALS_ENCRYPTION_KEYS: credentialKeys }),
+      config: toMcpRegistryConfig({
+        ...env,
+        CREDENTIALS_ENCRYPTION_KEYS: credentialKeys,
+        PUBLIC_BASE_URL: publicBaseUrl,
+      }),
       // The env_var auth type reads allow-listed variables of this process at connect time.
       environment: process.env,
     },

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseCredentialKeys, type CredentialKeyring } from '@wap/auth';
+import { MCP_ACCOUNT_CALLBACK_PATH } from '@wap/contracts';
 import { parseAllowlist, type EgressAllowlist } from '@wap/egress';
 import { parseConfig } from '@wap/http';
 import { ServiceEnv } from '@wap/service-runtime';
@@ -24,6 +25,11 @@ export const McpRegistryEnv = z.object({
   MCP_SYNC_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   /** Default time a proxied tool call may take, in milliseconds. */
   MCP_CALL_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  /**
+   * The platform's address as people's browsers reach it: authorization servers send them back
+   * to its connected-accounts page.
+   */
+  PUBLIC_BASE_URL: z.url().default('http://localhost:3000'),
 });
 export type McpRegistryEnv = z.infer<typeof McpRegistryEnv>;
 
@@ -40,6 +46,13 @@ export interface McpRegistryConfig {
   connectTimeoutMs: number;
   syncTimeoutMs: number;
   callTimeoutMs: number;
+  /** Where authorization servers send people back after they connect their own account. */
+  oauthRedirectUri: string;
+}
+
+/** The connected-accounts page of the platform at `publicBaseUrl`. */
+export function oauthRedirectUriFor(publicBaseUrl: string): string {
+  return new URL(MCP_ACCOUNT_CALLBACK_PATH, publicBaseUrl).href;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv): McpRegistryServiceEnv {
@@ -60,5 +73,6 @@ export function toMcpRegistryConfig(env: McpRegistryEnv): McpRegistryConfig {
     connectTimeoutMs: env.MCP_CONNECT_TIMEOUT_MS,
     syncTimeoutMs: env.MCP_SYNC_TIMEOUT_MS,
     callTimeoutMs: env.MCP_CALL_TIMEOUT_MS,
+    oauthRedirectUri: oauthRedirectUriFor(env.PUBLIC_BASE_URL),
   };
 }

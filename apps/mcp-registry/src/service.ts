@@ -16,8 +16,10 @@ import type { ServiceHandle } from '@wap/service-runtime';
 import { createDirectoryClient } from '@wap/workspace-directory';
 import type { McpRegistryConfig } from './config';
 import { createPlatformMcpEndpoint } from './platform-mcp/endpoint';
-import type { AccountTokenSource } from './servers/credentials';
-import { createServerHandlers } from './servers/handlers';
+import { createAccountHandlers } from './accounts/handlers';
+import { createAccountOAuth } from './accounts/oauth';
+import { createAccountRepository } from './accounts/repository';
+import { createServerHandlers, createServerLookup } from './servers/handlers';
 import { rewrapCredentials } from './servers/key-rotation';
 import { createServerRepository } from './servers/repository';
 import { createConnect } from './sync/connections';
@@ -37,8 +39,6 @@ export interface McpRegistryServiceDeps {
   config: McpRegistryConfig;
   /** The process environment the env_var auth type reads (allow-listed names only). */
   environment: Readonly<Record<string, string | undefined>>;
-  /** Tokens of connected accounts (the account auth type); none until an accounts service exists. */
-  accountTokens?: AccountTokenSource;
   /** Folder of the drizzle-kit migrations; default `../migrations` from this file. */
   migrationsFolder?: string;
 }
@@ -60,7 +60,8 @@ export async function startMcpRegistryService(
     clock: platform.clock,
     ids: platform.ids,
   });
-  await rewrapCredentials({ repository, keyring: config.keyring, logger });
+  const accountRepository = createAccountRepository({ db: platform.sql.db, clock: platform.clock });
+  await rewrapCredentials({ repository, accountRepository, keyring: config.keyring, logger });
 
   const directory = await createDirectoryClient({ kv: platform.kv, logger });
   const locks = await platform.kv.bucket(SYNC_LOCKS_BUCKET, {
@@ -71,12 +72,20 @@ export async function startMcpRegistryService(
     ca: config.extraCaCerts,
     connectTimeoutMs: config.connectTimeoutMs,
   });
+  const accounts = createAccountOAuth({
+    repository: accountRepository,
+    keyring: config.keyring,
+    fetch: guardedFetch,
+    redirectUri: config.oauthRedirectUri,
+    clock: platform.clock,
+    logger,
+  });
   const connect = createConnect({
     keyring: config.keyring,
     envAllowlist: config.envAllowlist,
     egressAllowlist: config.egressAllowlist,
     environment: deps.environment,
-    accountTokens: deps.accountTokens,
+    accounts,
     fetch: guardedFetch,
     connectTimeoutMs: config.connectTimeoutMs,
     logger,
@@ -93,7 +102,7 @@ export async function startMcpRegistryService(
     idleMs: POOL_IDLE_MS,
     logger,
     // A server that says its tools changed gets a fresh sync (skipped when one is running).
-    onToolsChanged: (server) => toolSync.runInBackground(server),
+    onToolsChanged: (server, userId) => toolSync.runInBackground(server, userId),
   });
   const busApi = createToolBusApi({
     repository,
@@ -107,12 +116,20 @@ export async function startMcpRegistryService(
     directory,
     toolSync,
     pool,
+    accounts,
     bus: platform.bus,
     keyring: config.keyring,
     envAllowlist: config.envAllowlist,
     egressAllowlist: config.egressAllowlist,
     logger,
     onChanged: busApi.forget,
+  });
+  const accountHandlers = createAccountHandlers({
+    accounts,
+    visibleServer: createServerLookup({ repository, directory }),
+    toolSync,
+    pool,
+    logger,
   });
   const endpoint = createPlatformMcpEndpoint({ bus: platform.bus, logger });
 
@@ -124,6 +141,7 @@ export async function startMcpRegistryService(
       'mcp-registry',
       {
         ...rest,
+        ...accountHandlers,
         mcp_endpoint: endpoint.post,
         mcp_endpoint_stream: endpoint.stream,
         mcp_endpoint_session: endpoint.session,
@@ -146,7 +164,12 @@ export async function startMcpRegistryService(
       OperatorRewrapCredentialsRequest,
       async () => ({
         keyId: config.keyring.current.id,
-        rewrapped: await rewrapCredentials({ repository, keyring: config.keyring, logger }),
+        rewrapped: await rewrapCredentials({
+          repository,
+          accountRepository,
+          keyring: config.keyring,
+          logger,
+        }),
       }),
       serveOptions,
     ),
@@ -174,6 +197,7 @@ export async function startMcpRegistryService(
 export {
   McpRegistryEnv,
   McpRegistryServiceEnv,
+  oauthRedirectUriFor,
   toMcpRegistryConfig,
   type McpRegistryConfig,
 } from './config';

@@ -59,6 +59,19 @@ export const ERROR_CODES = {
     status: 502,
     summary: 'The MCP server could not be reached for the tool call.',
   },
+  MCP_ACCOUNT_NOT_USED: {
+    status: 400,
+    summary: 'The MCP server does not use the account auth type: there is no account to connect.',
+  },
+  MCP_AUTHORIZATION_DENIED: {
+    status: 400,
+    summary: "The MCP server's authorization server refused the connection (the user declined).",
+  },
+  MCP_AUTHORIZATION_FAILED: {
+    status: 502,
+    summary:
+      "The MCP server's authorization server could not be discovered, registered with or asked for tokens.",
+  },
   PROPERTY_NOT_TEXT: {
     status: 400,
     summary: 'split-name takes a text property as its source and as its target.',

@@ -205,6 +205,12 @@ export {
   UpdateMcpToolResponse,
   ListMcpToolsResponse,
   WORKSPACE_HEADER,
+  MCP_ACCOUNT_CALLBACK_PATH,
+  McpAccountConnection,
+  McpAccountResponse,
+  McpAccountAuthorizationResponse,
+  CompleteMcpAccountAuthorizationBody,
+  CompletedMcpAccountAuthorizationResponse,
 } from './mcp';
 export {
   Envelope,

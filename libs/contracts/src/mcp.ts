@@ -61,7 +61,10 @@ export const McpAuthConfig = z
     type: McpAuthType.optional(),
     /** direct and env_var: the header carrying the credential; default Authorization. */
     headerName: HeaderName.optional(),
-    /** direct: the secret; env_var: the variable's name; account: the connected account id. */
+    /**
+     * direct: the secret; env_var: the variable's name; account: the OAuth scopes to ask for
+     * (space separated; the server's advertised scopes when left out).
+     */
     value: HeaderValue.optional(),
     /** Put before the value; default `Bearer ` when the header is Authorization. */
     prefix: HeaderValue.optional(),
@@ -219,6 +222,46 @@ export const ListMcpToolsResponse = z.object({
   count: z.number().int(),
 });
 
+/** The web app's page the authorization servers send people back to (decision 138). */
+export const MCP_ACCOUNT_CALLBACK_PATH = '/app/connected-accounts/callback';
+
+/**
+ * The caller's own connected account at an `account` server (decision 138): whether they have
+ * connected, when, and until when the current access token holds (it is refreshed before then).
+ */
+export const McpAccountConnection = z.object({
+  server_id: z.uuid(),
+  connected: z.boolean(),
+  connected_at: z.iso.datetime().nullable(),
+  expires_at: z.iso.datetime().nullable(),
+  scope: z.string().nullable(),
+});
+export type McpAccountConnection = z.infer<typeof McpAccountConnection>;
+export const McpAccountResponse = z.object({ account: McpAccountConnection });
+/** Where to send the user's browser to connect; good once, until `expires_at`. */
+export const McpAccountAuthorizationResponse = z.object({
+  authorization_url: z.url(),
+  expires_at: z.iso.datetime(),
+});
+/**
+ * What the authorization server sent back to the web app's callback page, passed on as it came:
+ * `code` and `state` (and `iss`, RFC 9207), or `error` when the user or server refused.
+ */
+export const CompleteMcpAccountAuthorizationBody = z
+  .object({
+    state: z.string().min(1).max(200),
+    code: z.string().min(1).max(4096).optional(),
+    iss: z.string().max(2048).optional(),
+    error: z.string().max(200).optional(),
+    error_description: z.string().max(1000).optional(),
+  })
+  .strict();
+export const CompletedMcpAccountAuthorizationResponse = z.object({
+  account: McpAccountConnection,
+  /** The server's workspace, for the web app to go back to the server's page. */
+  workspace_id: z.uuid(),
+});
+
 /** The header that selects the workspace on refresh (forwarded by the gateway). */
 export const WORKSPACE_HEADER = 'x-workspace-id';
 
@@ -365,6 +408,98 @@ export const mcpRoutes = defineRoutes([
       409: { description: 'MCP_SYNC_IN_PROGRESS', schema: ErrorBodySchema },
       502: { description: 'MCP_SYNC_FAILED: details.errors says why', schema: ErrorBodySchema },
     },
+  },
+  {
+    operationId: 'get_mcp_account',
+    summary: "The caller's own connected account at an account-auth MCP server",
+    method: 'GET',
+    path: '/mcp-registry/:id/account',
+    owner: 'mcp-registry',
+    subject: 'mcp.api.get_mcp_account.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: McpServerIdParams },
+    responses: {
+      200: { description: 'Connected or not', schema: McpAccountResponse },
+      ...mcpServerErrors,
+    },
+  },
+  {
+    operationId: 'start_mcp_account_authorization',
+    summary:
+      'Start connecting your own account to an account-auth MCP server by OAuth 2.1 (authorization code with PKCE)',
+    method: 'POST',
+    path: '/mcp-registry/:id/account/authorizations',
+    owner: 'mcp-registry',
+    subject: 'mcp.api.start_mcp_account_authorization.v1',
+    auth: 'session',
+    extensionToken: 'refused',
+    bodyKind: 'none',
+    request: { params: McpServerIdParams },
+    responses: {
+      201: {
+        description: "The authorization server's URL to open in the browser",
+        schema: McpAccountAuthorizationResponse,
+      },
+      ...sessionErrorResponses,
+      400: {
+        description: 'MCP_ACCOUNT_NOT_USED: the server does not use the account auth type',
+        schema: ErrorBodySchema,
+      },
+      404: {
+        description: 'NOT_FOUND: no such server visible to the caller',
+        schema: ErrorBodySchema,
+      },
+      502: {
+        description:
+          'MCP_AUTHORIZATION_FAILED: the authorization server could not be discovered or registered with',
+        schema: ErrorBodySchema,
+      },
+    },
+  },
+  {
+    operationId: 'complete_mcp_account_authorization',
+    summary:
+      'Finish connecting: the code the authorization server sent to the callback page is exchanged for tokens',
+    method: 'POST',
+    path: '/mcp-registry/oauth/callback',
+    owner: 'mcp-registry',
+    subject: 'mcp.api.complete_mcp_account_authorization.v1',
+    auth: 'session',
+    extensionToken: 'refused',
+    bodyKind: 'json',
+    request: { body: CompleteMcpAccountAuthorizationBody },
+    responses: {
+      200: { description: 'Connected', schema: CompletedMcpAccountAuthorizationResponse },
+      ...sessionErrorResponses,
+      400: {
+        description:
+          'VALIDATION_ERROR, or MCP_AUTHORIZATION_DENIED: the authorization server sent an error',
+        schema: ErrorBodySchema,
+      },
+      404: {
+        description: 'NOT_FOUND: no authorization of yours with this state (expired or used)',
+        schema: ErrorBodySchema,
+      },
+      502: {
+        description: 'MCP_AUTHORIZATION_FAILED: the code could not be exchanged for tokens',
+        schema: ErrorBodySchema,
+      },
+    },
+  },
+  {
+    operationId: 'disconnect_mcp_account',
+    summary:
+      'Disconnect your own account from an MCP server: its tokens are revoked at the authorization server and forgotten',
+    method: 'DELETE',
+    path: '/mcp-registry/:id/account',
+    owner: 'mcp-registry',
+    subject: 'mcp.api.disconnect_mcp_account.v1',
+    auth: 'session',
+    extensionToken: 'refused',
+    bodyKind: 'none',
+    request: { params: McpServerIdParams },
+    responses: { 204: { description: 'Disconnected' }, ...mcpServerErrors },
   },
   {
     operationId: 'mcp_endpoint',

@@ -5,7 +5,11 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { sql } from 'drizzle-orm';
 import { generateCredentialKey, parseCredentialKeys, sealedKeyId } from '@wap/auth';
-import { startMcpRegistryService, type McpRegistryConfig } from '@wap/mcp-registry-service';
+import {
+  oauthRedirectUriFor,
+  startMcpRegistryService,
+  type McpRegistryConfig,
+} from '@wap/mcp-registry-service';
 import { parseAllowlist } from '@wap/egress';
 import { DEAD_LETTER_HEADERS, WEBHOOK_RECEIVED_SUBJECT, deadLetterSubject } from '@wap/contracts';
 import { encodeJson } from '@wap/platform';
@@ -43,6 +47,7 @@ function registryConfig(keys: string): McpRegistryConfig {
     connectTimeoutMs: 2000,
     syncTimeoutMs: 5000,
     callTimeoutMs: 5000,
+    oauthRedirectUri: oauthRedirectUriFor('http://localhost:3000'),
   };
 }
 
@@ -310,7 +315,8 @@ describe('the admin CLI against a distributed stack', () => {
     const rotated = await admin(['credentials', 'rotate']);
     expect(rotated).toEqual({
       status: 0,
-      stdout: 'credentials of 1 MCP server(s) re-wrapped; all are now under key k2\n',
+      stdout:
+        '1 stored credential(s) of MCP servers and connected accounts re-wrapped; all are now under key k2\n',
       stderr: '',
     });
     expect(await keyOfStoredSecret()).toBe('k2');

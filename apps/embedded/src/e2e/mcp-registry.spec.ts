@@ -407,20 +407,6 @@ describe.each(RUNTIMES)('the MCP registry on the %s runtime', (runtime) => {
     expect(carried).toEqual([]);
   });
 
-  test('a connected account without a token source: registered, and the sync says why it failed', async () => {
-    const serverId = await registered({
-      name: 'account',
-      serverUrl: `${servers.origin}/bearer/mcp`,
-      authConfig: { type: 'account', value: 'acct-42' },
-    });
-    const view = await settled(serverId);
-    expect(view).toMatchObject({
-      auth_type: 'account',
-      sync_status: 'failed',
-      sync_errors: ['Connected account acct-42 is not available'],
-    });
-  });
-
   test('a server that is down: the sync error is recorded and refresh reports it', async () => {
     const serverId = await registered({ name: 'down', serverUrl: servers.downUrl });
     const view = await settled(serverId);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateCredentialKey, parseCredentialKeys } from '@wap/auth';
 import { parseAllowlist } from '@wap/egress';
-import type { McpRegistryConfig } from '@wap/mcp-registry-service';
+import { oauthRedirectUriFor, type McpRegistryConfig } from '@wap/mcp-registry-service';
 import { makeTestCertificates } from '@wap/testing';
 
 /**
@@ -48,7 +48,7 @@ export interface McpTestServers {
  * the SSRF guard, the test CA trusted; `overrides` for the rest.
  */
 export function registrySettingsFor(
-  servers: McpTestServers,
+  servers: Pick<McpTestServers, 'caPem'>,
   overrides: Partial<McpRegistryConfig> = {},
   environment: Readonly<Record<string, string | undefined>> = {},
 ): { config: McpRegistryConfig; environment: Readonly<Record<string, string | undefined>> } {
@@ -61,6 +61,7 @@ export function registrySettingsFor(
       connectTimeoutMs: 5000,
       syncTimeoutMs: 20_000,
       callTimeoutMs: 60_000,
+      oauthRedirectUri: oauthRedirectUriFor('http://localhost:3000'),
       ...overrides,
     },
     environment,

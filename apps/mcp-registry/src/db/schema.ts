@@ -5,6 +5,7 @@ import {
   index,
   jsonb,
   pgSchema,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -37,7 +38,7 @@ export const servers = mcpRegistrySchema.table(
     authType: text('auth_type').notNull(),
     authHeaderName: text('auth_header_name'),
     authPrefix: text('auth_prefix'),
-    /** basic: the user name; env_var: the variable; account: the connected account id. */
+    /** env_var: the variable; account: the OAuth scopes to ask for (space separated), if set. */
     authReference: text('auth_reference'),
     sealedSecret: text('sealed_secret'),
     headerNames: jsonb('header_names').$type<string[]>().notNull(),
@@ -89,4 +90,66 @@ export const tools = mcpRegistrySchema.table(
     uniqueIndex('tools_server_id_name_idx').on(table.serverId, table.name),
     index('tools_workspace_id_idx').on(table.workspaceId),
   ],
+);
+
+/**
+ * The OAuth client the platform registered (or was given) at a server's authorization server,
+ * with that server's metadata as discovered when the last authorization started: refreshing and
+ * revoking need its endpoints, not a new discovery. One per server; `sealed_client_secret` is
+ * bound to the server like its other credentials.
+ */
+export const oauthClients = mcpRegistrySchema.table('oauth_clients', {
+  serverId: uuid('server_id')
+    .primaryKey()
+    .references(() => servers.id, { onDelete: 'cascade' }),
+  issuer: text('issuer').notNull(),
+  /** RFC 8414 authorization server metadata, as discovered. */
+  metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull(),
+  /** The RFC 8707 resource the tokens are asked for (the server's canonical URL). */
+  resource: text('resource').notNull(),
+  clientId: text('client_id').notNull(),
+  sealedClientSecret: text('sealed_client_secret'),
+  tokenEndpointAuthMethod: text('token_endpoint_auth_method'),
+  redirectUri: text('redirect_uri').notNull(),
+  registeredAt: timestamptz('registered_at').notNull(),
+});
+
+/**
+ * Authorizations a user started and has not finished: `state` is the value sent to the
+ * authorization server and back, good once, for one user, until `expires_at`.
+ */
+export const pendingAuthorizations = mcpRegistrySchema.table(
+  'pending_authorizations',
+  {
+    state: text('state').primaryKey(),
+    serverId: uuid('server_id')
+      .notNull()
+      .references(() => servers.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id').notNull(),
+    sealedCodeVerifier: text('sealed_code_verifier').notNull(),
+    expiresAt: timestamptz('expires_at').notNull(),
+  },
+  (table) => [index('pending_authorizations_expires_at_idx').on(table.expiresAt)],
+);
+
+/**
+ * A user's connected account at a server: their tokens, sealed and bound to the server and the
+ * user, so a row copied to another user cannot be opened for them.
+ */
+export const accountConnections = mcpRegistrySchema.table(
+  'account_connections',
+  {
+    serverId: uuid('server_id')
+      .notNull()
+      .references(() => servers.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id').notNull(),
+    /** `{access_token, refresh_token?, token_type}` as one sealed JSON object. */
+    sealedTokens: text('sealed_tokens').notNull(),
+    scope: text('scope'),
+    /** When the access token was issued and when it expires (null: the server gave no lifetime). */
+    issuedAt: timestamptz('issued_at').notNull(),
+    expiresAt: timestamptz('expires_at'),
+    connectedAt: timestamptz('connected_at').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.serverId, table.userId] })],
 );

@@ -10,7 +10,7 @@ async function headersFor(
   config: McpAuthConfig | undefined,
   options: {
     environment?: Record<string, string>;
-    accountTokens?: (request: { workspaceId: string; accountId: string }) => Promise<string | null>;
+    accountToken?: () => Promise<string>;
     headers?: Record<string, string>;
   } = {},
 ) {
@@ -22,7 +22,7 @@ async function headersFor(
       keyring,
       envAllowlist,
       environment: options.environment ?? {},
-      accountTokens: options.accountTokens,
+      accountToken: options.accountToken,
     },
   );
 }
@@ -99,22 +99,30 @@ describe('authConfig mapping', () => {
     );
   });
 
-  test('account asks the token source for the connected account', async () => {
-    const asked: unknown[] = [];
+  test("account sends the calling user's token; with no calling user it says so", async () => {
     const headers = await headersFor(
-      { type: 'account', value: 'acct-7', headerName: 'X-Token', prefix: '' },
-      {
-        accountTokens: async (request) => {
-          asked.push(request);
-          return 'account-token';
-        },
-      },
+      { type: 'account', headerName: 'X-Token', prefix: '' },
+      { accountToken: async () => 'account-token' },
     );
     expect(headers).toEqual({ 'X-Token': 'account-token' });
-    expect(asked).toEqual([{ workspaceId: 'workspace-1', accountId: 'acct-7' }]);
-    await expect(headersFor({ type: 'account', value: 'acct-7' })).rejects.toThrow(
-      'Connected account acct-7 is not available',
+    expect(await headersFor({ type: 'account' }, { accountToken: async () => 't' })).toEqual({
+      Authorization: 'Bearer t',
+    });
+    await expect(headersFor({ type: 'account' })).rejects.toThrow(
+      "The server uses each person's own connected account, and no person is calling",
     );
+  });
+
+  test('account keeps the scopes its value names, and nothing sealed', () => {
+    expect(
+      sealAuth({ type: 'account', value: ' mcp:tools ' }, { keyring, envAllowlist }, ids),
+    ).toEqual({
+      authType: 'account',
+      authHeaderName: 'Authorization',
+      authPrefix: null,
+      authReference: 'mcp:tools',
+      sealedSecret: null,
+    });
   });
 
   test.each<[McpAuthConfig, string]>([
@@ -127,7 +135,6 @@ describe('authConfig mapping', () => {
       { type: 'env_var', value: 'not a name' },
       'authConfig.value must name an environment variable for env_var auth',
     ],
-    [{ type: 'account' }, 'authConfig.value must be the connected account id'],
   ])('%j is refused', (config, message) => {
     expect(() => sealAuth(config, { keyring, envAllowlist }, ids)).toThrow(message);
   });

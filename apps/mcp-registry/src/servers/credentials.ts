@@ -15,12 +15,6 @@ export interface StoredHeaders {
   sealedHeaders: string | null;
 }
 
-/** Where a connected account's token comes from; absent until an accounts service exists. */
-export type AccountTokenSource = (request: {
-  workspaceId: string;
-  accountId: string;
-}) => Promise<string | null>;
-
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 const DEFAULT_HEADER = 'Authorization';
 
@@ -110,12 +104,12 @@ export function sealAuth(
       };
     }
     case 'account': {
-      if (!config?.value) throw invalid('authConfig.value must be the connected account id');
+      // Each person connects their own account (decision 138); `value` only narrows the scopes.
       return {
         authType: type,
         authHeaderName: headerName,
         authPrefix: prefix,
-        authReference: config.value,
+        authReference: config?.value?.trim() || null,
         sealedSecret: null,
       };
     }
@@ -148,7 +142,7 @@ export class CredentialUnavailableError extends Error {
 }
 
 /** `Bearer` + value, with the space a prefix without one needs. */
-function withPrefix(prefix: string | null, headerName: string, value: string): string {
+export function withPrefix(prefix: string | null, headerName: string, value: string): string {
   const effective = prefix ?? (headerName.toLowerCase() === 'authorization' ? 'Bearer' : '');
   if (!effective) return value;
   return /\s$/.test(effective) ? `${effective}${value}` : `${effective} ${value}`;
@@ -162,8 +156,9 @@ export interface ConnectionSecrets {
 }
 
 /**
- * The headers to send to a server, decrypted (or read from the environment, or from the
- * account) now, at connect time; they live only in memory for the connection.
+ * The headers to send to a server, decrypted (or read from the environment, or asked of the
+ * calling user's connected account) now, at connect time; they live only in memory for the
+ * connection.
  */
 export async function connectionHeaders(
   server: ConnectionSecrets,
@@ -171,7 +166,8 @@ export async function connectionHeaders(
     keyring: CredentialKeyring;
     envAllowlist: ReadonlySet<string>;
     environment: Readonly<Record<string, string | undefined>>;
-    accountTokens?: AccountTokenSource;
+    /** The calling user's access token, for the account auth type. */
+    accountToken?: () => Promise<string>;
   },
 ): Promise<Record<string, string>> {
   const headers: Record<string, string> = server.sealedHeaders
@@ -209,13 +205,12 @@ export async function connectionHeaders(
       return { ...headers, [headerName]: withPrefix(auth.authPrefix, headerName, value) };
     }
     case 'account': {
-      const accountId = auth.authReference ?? '';
-      const token = deps.accountTokens
-        ? await deps.accountTokens({ workspaceId: server.workspaceId, accountId })
-        : null;
-      if (!token) {
-        throw new CredentialUnavailableError(`Connected account ${accountId} is not available`);
+      if (!deps.accountToken) {
+        throw new CredentialUnavailableError(
+          "The server uses each person's own connected account, and no person is calling",
+        );
       }
+      const token = await deps.accountToken();
       return { ...headers, [headerName]: withPrefix(auth.authPrefix, headerName, token) };
     }
   }

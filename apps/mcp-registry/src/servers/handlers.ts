@@ -18,6 +18,7 @@ import {
 import { EgressBlockedError, assertPublicUrl, type EgressAllowlist } from '@wap/egress';
 import { actorOf, callApi, type Bus, type RouteHandler } from '@wap/platform';
 import type { DirectoryClient } from '@wap/workspace-directory';
+import type { AccountOAuth } from '../accounts/oauth';
 import type { ToolSync } from '../sync/tool-sync';
 import type { ConnectionPool } from '../tools/connection-pool';
 import { canManage, canUse } from './access';
@@ -31,6 +32,7 @@ export interface ServerHandlersDeps {
   directory: DirectoryClient;
   toolSync: ToolSync;
   pool: ConnectionPool;
+  accounts: Pick<AccountOAuth, 'disconnectEveryone'>;
   bus: Bus;
   keyring: CredentialKeyring;
   envAllowlist: ReadonlySet<string>;
@@ -42,11 +44,35 @@ export interface ServerHandlersDeps {
 
 const SERVER_NOT_FOUND = 'MCP server not found';
 
+/** Finds a server the caller may use, else 404 (a hidden server and a missing one look the same). */
+export function createServerLookup(deps: {
+  repository: ServerRepository;
+  directory: DirectoryClient;
+}) {
+  return async function visibleServer(
+    serverId: string,
+    userId: string,
+  ): Promise<{ server: ServerRecord; role: WorkspaceRole }> {
+    const server = await deps.repository.find(serverId);
+    if (!server) throw new AppError('NOT_FOUND', SERVER_NOT_FOUND);
+    const role = await deps.directory.confirmedRoleOf(server.workspaceId, userId);
+    if (!role || !canUse(server, userId, role)) throw new AppError('NOT_FOUND', SERVER_NOT_FOUND);
+    return { server, role };
+  };
+}
+
 /** The JSON routes of the registry (the raw /mcp routes are the endpoint's). */
 export type McpRestOperation = Exclude<
   OperationsOf<typeof mcpRoutes, 'mcp-registry'>,
-  'mcp_endpoint' | 'mcp_endpoint_stream' | 'mcp_endpoint_session'
+  'mcp_endpoint' | 'mcp_endpoint_stream' | 'mcp_endpoint_session' | McpAccountOperation
 >;
+
+/** The routes of a person's own connected account (accounts/handlers.ts). */
+export type McpAccountOperation =
+  | 'get_mcp_account'
+  | 'start_mcp_account_authorization'
+  | 'complete_mcp_account_authorization'
+  | 'disconnect_mcp_account';
 
 function parse<Schema extends z.ZodType>(schema: Schema, value: unknown): z.infer<Schema> {
   const parsed = schema.safeParse(value);
@@ -61,18 +87,7 @@ export function createServerHandlers(
   deps: ServerHandlersDeps,
 ): Record<McpRestOperation, RouteHandler> {
   const { repository, directory, toolSync } = deps;
-
-  /** A server the caller may use, else 404 (a hidden server and a missing one look the same). */
-  async function visibleServer(
-    serverId: string,
-    userId: string,
-  ): Promise<{ server: ServerRecord; role: WorkspaceRole }> {
-    const server = await repository.find(serverId);
-    if (!server) throw new AppError('NOT_FOUND', SERVER_NOT_FOUND);
-    const role = await directory.confirmedRoleOf(server.workspaceId, userId);
-    if (!role || !canUse(server, userId, role)) throw new AppError('NOT_FOUND', SERVER_NOT_FOUND);
-    return { server, role };
-  }
+  const visibleServer = createServerLookup(deps);
 
   async function managedServer(serverId: string, userId: string) {
     const found = await visibleServer(serverId, userId);
@@ -163,7 +178,7 @@ export function createServerHandlers(
           headers: sealHeaders(body.headers, deps.keyring, ids),
         },
       );
-      toolSync.runInBackground(server);
+      toolSync.runInBackground(server, actor.userId);
       return { status: 201, body: { mcp: shapeA(server) } };
     },
 
@@ -245,16 +260,21 @@ export function createServerHandlers(
       if (!updated) throw new AppError('NOT_FOUND', SERVER_NOT_FOUND);
       deps.onChanged();
       deps.pool.drop(id);
+      // People's own accounts are of no use to a server that no longer asks for them.
+      if (server.auth.authType === 'account' && updated.auth.authType !== 'account') {
+        await deps.accounts.disconnectEveryone(server);
+      }
       // New credentials may unlock tools the old ones could not list.
-      if (body.authConfig || body.headers) toolSync.runInBackground(updated);
+      if (body.authConfig || body.headers) toolSync.runInBackground(updated, actor.userId);
       return { status: 200, body: { mcp: serverView(updated) } };
     },
 
     async delete_mcp_server(request) {
       const actor = actorOf(request);
       const { id } = parse(McpServerIdParams, request.params);
-      await managedServer(id, actor.userId);
+      const { server } = await managedServer(id, actor.userId);
       deps.pool.drop(id);
+      await deps.accounts.disconnectEveryone(server);
       await repository.remove(id);
       deps.onChanged();
       return { status: 204 };
@@ -287,7 +307,7 @@ export function createServerHandlers(
           'Only custom (HTTP) MCP servers can be refreshed',
         );
       }
-      const result = await toolSync.run(server);
+      const result = await toolSync.run(server, actor.userId);
       deps.onChanged();
       if (result.failed) {
         throw new AppError('MCP_SYNC_FAILED', 'Tool sync failed', {

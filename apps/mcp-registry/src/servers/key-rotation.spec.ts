@@ -1,8 +1,15 @@
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { generateCredentialKey, parseCredentialKeys, sealedKeyId } from '@wap/auth';
+import {
+  generateCredentialKey,
+  openSecret,
+  parseCredentialKeys,
+  sealSecret,
+  sealedKeyId,
+} from '@wap/auth';
 import { createTestPlatform, testLogger, type TestPlatform } from '@wap/testing';
-import { connectionHeaders, sealAuth, sealHeaders } from './credentials';
+import { createAccountRepository, type AccountRepository } from '../accounts/repository';
+import { connectionHeaders, sealAuth, sealHeaders, secretContext } from './credentials';
 import { rewrapCredentials } from './key-rotation';
 import { createServerRepository, type ServerRepository } from './repository';
 
@@ -16,6 +23,7 @@ const USER = '22222222-2222-4222-8222-222222222222';
 describe('credential key rotation against PostgreSQL', () => {
   let database: TestPlatform;
   let repository: ServerRepository;
+  let accountRepository: AccountRepository;
 
   beforeAll(async () => {
     database = await createTestPlatform({ serviceName: 'mcp-rotation' });
@@ -27,6 +35,10 @@ describe('credential key rotation against PostgreSQL', () => {
       db: database.platform.sql.db,
       clock: database.platform.clock,
       ids: database.platform.ids,
+    });
+    accountRepository = createAccountRepository({
+      db: database.platform.sql.db,
+      clock: database.platform.clock,
     });
   });
   afterAll(async () => {
@@ -97,6 +109,7 @@ describe('credential key rotation against PostgreSQL', () => {
 
     const moved = await rewrapCredentials({
       repository,
+      accountRepository,
       keyring: parseCredentialKeys(rotated),
       logger: testLogger(),
     });
@@ -111,9 +124,67 @@ describe('credential key rotation against PostgreSQL', () => {
     expect(
       await rewrapCredentials({
         repository,
+        accountRepository,
         keyring: parseCredentialKeys(rotated),
         logger: testLogger(),
       }),
     ).toBe(0);
+  });
+
+  test("connected accounts move too: the client secret, people's tokens, a PKCE verifier", async () => {
+    const serverId = await storeServer(NEW_KEY);
+    const old = parseCredentialKeys(OLD_KEY);
+    const context = (field: string) => secretContext(WORKSPACE, serverId, field);
+    const now = new Date();
+    await accountRepository.saveClient({
+      serverId,
+      issuer: 'https://auth.example.com',
+      metadata: {},
+      resource: 'https://mcp.example.com/mcp',
+      clientId: 'client-1',
+      sealedClientSecret: sealSecret(old, 'client-secret', context('oauth-client')),
+      tokenEndpointAuthMethod: 'client_secret_basic',
+      redirectUri: 'https://platform.example.com/app/connected-accounts/callback',
+      registeredAt: now,
+    });
+    await accountRepository.saveConnection({
+      serverId,
+      userId: USER,
+      sealedTokens: sealSecret(old, '{"access_token":"a"}', context(`account/${USER}`)),
+      scope: null,
+      issuedAt: now,
+      expiresAt: null,
+      connectedAt: now,
+    });
+    await accountRepository.addPending({
+      state: `state-${serverId}`,
+      serverId,
+      userId: USER,
+      sealedCodeVerifier: sealSecret(old, 'verifier', context(`pkce/${USER}`)),
+      expiresAt: new Date(now.getTime() + 60_000),
+    });
+
+    const rotated = parseCredentialKeys(`${NEW_KEY},${OLD_KEY}`);
+    expect(
+      await rewrapCredentials({
+        repository,
+        accountRepository,
+        keyring: rotated,
+        logger: testLogger(),
+      }),
+    ).toBe(3);
+    const fresh = parseCredentialKeys(NEW_KEY);
+    const client = await accountRepository.findClient(serverId);
+    expect(openSecret(fresh, client?.sealedClientSecret ?? '', context('oauth-client'))).toBe(
+      'client-secret',
+    );
+    const connection = await accountRepository.findConnection(serverId, USER);
+    expect(openSecret(fresh, connection?.sealedTokens ?? '', context(`account/${USER}`))).toBe(
+      '{"access_token":"a"}',
+    );
+    const pending = await accountRepository.takePending(`state-${serverId}`, USER);
+    expect(openSecret(fresh, pending?.sealedCodeVerifier ?? '', context(`pkce/${USER}`))).toBe(
+      'verifier',
+    );
   });
 });

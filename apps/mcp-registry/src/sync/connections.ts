@@ -6,11 +6,8 @@ import {
   type EgressAllowlist,
   type GuardedFetch,
 } from '@wap/egress';
-import {
-  CredentialUnavailableError,
-  connectionHeaders,
-  type AccountTokenSource,
-} from '../servers/credentials';
+import type { AccountOAuth } from '../accounts/oauth';
+import { CredentialUnavailableError, connectionHeaders, withPrefix } from '../servers/credentials';
 import type { ServerRecord } from '../servers/repository';
 import { connectToServer, httpStatusOf, type McpConnection } from './connector';
 
@@ -19,22 +16,50 @@ export interface ConnectionDeps {
   envAllowlist: ReadonlySet<string>;
   egressAllowlist: EgressAllowlist;
   environment: Readonly<Record<string, string | undefined>>;
-  accountTokens?: AccountTokenSource;
+  /** The calling users' tokens for servers of the account auth type. */
+  accounts: Pick<AccountOAuth, 'accessToken'>;
   fetch: GuardedFetch;
   connectTimeoutMs: number;
   logger: Logger;
 }
 
-/** Opens a connection to a registered server: SSRF check, credentials decrypted, SDK connect. */
+/**
+ * Opens a connection to a registered server: SSRF check, credentials decrypted, SDK connect.
+ * `userId` is the person the connection acts for: an account server gets their own token.
+ */
 export type Connect = (
   server: ServerRecord,
-  options?: { onToolsChanged?: () => void },
+  options?: { onToolsChanged?: () => void; userId?: string },
 ) => Promise<McpConnection>;
+
+/**
+ * A fetch that puts the user's current token on every request: a pooled session outlives an
+ * access token, and each request asks again (refreshed when it is about to expire).
+ */
+function withFreshToken(
+  fetch: GuardedFetch,
+  server: ServerRecord,
+  accountToken: () => Promise<string>,
+): GuardedFetch {
+  const headerName = server.auth.authHeaderName ?? 'Authorization';
+  const sending = async (input: string | URL, init?: RequestInit) => {
+    const headers = new Headers(init?.headers);
+    headers.set(headerName, withPrefix(server.auth.authPrefix, headerName, await accountToken()));
+    return fetch(input, { ...init, headers });
+  };
+  return Object.assign(sending, { close: () => Promise.resolve() });
+}
 
 export function createConnect(deps: ConnectionDeps): Connect {
   return async (server, options = {}) => {
     // Checked at every connect, not only at registration: DNS may point elsewhere by now.
     await assertPublicUrl(server.serverUrl, { allowlist: deps.egressAllowlist });
+    const { userId } = options;
+    const accountToken =
+      server.auth.authType === 'account' && userId
+        ? () => deps.accounts.accessToken(server, userId)
+        : undefined;
+    // Asked once before connecting, so that a user without a connection gets that reason.
     const headers = await connectionHeaders(
       {
         workspaceId: server.workspaceId,
@@ -42,12 +67,12 @@ export function createConnect(deps: ConnectionDeps): Connect {
         auth: server.auth,
         sealedHeaders: server.sealedHeaders,
       },
-      deps,
+      { ...deps, accountToken },
     );
     return connectToServer({
       url: server.serverUrl,
       headers,
-      fetch: deps.fetch,
+      fetch: accountToken ? withFreshToken(deps.fetch, server, accountToken) : deps.fetch,
       connectTimeoutMs: deps.connectTimeoutMs,
       onToolsChanged: options.onToolsChanged,
     });

@@ -17,6 +17,10 @@ import { createToolSync, toolHash, type ToolSync } from './tool-sync';
 
 const WORKSPACE = '33333333-3333-4333-8333-333333333333';
 const USER = '44444444-4444-4444-8444-444444444444';
+/** These servers use no connected accounts: asking for a token is a defect of the test. */
+const noAccounts = {
+  accessToken: () => Promise.reject(new Error('no connected accounts in this test')),
+};
 const keyring = parseCredentialKeys(generateCredentialKey('sync'));
 
 function tools(count: number, description = 'does things'): TestTool[] {
@@ -54,6 +58,7 @@ describe('tool sync against a real MCP server and PostgreSQL', () => {
       envAllowlist: new Set(),
       egressAllowlist: parseAllowlist('127.0.0.1'),
       environment: {},
+      accounts: noAccounts,
       fetch: guardedFetch,
       connectTimeoutMs: 5000,
       logger,
@@ -100,7 +105,7 @@ describe('tool sync against a real MCP server and PostgreSQL', () => {
     mcp.pageSize = 2;
     const requestsBefore = mcp.listRequests;
     const server = await newServer();
-    const result = await toolSync.run(server);
+    const result = await toolSync.run(server, USER);
     expect(result).toEqual({ discovered: 7, synced: 7, errors: [], failed: false });
     expect(mcp.listRequests - requestsBefore).toBe(4);
     const stored = await repository.toolsOf([server.id]);
@@ -128,7 +133,7 @@ describe('tool sync against a real MCP server and PostgreSQL', () => {
     mcp.tools = tools(3);
     mcp.pageSize = 100;
     const server = await newServer();
-    await toolSync.run(server);
+    await toolSync.run(server, USER);
     const before = await repository.toolsOf([server.id]);
     const byName = (rows: typeof before, name: string) => rows.find((tool) => tool.name === name);
     await repository.setToolEnabled(byName(before, 'tool_1')?.id ?? '', false);
@@ -137,7 +142,7 @@ describe('tool sync against a real MCP server and PostgreSQL', () => {
     mcp.tools = tools(3).map((tool) =>
       tool.name === 'tool_2' ? { ...tool, description: 'now does other things' } : tool,
     );
-    await toolSync.run(server);
+    await toolSync.run(server, USER);
     const after = await repository.toolsOf([server.id]);
     expect(byName(after, 'tool_1')?.enabled).toBe(false);
     expect(byName(after, 'tool_2')?.hash).not.toBe(byName(before, 'tool_2')?.hash);
@@ -150,7 +155,7 @@ describe('tool sync against a real MCP server and PostgreSQL', () => {
     );
 
     mcp.tools = [];
-    expect(await toolSync.run(server)).toEqual({
+    expect(await toolSync.run(server, USER)).toEqual({
       discovered: 0,
       synced: 0,
       errors: [],
@@ -159,7 +164,7 @@ describe('tool sync against a real MCP server and PostgreSQL', () => {
     expect(await repository.toolsOf([server.id])).toHaveLength(3);
 
     mcp.tools = tools(2);
-    await toolSync.run(server);
+    await toolSync.run(server, USER);
     expect((await repository.toolsOf([server.id])).map((tool) => tool.name).sort()).toEqual([
       'tool_0',
       'tool_1',
@@ -169,7 +174,10 @@ describe('tool sync against a real MCP server and PostgreSQL', () => {
   test('a second sync of the same server while one runs is refused', async () => {
     mcp.tools = tools(2);
     const server = await newServer();
-    const [first, second] = await Promise.allSettled([toolSync.run(server), toolSync.run(server)]);
+    const [first, second] = await Promise.allSettled([
+      toolSync.run(server, USER),
+      toolSync.run(server, USER),
+    ]);
     const outcomes = [first, second].map((outcome) =>
       outcome.status === 'fulfilled' ? 'ran' : (outcome.reason as { code?: string }).code,
     );
@@ -179,7 +187,7 @@ describe('tool sync against a real MCP server and PostgreSQL', () => {
   test('a change notification during a tool call triggers a re-sync', async () => {
     mcp.tools = tools(1);
     const server = await newServer();
-    await toolSync.run(server);
+    await toolSync.run(server, USER);
     const resynced: string[] = [];
     const pool = createConnectionPool({
       connect: createConnect({
@@ -187,21 +195,22 @@ describe('tool sync against a real MCP server and PostgreSQL', () => {
         envAllowlist: new Set(),
         egressAllowlist: parseAllowlist('127.0.0.1'),
         environment: {},
+        accounts: noAccounts,
         fetch: guardedFetch,
         connectTimeoutMs: 5000,
         logger,
       }),
       idleMs: 10_000,
       logger,
-      onToolsChanged: (changed) => {
+      onToolsChanged: (changed, userId) => {
         resynced.push(changed.id);
-        toolSync.runInBackground(changed);
+        toolSync.runInBackground(changed, userId);
       },
     });
     mcp.tools = tools(4);
     mcp.announceChangeOnNextCall = true;
     const started = Date.now();
-    const result = await pool.with(server, (connection) =>
+    const result = await pool.with(server, USER, (connection) =>
       connection.client.callTool({ name: 'tool_0', arguments: { value: 'x' } }),
     );
     expect(result.content).toEqual([
@@ -223,7 +232,7 @@ describe('tool sync against a real MCP server and PostgreSQL', () => {
     const { port } = closed.address() as AddressInfo;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const server = await newServer(`http://127.0.0.1:${port}/mcp`);
-    const result = await toolSync.run(server);
+    const result = await toolSync.run(server, USER);
     expect(result).toEqual({
       discovered: 0,
       synced: 0,

@@ -62,8 +62,8 @@ export function createToolSync(deps: {
 }) {
   const { repository, locks, logger } = deps;
 
-  async function discover(server: ServerRecord, deadline: number) {
-    const connection = await deps.connect(server);
+  async function discover(server: ServerRecord, userId: string, deadline: number) {
+    const connection = await deps.connect(server, { userId });
     try {
       const listed: Array<{ name: unknown; description?: unknown; inputSchema?: unknown }> = [];
       let cursor: string | undefined;
@@ -87,13 +87,13 @@ export function createToolSync(deps: {
     }
   }
 
-  async function syncHoldingLock(server: ServerRecord): Promise<SyncResult> {
+  async function syncHoldingLock(server: ServerRecord, userId: string): Promise<SyncResult> {
     await repository.recordSync(server.id, { status: 'running', errors: server.syncErrors });
     const deadline = Date.now() + deps.syncTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     try {
       const { listed, transport } = await Promise.race([
-        discover(server, deadline),
+        discover(server, userId, deadline),
         new Promise<never>((_resolve, reject) => {
           timer = setTimeout(() => reject(new Error('Sync timed out')), deps.syncTimeoutMs);
         }),
@@ -151,8 +151,11 @@ export function createToolSync(deps: {
     }
   }
 
-  /** Syncs now; fails with MCP_SYNC_IN_PROGRESS when a sync of the server is running anywhere. */
-  async function run(server: ServerRecord): Promise<SyncResult> {
+  /**
+   * Syncs now, connecting as `userId` (whose own account an account server sees); fails with
+   * MCP_SYNC_IN_PROGRESS when a sync of the server is running anywhere.
+   */
+  async function run(server: ServerRecord, userId: string): Promise<SyncResult> {
     const key = syncLockKey(server.id);
     try {
       await locks.create(key, new TextEncoder().encode(new Date().toISOString()));
@@ -166,7 +169,7 @@ export function createToolSync(deps: {
       throw error;
     }
     try {
-      return await syncHoldingLock(server);
+      return await syncHoldingLock(server, userId);
     } finally {
       await locks.delete(key).catch((error: unknown) => {
         logger.warn({ err: error, serverId: server.id }, 'could not release the sync lock');
@@ -179,8 +182,8 @@ export function createToolSync(deps: {
   return {
     run,
     /** Starts a sync without waiting (after registration, on a change notification). */
-    runInBackground(server: ServerRecord): void {
-      const task = run(server).catch((error: unknown) => {
+    runInBackground(server: ServerRecord, userId: string): void {
+      const task = run(server, userId).catch((error: unknown) => {
         if (error instanceof AppError && error.code === 'MCP_SYNC_IN_PROGRESS') return;
         logger.error({ err: error, serverId: server.id }, 'background tool sync failed');
       });

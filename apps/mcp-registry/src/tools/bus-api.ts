@@ -134,6 +134,7 @@ export function createToolBusApi(deps: {
       const call = () =>
         deps.pool.with(
           server,
+          request.userId,
           (connection) =>
             connection.client.callTool(
               { name: tool.name, arguments: request.arguments },

@@ -13,17 +13,20 @@ interface PooledConnection {
 export type ConnectionPool = ReturnType<typeof createConnectionPool>;
 
 /**
- * Keeps one open MCP session per server for tool calls, so a call costs one request instead of
- * a handshake plus a request. A session idle for `idleMs` is closed; a failed one is dropped.
+ * Keeps one open MCP session per server for tool calls (per server and user, for a server where
+ * each person uses their own account), so a call costs one request instead of a handshake plus a
+ * request. A session idle for `idleMs` is closed; a failed one is dropped.
  */
 export function createConnectionPool(deps: {
   connect: Connect;
   idleMs: number;
   logger: Logger;
-  /** Called when a server says its tool list changed. */
-  onToolsChanged: (server: ServerRecord) => void;
+  /** Called when a server says its tool list changed, with the user the session acts for. */
+  onToolsChanged: (server: ServerRecord, userId: string) => void;
 }) {
   const pool = new Map<string, PooledConnection>();
+  const keyOf = (server: ServerRecord, userId: string) =>
+    server.auth.authType === 'account' ? `${server.id}/${userId}` : server.id;
 
   function closeEntry(serverId: string, entry: PooledConnection): void {
     clearTimeout(entry.idleTimer);
@@ -44,39 +47,52 @@ export function createConnectionPool(deps: {
      */
     async with<T>(
       server: ServerRecord,
+      userId: string,
       use: (connection: McpConnection) => Promise<T>,
       cancelled?: AbortSignal,
     ): Promise<T> {
       const version = server.updatedAt.getTime();
-      let entry = pool.get(server.id);
+      const key = keyOf(server, userId);
+      let entry = pool.get(key);
       if (entry && entry.version !== version) {
-        closeEntry(server.id, entry);
+        closeEntry(key, entry);
         entry = undefined;
       }
       if (!entry) {
         const created: PooledConnection = {
           version,
-          connection: deps.connect(server, { onToolsChanged: () => deps.onToolsChanged(server) }),
+          connection: deps.connect(server, {
+            userId,
+            onToolsChanged: () => deps.onToolsChanged(server, userId),
+          }),
         };
-        pool.set(server.id, created);
+        pool.set(key, created);
         entry = created;
       }
       const current = entry;
       try {
         const result = await use(await current.connection);
-        touch(server.id, current);
+        touch(key, current);
         return result;
       } catch (error) {
         // A call its caller cancelled says nothing of the session, which is still sending the
         // server `notifications/cancelled`: closing it now could cut that notification off.
-        if (cancelled?.aborted) touch(server.id, current);
-        else closeEntry(server.id, current);
+        if (cancelled?.aborted) touch(key, current);
+        else closeEntry(key, current);
         throw error;
       }
     },
-    drop(serverId: string): void {
-      const entry = pool.get(serverId);
-      if (entry) closeEntry(serverId, entry);
+    /** Closes the server's sessions: all of them, or only the one acting for `userId`. */
+    drop(serverId: string, userId?: string): void {
+      for (const [key, entry] of [...pool.entries()]) {
+        const forServer = key === serverId || key.startsWith(`${serverId}/`);
+        if (
+          forServer &&
+          (userId === undefined || key === serverId || key === `${serverId}/${userId}`)
+        ) {
+          closeEntry(key, entry);
+        }
+      }
     },
     async closeAll(): Promise<void> {
       const entries = [...pool.entries()];
