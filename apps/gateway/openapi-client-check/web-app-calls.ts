@@ -7,11 +7,14 @@ import type { z } from 'zod';
 import type {
   ApprovalResponse,
   ApprovalsResponse,
+  CompletedMcpAccountAuthorizationResponse,
   ContactsPage,
   ConversationsPage,
   CreateApiKeyResponse,
   CreateExtensionTokenResponse,
   ExtensionTokensResponse,
+  McpAccountAuthorizationResponse,
+  McpAccountResponse,
   MembersResponse,
   MeResponse,
   NotificationSettings,
@@ -71,4 +74,19 @@ export type WebAppCalls = [
   Holds<Reads<Answer<'/tasks', 'get', 200>, z.infer<typeof TasksPage>>>,
   Holds<Reads<Answer<'/contacts', 'get', 200>, z.infer<typeof ContactsPage>>>,
   Holds<Reads<Answer<'/ai-chat/conversations', 'get', 200>, z.infer<typeof ConversationsPage>>>,
+  Holds<
+    Reads<Answer<'/mcp-registry/{id}/account', 'get', 200>, z.infer<typeof McpAccountResponse>>
+  >,
+  Holds<
+    Reads<
+      Answer<'/mcp-registry/{id}/account/authorizations', 'post', 201>,
+      z.infer<typeof McpAccountAuthorizationResponse>
+    >
+  >,
+  Holds<
+    Reads<
+      Answer<'/mcp-registry/oauth/callback', 'post', 200>,
+      z.infer<typeof CompletedMcpAccountAuthorizationResponse>
+    >
+  >,
 ];

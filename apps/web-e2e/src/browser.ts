@@ -35,11 +35,22 @@ export function launchBrowser(): Promise<Browser> {
 
 /**
  * A page of a new browser context (its own cookies) on the platform: desktop size, paths
- * relative to the platform's URL, and the clipboard allowed as a person would allow it.
+ * relative to the platform's URL (or `options.origin`, another name of it), and the clipboard
+ * allowed as a person would allow it. `acceptAnyCertificate` lets the page visit a test
+ * server whose certificate a throw-away CA signed.
  */
-export async function openAppPage(browser: Browser, platform: RunningPlatform): Promise<Page> {
-  const context = await browser.newContext({ baseURL: platform.url, viewport: DESKTOP_VIEWPORT });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: platform.url });
+export async function openAppPage(
+  browser: Browser,
+  platform: RunningPlatform,
+  options: { origin?: string; acceptAnyCertificate?: boolean } = {},
+): Promise<Page> {
+  const origin = options.origin ?? platform.url;
+  const context = await browser.newContext({
+    baseURL: origin,
+    viewport: DESKTOP_VIEWPORT,
+    ignoreHTTPSErrors: options.acceptAnyCertificate === true,
+  });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
   const page = await context.newPage();
   const problems: string[] = [];
   pageProblems.set(page, problems);

@@ -46,3 +46,8 @@ export {
   type OpenApiConformance,
   type ObservedResponse,
 } from './openapi-conformance';
+export {
+  startConnectedAccountServers,
+  type ConnectedAccountServers,
+  type AuthorizationServerEvent,
+} from './connected-account-servers';

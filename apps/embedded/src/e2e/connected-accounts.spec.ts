@@ -8,12 +8,12 @@ import {
 } from '@wap/contracts';
 import { oauthRedirectUriFor } from '@wap/mcp-registry-service';
 import { callApi } from '@wap/platform';
-import { eventually } from '@wap/testing';
-import { registrySettingsFor } from './mcp-test-servers';
 import {
+  eventually,
   startConnectedAccountServers,
   type ConnectedAccountServers,
-} from './oauth/connected-account-servers';
+} from '@wap/testing';
+import { registrySettingsFor } from './mcp-test-servers';
 import {
   addWorkspaceMember,
   http,

@@ -2,9 +2,20 @@ import type { Feature } from '../../lib/routing';
 
 /**
  * MCP servers and their tools: register (spec endpoint 2), refresh (endpoint 3), the tools with
- * their switches (endpoint 4). Every page is loaded lazily.
+ * their switches (endpoint 4), and each person's own connected account. Every page is loaded
+ * lazily.
  */
 export const mcpFeature: Feature = {
+  accountRoutes: [
+    {
+      // MCP_ACCOUNT_CALLBACK_PATH: authorization servers send people back here.
+      path: 'connected-accounts/callback',
+      lazy: async () => ({
+        Component: (await import('./connected-accounts/callback-page'))
+          .ConnectedAccountCallbackPage,
+      }),
+    },
+  ],
   workspaceRoutes: [
     {
       path: 'mcp',

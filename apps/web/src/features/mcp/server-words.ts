@@ -14,7 +14,7 @@ export const AUTH_TYPE_LABELS: Record<McpAuthType, string> = {
   direct: 'A secret in a header (API key or bearer token)',
   basic: 'Username and password (HTTP Basic)',
   env_var: "A secret from the platform's environment",
-  account: 'A connected account',
+  account: "Each person's own account (OAuth)",
 };
 
 const TRANSPORT_LABELS = { streamable_http: 'Streamable HTTP', sse: 'HTTP with SSE (legacy)' };

@@ -2,8 +2,12 @@ import { useEffect, useRef } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { z } from 'zod';
 import type {
+  CompleteMcpAccountAuthorizationBody,
+  CompletedMcpAccountAuthorizationResponse,
   ListMcpServersResponse,
   ListMcpToolsResponse,
+  McpAccountAuthorizationResponse,
+  McpAccountResponse,
   McpServerResponse,
   McpServerView,
   McpToolRecord,
@@ -209,4 +213,61 @@ export function syncFailureReasons(details: unknown): string[] {
   if (typeof details !== 'object' || details === null) return [];
   const errors = (details as { errors?: unknown }).errors;
   return Array.isArray(errors) ? errors.filter((error) => typeof error === 'string') : [];
+}
+
+/** The signed-in person's own connected account at a server of the account auth type. */
+export function useMcpAccount(workspaceId: string, serverId: string, enabled: boolean) {
+  const api = useApiClient();
+  return useQuery({
+    enabled,
+    queryKey: mcpKeys.account(workspaceId, serverId),
+    queryFn: ({ signal }) =>
+      api.get<z.infer<typeof McpAccountResponse>>(
+        `/mcp-registry/${encodeURIComponent(serverId)}/account`,
+        { signal },
+      ),
+  });
+}
+
+/**
+ * Starts connecting the person's own account: the answer is the authorization server's page,
+ * where the browser goes next (it comes back to the callback page).
+ */
+export function useStartMcpAccountConnection(serverId: string) {
+  const api = useApiClient();
+  return useMutation({
+    mutationFn: () =>
+      api.post<z.infer<typeof McpAccountAuthorizationResponse>>(
+        `/mcp-registry/${encodeURIComponent(serverId)}/account/authorizations`,
+      ),
+    onSuccess: ({ authorization_url: url }) => {
+      window.location.assign(url);
+    },
+  });
+}
+
+/** Finishes a connection with what the authorization server sent back to the callback page. */
+export function useCompleteMcpAccountConnection() {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (answer: z.infer<typeof CompleteMcpAccountAuthorizationBody>) =>
+      api.post<z.infer<typeof CompletedMcpAccountAuthorizationResponse>>(
+        '/mcp-registry/oauth/callback',
+        answer,
+      ),
+    onSuccess: ({ workspace_id: workspaceId }) =>
+      queryClient.invalidateQueries({ queryKey: mcpKeys.ofWorkspace(workspaceId) }),
+  });
+}
+
+/** Disconnects the person's own account: its tokens are revoked and forgotten. */
+export function useDisconnectMcpAccount(workspaceId: string, serverId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api.delete<void>(`/mcp-registry/${encodeURIComponent(serverId)}/account`),
+    onSuccess: () =>
+      queryClient.invalidateQueries({ queryKey: mcpKeys.account(workspaceId, serverId) }),
+  });
 }

@@ -10,4 +10,7 @@ export const mcpKeys = {
   server: (workspaceId: string, serverId: string) =>
     [...mcpKeys.servers(workspaceId), serverId] as const,
   tools: (workspaceId: string) => [...mcpKeys.ofWorkspace(workspaceId), 'tools'] as const,
+  /** The signed-in person's own connected account at one server. */
+  account: (workspaceId: string, serverId: string) =>
+    [...mcpKeys.server(workspaceId, serverId), 'account'] as const,
 };

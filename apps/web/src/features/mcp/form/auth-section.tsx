@@ -19,7 +19,7 @@ type AuthFields = Pick<
   | 'username'
   | 'password'
   | 'envVarName'
-  | 'accountId'
+  | 'scopes'
 >;
 
 /**
@@ -105,17 +105,16 @@ function AuthTypeFields({ values, onChange, errors }: Parameters<typeof AuthSect
       );
     case 'account':
       return (
-        <AuthFieldset legend="The connected account">
+        <AuthFieldset legend="Each person's own account">
           <TextField
-            label="Connected account id"
+            label="Scopes (optional)"
             autoComplete="off"
             spellCheck={false}
-            hint="The account's token is fetched at each connection. This platform has no connected accounts yet: the server registers, and its sync fails until the account is available."
-            value={values.accountId}
-            error={errors['accountId']}
-            onChange={(event) => onChange({ accountId: event.target.value })}
+            hint="Each person who uses the server connects their own account there (OAuth), from the server's page; calls then act as them. Leave empty to ask for the scopes the server names."
+            value={values.scopes}
+            error={errors['scopes']}
+            onChange={(event) => onChange({ scopes: event.target.value })}
           />
-          <HeaderFields values={values} onChange={onChange} errors={errors} carries="token" />
         </AuthFieldset>
       );
   }

@@ -40,11 +40,8 @@ describe('the auth section of the MCP server form', () => {
       { envVarName: 'GITHUB_TOKEN', authHeaderName: '' },
       { type: 'env_var', prefix: 'Bearer', value: 'GITHUB_TOKEN' },
     ],
-    [
-      'account',
-      { accountId: 'acct_1' },
-      { type: 'account', headerName: 'Authorization', prefix: 'Bearer', value: 'acct_1' },
-    ],
+    ['account', {}, { type: 'account' }],
+    ['account', { scopes: ' issues:read  ' }, { type: 'account', value: 'issues:read' }],
   ] as const)('%s sends exactly its own keys (%#)', (authType, changes, config) => {
     expect(authConfigOf(form({ authType, ...changes }))).toEqual({ ok: true, config });
   });
@@ -58,7 +55,11 @@ describe('the auth section of the MCP server form', () => {
       { envVarName: '1TOKEN' },
       { envVarName: 'Use letters, digits and underscores, not starting with a digit.' },
     ],
-    ['account', {}, { accountId: 'Enter a value.' }],
+    [
+      'account',
+      { scopes: 'issues:read\tissues:write' },
+      { scopes: 'Scopes are words separated by spaces.' },
+    ],
     [
       'direct',
       { secret: 'x', authHeaderName: 'Bad Name' },

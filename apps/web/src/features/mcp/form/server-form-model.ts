@@ -40,8 +40,8 @@ export interface ServerFormValues {
   password: string;
   /** env_var: the name of the platform's environment variable. */
   envVarName: string;
-  /** account: the connected account's id. */
-  accountId: string;
+  /** account: the OAuth scopes each person's connection asks for; empty for the server's own. */
+  scopes: string;
 }
 
 /** The field names errors are keyed by, beside the body's own (name, serverUrl...). */
@@ -68,7 +68,7 @@ export function emptyServerForm(): ServerFormValues {
     username: '',
     password: '',
     envVarName: '',
-    accountId: '',
+    scopes: '',
   };
 }
 
@@ -99,9 +99,9 @@ const AUTH_SCHEMAS = {
     ),
   }),
   account: z.object({
-    headerName: authField.headerName,
-    prefix: authField.prefix,
-    accountId: required(authField.value),
+    scopes: authField.value
+      .unwrap()
+      .regex(/^[\x21-\x7e ]*$/, 'Scopes are words separated by spaces.'),
   }),
 } as const;
 
@@ -145,13 +145,13 @@ export function authConfigOf(
       return { ok: true, config: { type, ...rest, value: envVarName } };
     }
     case 'account': {
-      const checked = validateForm(AUTH_SCHEMAS.account, {
-        ...headerSettings(values),
-        accountId: values.accountId.trim(),
-      });
+      // Each person connects their own account (decision 138); the token goes as a Bearer token.
+      const checked = validateForm(AUTH_SCHEMAS.account, { scopes: values.scopes.trim() });
       if (!checked.ok) return checked;
-      const { accountId, ...rest } = checked.data;
-      return { ok: true, config: { type, ...rest, value: accountId } };
+      return {
+        ok: true,
+        config: checked.data.scopes ? { type, value: checked.data.scopes } : { type },
+      };
     }
   }
 }

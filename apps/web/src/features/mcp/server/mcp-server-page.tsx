@@ -25,6 +25,7 @@ import {
   syncStatusLabel,
   transportLabel,
 } from '../server-words';
+import { AccountPanel } from './account-panel';
 import { DeleteServer } from './delete-server';
 import { RefreshPanel } from './refresh-panel';
 import { ToolsPanel } from './tools-panel';
@@ -150,6 +151,7 @@ function ServerDetails(props: { workspaceId: string; server: McpServerView }) {
         )}
       </Panel>
 
+      {server.auth_type === 'account' && <AccountPanel workspaceId={workspaceId} server={server} />}
       <RefreshPanel workspaceId={workspaceId} server={server} />
       <ToolsPanel workspaceId={workspaceId} server={server} manages={manages} />
     </>

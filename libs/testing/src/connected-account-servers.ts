@@ -13,18 +13,20 @@ import {
   requireBearerAuth,
 } from '@modelcontextprotocol/server';
 import { exportJWK, generateKeyPair, jwtVerify } from 'jose';
-import { makeTestCertificates } from '@wap/testing';
+import { makeTestCertificates } from './certificates';
 
 /**
  * What remote MCP servers that take people's own accounts look like, for the connected-account
  * tests: an MCP server (the official SDK's, behind its own bearer-token gate) that accepts only
  * JWT access tokens of its authorization server issued for it, and that authorization server
- * (oidc-provider, in a child process: authorization-server.mjs). Both speak HTTPS with a test
+ * (oidc-provider, in a child process: oauth-authorization-server.mjs). Both speak HTTPS with a test
  * CA's certificate. The MCP server's one tool, `whoami`, answers the token's subject: whose
  * account a call used.
  */
 export interface ConnectedAccountServers {
   caPem: string;
+  /** The CA as a file, for MCP_EXTRA_CA_CERTS; removed by stop(). */
+  caFile: string;
   issuer: string;
   /** The MCP server that requires its authorization server's tokens. */
   mcpUrl: string;
@@ -101,7 +103,7 @@ async function listen(server: Server, host = '127.0.0.1'): Promise<string> {
 async function startAuthorizationServer(settings: Record<string, string>) {
   const child: ChildProcess = spawn(
     process.execPath,
-    [join(__dirname, 'authorization-server.mjs')],
+    [join(__dirname, 'oauth-authorization-server.mjs')],
     { env: { PATH: process.env['PATH'] ?? '', ...settings }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -135,6 +137,7 @@ export async function startConnectedAccountServers(options: {
   const { caPem, keyPem, certPem } = makeTestCertificates(dir, 'wap connected accounts CA');
   writeFileSync(join(dir, 'tls.key'), keyPem);
   writeFileSync(join(dir, 'tls.pem'), certPem);
+  writeFileSync(join(dir, 'ca-file.pem'), caPem);
   const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
   const signingJwk = {
     ...(await exportJWK(privateKey)),
@@ -252,8 +255,15 @@ export async function startConnectedAccountServers(options: {
       const authInfo = await gate(incoming);
       const response =
         authInfo instanceof Response ? authInfo : await handler.fetch(incoming, { authInfo });
-      res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
-      if (response.body) for await (const chunk of response.body) res.write(chunk);
+      const answerHeaders: Record<string, string> = {};
+      response.headers.forEach((value, name) => {
+        answerHeaders[name] = value;
+      });
+      res.writeHead(response.status, answerHeaders);
+      const reader = response.body?.getReader();
+      for (let chunk = await reader?.read(); chunk && !chunk.done; chunk = await reader?.read()) {
+        res.write(chunk.value);
+      }
       res.end();
     })().catch(() => {
       if (!res.headersSent) res.writeHead(500);
@@ -263,6 +273,7 @@ export async function startConnectedAccountServers(options: {
 
   return {
     caPem,
+    caFile: join(dir, 'ca-file.pem'),
     issuer,
     mcpUrl,
     internalMcpUrl,
