@@ -186,6 +186,7 @@ export async function startMcpRegistryService(
     async stop() {
       await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));
       await toolSync.drain();
+      await accounts.drain();
       await pool.closeAll();
       await endpoint.close();
       await guardedFetch.close();

@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
-import { startConnectedAccountServers, type ConnectedAccountServers } from '@wap/testing';
+import {
+  eventually,
+  startConnectedAccountServers,
+  type ConnectedAccountServers,
+} from '@wap/testing';
 import {
   expectNoPageErrors,
   expectNoSeriousA11yViolations,
@@ -117,8 +121,10 @@ describe('connected accounts in a browser', () => {
       await accountPanel()
         .getByText('You have not connected your account yet: its tools cannot act for you.')
         .waitFor();
-      const after = (await servers.events()).filter((event) => event.name === 'grant_revoked');
-      expect(after.length - before.length).toBe(1);
+      await eventually(async () => {
+        const after = (await servers.events()).filter((event) => event.name === 'grant_revoked');
+        expect(after.length - before.length).toBe(1);
+      });
       expectNoPageErrors(page);
     },
     TEST_TIMEOUT_MS,

@@ -435,6 +435,8 @@ export const mcpRoutes = defineRoutes([
     auth: 'session',
     extensionToken: 'refused',
     bodyKind: 'none',
+    // Discovery and registration: up to four requests to servers outside, 10 s each at most.
+    timeoutMs: 45_000,
     request: { params: McpServerIdParams },
     responses: {
       201: {
@@ -468,6 +470,8 @@ export const mcpRoutes = defineRoutes([
     auth: 'session',
     extensionToken: 'refused',
     bodyKind: 'json',
+    // The code's exchange: one request to the authorization server, 10 s at most.
+    timeoutMs: 15_000,
     request: { body: CompleteMcpAccountAuthorizationBody },
     responses: {
       200: { description: 'Connected', schema: CompletedMcpAccountAuthorizationResponse },

@@ -108,6 +108,25 @@ export function createAccountOAuth(deps: AccountOAuthDeps) {
     deps.fetch(url, { ...init, signal: init?.signal ?? AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   /** Refreshes under way in this process, so that concurrent calls share one. */
   const refreshing = new Map<string, Promise<AccountConnectionRecord | null>>();
+  /** Revocations sent after a disconnect, waited for only when the service stops. */
+  const revoking = new Set<Promise<void>>();
+
+  /**
+   * Revokes the connections' tokens without making the caller wait. The client is read first:
+   * deleting the server right after takes it with the server.
+   */
+  async function revokeInBackground(
+    server: ServerRecord,
+    connections: AccountConnectionRecord[],
+  ): Promise<void> {
+    if (connections.length === 0) return;
+    const client = await repository.findClient(server.id);
+    const task = revokeAll(server, client, connections).catch((error: unknown) => {
+      logger.warn({ err: error, serverId: server.id }, 'connected account revocation failed');
+    });
+    revoking.add(task);
+    void task.finally(() => revoking.delete(task));
+  }
 
   function clientInformation(server: ServerRecord, client: OAuthClientRecord) {
     const information: OAuthClientInformationMixed = { client_id: client.clientId };
@@ -149,7 +168,7 @@ export function createAccountOAuth(deps: AccountOAuthDeps) {
     const advertised = info.resourceMetadata?.resource;
     if (advertised) {
       if (!checkResourceAllowed({ requestedResource: resource, configuredResource: advertised })) {
-        throw failed(server, `serves another resource (${advertised})`);
+        throw failed(server, `serves another resource (${advertised.slice(0, 200)})`);
       }
       resource = advertised;
     }
@@ -333,7 +352,7 @@ export function createAccountOAuth(deps: AccountOAuthDeps) {
       if (information.client_secret) body.set('client_secret', information.client_secret);
     }
     try {
-      const response = await deps.fetch(endpoint, { method: 'POST', headers, body });
+      const response = await fetchFn(endpoint, { method: 'POST', headers, body });
       await response.body?.cancel();
       return response.ok;
     } catch {
@@ -431,26 +450,30 @@ export function createAccountOAuth(deps: AccountOAuthDeps) {
     },
 
     /**
-     * Forgets the user's tokens and revokes them at the authorization server. Forgotten even when
-     * revoking fails.
+     * Forgets the user's tokens at once, then revokes them at the authorization server in the
+     * background: an authorization server that is slow or down delays nobody.
      */
     async disconnect(server: ServerRecord, userId: string): Promise<void> {
       const connection = await repository.removeConnection(server.id, userId);
-      if (connection) await revokeAll(server, [connection]);
+      if (connection) await revokeInBackground(server, [connection]);
     },
 
     /** Forgets and revokes every connection of a server whose auth no longer uses them. */
     async disconnectEveryone(server: ServerRecord): Promise<void> {
-      await revokeAll(server, await repository.removeConnectionsOf(server.id));
+      await revokeInBackground(server, await repository.removeConnectionsOf(server.id));
+    },
+
+    /** Waits for the revocations under way (on stop, before the connections close). */
+    async drain(): Promise<void> {
+      await Promise.all([...revoking]);
     },
   };
 
   async function revokeAll(
     server: ServerRecord,
+    client: OAuthClientRecord | null,
     connections: AccountConnectionRecord[],
   ): Promise<void> {
-    if (connections.length === 0) return;
-    const client = await repository.findClient(server.id);
     for (const connection of connections) {
       const tokens = openTokens(server, connection);
       // Revoking the refresh token ends the grant and the access tokens of it (RFC 7009 §2.1);

@@ -1,4 +1,4 @@
-import { and, eq, lt } from 'drizzle-orm';
+import { and, eq, lt, or } from 'drizzle-orm';
 import type { Clock, SqlDatabase } from '@wap/platform';
 import { accountConnections, oauthClients, pendingAuthorizations } from '../db/schema';
 
@@ -30,11 +30,22 @@ export function createAccountRepository(deps: { db: SqlDatabase; clock: Clock })
         .onConflictDoUpdate({ target: oauthClients.serverId, set: rest });
     },
 
-    /** Starts an authorization; those of anyone that have expired are cleared on the way. */
+    /**
+     * Starts an authorization: it replaces the person's earlier one at the same server (one
+     * under way per person and server), and those of anyone that have expired are cleared.
+     */
     async addPending(pending: PendingAuthorizationRecord): Promise<void> {
       await db
         .delete(pendingAuthorizations)
-        .where(lt(pendingAuthorizations.expiresAt, clock.now()));
+        .where(
+          or(
+            lt(pendingAuthorizations.expiresAt, clock.now()),
+            and(
+              eq(pendingAuthorizations.serverId, pending.serverId),
+              eq(pendingAuthorizations.userId, pending.userId),
+            ),
+          ),
+        );
       await db.insert(pendingAuthorizations).values(pending);
     },
 
