@@ -66,7 +66,6 @@ export async function startChatService(deps: ChatServiceDeps): Promise<ServiceHa
   const runner = createTurnRunner({
     bus: platform.bus,
     repository: turnRepository,
-    conversations,
     model,
     tools,
     settings,

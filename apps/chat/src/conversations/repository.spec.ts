@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Clock } from '@wap/platform';
 import { testRuntimes, type RuntimeUnderTest } from '@wap/testing';
+import { createTurnRepository } from '../turns/repository';
 import { createConversationRepository, type ConversationRepository } from './repository';
 
 const OWNER = '44444444-4444-4444-8444-444444444444';
@@ -81,14 +82,27 @@ describe.each(testRuntimes('chat-conversations'))(
       expect(pages.map((page) => page.length)).toEqual([2, 2, 2]);
     });
 
-    test('recordActivity moves a chat to the top and sets its last message', async () => {
+    test("a turn's start moves its chat to the top and sets its last message", async () => {
       const workspaceId = randomUUID();
       time = new Date('2025-03-02T10:00:00.000Z');
       const older = await newChat(workspaceId, 'older');
       time = new Date('2025-03-02T10:00:01.000Z');
       const newer = await newChat(workspaceId, 'newer');
       const at = new Date('2025-03-02T12:00:00.000Z');
-      await repository.recordActivity(older.id, { role: 'user', preview: 'hi' }, at);
+      time = at;
+      const turns = createTurnRepository({
+        db: runtime.platform.sql.db,
+        clock,
+        ids: runtime.platform.ids,
+      });
+      const { userMessage } = await turns.startTurn({
+        requestId: randomUUID(),
+        conversationId: older.id,
+        workspaceId,
+        userId: OWNER,
+        content: 'hi',
+        owner: 'replica-1',
+      });
 
       const page = await repository.listForViewer({
         workspaceId,
@@ -99,7 +113,13 @@ describe.each(testRuntimes('chat-conversations'))(
       });
       expect(page.map((row) => row.record.id)).toEqual([older.id, newer.id]);
       expect(await repository.findById(older.id)).toMatchObject({
-        lastMessage: { role: 'user', preview: 'hi' },
+        lastMessage: {
+          id: userMessage.id,
+          role: 'user',
+          content: 'hi',
+          status: null,
+          created_at: at.toISOString(),
+        },
         lastActivityAt: at,
         createdAt: new Date('2025-03-02T10:00:00.000Z'),
       });

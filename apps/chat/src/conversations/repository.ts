@@ -273,14 +273,6 @@ export function createConversationRepository(deps: {
         .where(and(eq(conversations.id, id), isNull(conversations.deletedAt)));
     },
 
-    /** Sets the latest message's preview and the chat's activity time. */
-    async recordActivity(conversationId: string, lastMessage: unknown, at: Date): Promise<void> {
-      await db
-        .update(conversations)
-        .set({ lastMessage: lastMessage ?? null, lastActivityAt: at })
-        .where(eq(conversations.id, conversationId));
-    },
-
     /** Keeps the name of a user seen in a session, for Access-denied bodies and requests. */
     async rememberPerson(actor: { userId: string; name: string }): Promise<void> {
       // Every message would write the same name again: a replica writes it once per change.

@@ -21,7 +21,7 @@ import type { ConversationGuard } from '../conversations/guard';
 import type { ConversationRepository } from '../conversations/repository';
 import { ChatAccessDenied } from '../http/access-denied';
 import { decodeSeqCursor, encodeSeqCursor } from '../http/seq-cursors';
-import { messagePreview } from './history';
+
 import type { MessageRecord, StoredEvent, TurnRecord, TurnRepository } from './repository';
 import type { TurnRunner } from './runner';
 import type { TurnWaiters } from './waiters';
@@ -144,11 +144,6 @@ export function createTurnHandlers(deps: {
         }),
         deps.conversations.rememberPerson(actor),
       ]);
-      await deps.conversations.recordActivity(
-        opened.record.id,
-        messagePreview(userMessage),
-        deps.clock.now(),
-      );
       return {
         status: 202,
         body: { message: messageBody(userMessage), requestId: turn.requestId },

@@ -1,10 +1,17 @@
 import { and, asc, desc, eq, gt, inArray, lt, lte, sql } from 'drizzle-orm';
 import type { ToolCallRecord, TurnEventType, TurnStatus } from '@wap/contracts';
 import type { Clock, IdSource, SqlDatabase } from '@wap/platform';
-import type { z } from 'zod';
-import { messages, turnEvents, turns } from '../db/schema';
+import { z } from 'zod';
+import { conversations, messages, turnEvents, turns } from '../db/schema';
+import { messagePreview } from './history';
 
 export type ToolCallEntry = z.infer<typeof ToolCallRecord>;
+
+/** The ids and seqs a turn's start wrote (a bigint seq comes back as text from node-postgres). */
+const WrittenMessages = z.object({
+  rows: z.array(z.object({ id: z.string(), seq: z.coerce.number() })),
+});
+const EndedTurns = z.object({ rows: z.array(z.object({ ended: z.coerce.number() })) });
 
 export interface MessageRecord {
   id: string;
@@ -74,7 +81,9 @@ export function createTurnRepository(deps: { db: SqlDatabase; clock: Clock; ids:
   return {
     /**
      * Writes the user's message, the assistant's empty reply, the running turn and its first
-     * event at once: a turn that exists always has a message to write into.
+     * event, and makes the user's message the chat's latest activity, in one statement (one
+     * round trip, atomic like any statement): a turn that exists always has a message to write
+     * into.
      */
     async startTurn(input: {
       requestId: string;
@@ -85,74 +94,76 @@ export function createTurnRepository(deps: { db: SqlDatabase; clock: Clock; ids:
       owner: string;
     }): Promise<{ userMessage: MessageRecord; reply: MessageRecord; turn: TurnRecord }> {
       const now = clock.now();
-      const { requestId } = input;
-      return db.transaction(async (tx) => {
-        const [userMessage] = await tx
-          .insert(messages)
-          .values({
-            id: ids.uuid(),
-            conversationId: input.conversationId,
-            role: 'user',
-            userId: input.userId,
-            content: input.content,
-            requestId,
-            status: null,
-            toolCalls: [],
-            transcript: null,
-            createdAt: now,
-            updatedAt: now,
-          })
-          .returning();
-        const [reply] = await tx
-          .insert(messages)
-          .values({
-            id: ids.uuid(),
-            conversationId: input.conversationId,
-            role: 'assistant',
-            userId: null,
-            content: '',
-            requestId,
-            status: 'running',
-            toolCalls: [],
-            transcript: null,
-            createdAt: now,
-            updatedAt: now,
-          })
-          .returning();
-        if (!userMessage || !reply) throw new Error('insert returned no message');
-        const turn: TurnRecord = {
+      const at = now.toISOString();
+      const { requestId, conversationId } = input;
+      const userMessageId = ids.uuid();
+      const replyId = ids.uuid();
+      const message = (id: string, fields: Partial<MessageRecord>): MessageRecord => ({
+        id,
+        seq: Number.NaN,
+        conversationId,
+        role: 'user',
+        userId: null,
+        content: '',
+        requestId,
+        status: null,
+        toolCalls: [],
+        transcript: null,
+        createdAt: now,
+        updatedAt: now,
+        ...fields,
+      });
+      const userMessage = message(userMessageId, { userId: input.userId, content: input.content });
+      const reply = message(replyId, { role: 'assistant', status: 'running' });
+      // One INSERT of both messages: rows take their seq in the order listed, the user's first.
+      const result = await db.execute(sql`
+        with written as (
+          insert into ${messages} (id, conversation_id, role, user_id, content, request_id, status,
+            tool_calls, transcript, created_at, updated_at)
+          values
+            (${userMessageId}, ${conversationId}, 'user', ${input.userId}, ${input.content},
+              ${requestId}, null, '[]'::jsonb, null, ${at}::timestamptz, ${at}::timestamptz),
+            (${replyId}, ${conversationId}, 'assistant', null, '', ${requestId}, 'running',
+              '[]'::jsonb, null, ${at}::timestamptz, ${at}::timestamptz)
+          returning id, seq
+        ), turn as (
+          insert into ${turns} (request_id, conversation_id, workspace_id, user_id, message_id,
+            status, error, owner, heartbeat_at, started_at, ended_at)
+          values (${requestId}, ${conversationId}, ${input.workspaceId}, ${input.userId},
+            ${replyId}, 'running', null, ${input.owner}, ${at}::timestamptz, ${at}::timestamptz, null)
+        ), first_event as (
+          insert into ${turnEvents} (request_id, seq, type, data, created_at)
+          values (${requestId}, 1, 'status', '{"status":"running"}'::jsonb, ${at}::timestamptz)
+        ), activity as (
+          update ${conversations}
+          set last_message = ${JSON.stringify(messagePreview(userMessage))}::jsonb,
+            last_activity_at = ${at}::timestamptz
+          where id = ${conversationId}
+        )
+        select id, seq from written`);
+      const seqs = new Map(WrittenMessages.parse(result).rows.map((row) => [row.id, row.seq]));
+      return {
+        userMessage: { ...userMessage, seq: seqs.get(userMessageId) ?? Number.NaN },
+        reply: { ...reply, seq: seqs.get(replyId) ?? Number.NaN },
+        turn: {
           requestId,
-          conversationId: input.conversationId,
+          conversationId,
           workspaceId: input.workspaceId,
           userId: input.userId,
-          messageId: reply.id,
+          messageId: replyId,
           status: 'running',
           error: null,
           owner: input.owner,
           heartbeatAt: now,
           startedAt: now,
           endedAt: null,
-        };
-        await tx.insert(turns).values(turn);
-        await tx.insert(turnEvents).values({
-          requestId,
-          seq: 1,
-          type: 'status',
-          data: { status: 'running' },
-          createdAt: now,
-        });
-        return { userMessage: asMessage(userMessage), reply: asMessage(reply), turn };
-      });
+        },
+      };
     },
 
     async findTurn(requestId: string): Promise<TurnRecord | null> {
       const [row] = await db.select().from(turns).where(eq(turns.requestId, requestId));
       return row ? asTurn(row) : null;
-    },
-
-    async findMessage(messageId: string): Promise<MessageRecord | null> {
-      const [row] = await db.select().from(messages).where(eq(messages.id, messageId));
-      return row ? asMessage(row) : null;
     },
 
     /** Stores events of a running turn in one statement; the seqs follow on from the last. */
@@ -204,37 +215,54 @@ export function createTurnRepository(deps: { db: SqlDatabase; clock: Clock; ids:
     },
 
     /**
-     * Ends a running turn: its final status event, the turn's status and its reply message, in
-     * one transaction. False when the turn had ended already (stopped twice, or expired).
+     * Ends a running turn: its final status event, the turn's status, its reply message and the
+     * chat's latest activity (the reply), in one statement. False when the turn had ended
+     * already (stopped twice, or expired).
      */
     async finishTurn(turn: TurnRecord, finalSeq: number, outcome: TurnOutcome): Promise<boolean> {
-      const now = clock.now();
-      return db.transaction(async (tx) => {
-        const ended = await tx
-          .update(turns)
-          .set({ status: outcome.status, error: outcome.error, endedAt: now })
-          .where(and(eq(turns.requestId, turn.requestId), eq(turns.status, 'running')))
-          .returning({ requestId: turns.requestId });
-        if (ended.length === 0) return false;
-        await tx.insert(turnEvents).values({
-          requestId: turn.requestId,
-          seq: finalSeq,
-          type: 'status',
-          data: { status: outcome.status, ...(outcome.error ? { error: outcome.error } : {}) },
-          createdAt: now,
-        });
-        await tx
-          .update(messages)
-          .set({
-            content: outcome.content,
-            status: outcome.status,
-            toolCalls: outcome.toolCalls,
-            transcript: outcome.transcript,
-            updatedAt: now,
-          })
-          .where(eq(messages.id, turn.messageId));
-        return true;
+      const at = clock.now().toISOString();
+      const preview = messagePreview({
+        id: turn.messageId,
+        seq: Number.NaN,
+        conversationId: turn.conversationId,
+        role: 'assistant',
+        userId: null,
+        content: outcome.content,
+        requestId: turn.requestId,
+        status: outcome.status,
+        toolCalls: outcome.toolCalls,
+        transcript: outcome.transcript,
+        // The reply was written with the turn's start.
+        createdAt: turn.startedAt,
+        updatedAt: new Date(at),
       });
+      const finalData = {
+        status: outcome.status,
+        ...(outcome.error ? { error: outcome.error } : {}),
+      };
+      const result = await db.execute(sql`
+        with ended as (
+          update ${turns} set status = ${outcome.status}, error = ${outcome.error},
+            ended_at = ${at}::timestamptz
+          where request_id = ${turn.requestId} and status = 'running'
+          returning request_id
+        ), final_event as (
+          insert into ${turnEvents} (request_id, seq, type, data, created_at)
+          select request_id, ${finalSeq}, 'status', ${JSON.stringify(finalData)}::jsonb,
+            ${at}::timestamptz
+          from ended
+        ), reply as (
+          update ${messages} set content = ${outcome.content}, status = ${outcome.status},
+            tool_calls = ${JSON.stringify(outcome.toolCalls)}::jsonb,
+            transcript = ${JSON.stringify(outcome.transcript)}::jsonb, updated_at = ${at}::timestamptz
+          where id = ${turn.messageId} and exists (select 1 from ended)
+        ), activity as (
+          update ${conversations}
+          set last_message = ${JSON.stringify(preview)}::jsonb, last_activity_at = ${at}::timestamptz
+          where id = ${turn.conversationId} and exists (select 1 from ended)
+        )
+        select count(*)::int as ended from ended`);
+      return (EndedTurns.parse(result).rows[0]?.ended ?? 0) > 0;
     },
 
     /**

@@ -24,11 +24,10 @@ import {
 } from '../brain/model-client';
 import { markSpanFailed, metrics, runInSpan } from '@wap/observability';
 import type { ChatSettings } from '../config';
-import type { ConversationRepository } from '../conversations/repository';
 import { toModelTools, type ModelTools } from '../tools/model-tools';
 import type { ToolCallResult, ToolGateway } from '../tools/tool-gateway';
 import { openEventWriter, publishProgress, type TurnEventWriter } from './event-log';
-import { historyMessages, messagePreview } from './history';
+import { historyMessages } from './history';
 import type { MessageRecord, ToolCallEntry, TurnRecord, TurnRepository } from './repository';
 
 /** Why a turn was aborted from outside its own loop. */
@@ -69,7 +68,6 @@ interface ActiveTurn {
 export interface TurnRunnerDeps {
   bus: Bus;
   repository: TurnRepository;
-  conversations: ConversationRepository;
   model: ModelClient;
   tools: ToolGateway;
   settings: ChatSettings;
@@ -199,14 +197,6 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
       if (!ended) return (await repository.findTurn(turn.requestId))?.status ?? status;
       observeTurnEnd(turn, status);
       publishProgress(bus, { requestId: turn.requestId, lastSeq: events.lastSeq() + 1 });
-      const reply = await repository.findMessage(turn.messageId);
-      if (reply) {
-        await deps.conversations.recordActivity(
-          turn.conversationId,
-          messagePreview(reply),
-          deps.clock.now(),
-        );
-      }
     } catch (failure) {
       // The sweep of another replica ends the turn as failed once its lease runs out.
       logger.error({ err: failure, requestId: turn.requestId }, 'storing the end of a turn failed');
