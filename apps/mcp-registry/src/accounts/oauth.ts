@@ -240,7 +240,8 @@ export function createAccountOAuth(deps: AccountOAuthDeps) {
     connectedAt: Date,
   ): AccountConnectionRecord {
     if (tokens.token_type.toLowerCase() !== 'bearer') {
-      throw failed(server, `issued ${tokens.token_type} tokens, not Bearer tokens`);
+      const kind = tokens.token_type.replace(/[^\w-]/g, '').slice(0, 40);
+      throw failed(server, `issued ${kind} tokens, not Bearer tokens`);
     }
     const now = clock.now();
     const sealed: SealedTokens = {
