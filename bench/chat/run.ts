@@ -7,26 +7,13 @@
 // 2. the time from `POST /brain/cancel` to the provider seeing its stream closed.
 // Targets: the first token adds at most 20 ms at p50 one at a time and at most 100 ms at p99
 // with 100 at once; a stop closes the provider stream within 100 ms at p99.
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { generateCredentialKey, mintSessionToken } from '@wap/auth';
-import {
-  openEventStream,
-  removeNamespaceFromNats,
-  startChatCompletionsProvider,
-  type ScriptedReply,
-} from '@wap/testing';
-import {
-  buildBundles,
-  createDatabase,
-  percentile,
-  repoRoot,
-  runBench,
-  type OnCleanup,
-} from '../shared/harness';
-import { createProcessGroup, serviceLauncher } from '../shared/processes';
+import { openEventStream, startChatCompletionsProvider, type ScriptedReply } from '@wap/testing';
+import { buildBundles, percentile, runBench, type OnCleanup } from '../shared/harness';
+import { startBenchPlatform } from '../shared/platform';
 
 const BenchEnv = z.object({
   /** Turns measured one at a time (each way). */
@@ -76,19 +63,9 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   provider.respondWith((request) =>
     JSON.stringify(request.body.messages).includes('endless') ? ENDLESS : ANSWER,
   );
-  const databaseUrl = await createDatabase(
-    env.DATABASE_URL,
-    `bench_chat_${randomBytes(4).toString('hex')}`,
-    onCleanup,
-  );
-  const namespace = `bc${randomBytes(5).toString('hex')}`;
-  onCleanup(() => removeNamespaceFromNats(env.NATS_URL, namespace));
-  const group = createProcessGroup();
-  onCleanup(() => group.stopAll());
-  const launch = serviceLauncher(group, {
-    repoRoot,
+  const { databaseUrl, launch } = await startBenchPlatform(onCleanup, {
     natsUrl: env.NATS_URL,
-    namespace,
+    adminDatabaseUrl: env.DATABASE_URL,
     cpuProfileDir: env.BENCH_CPU_PROF_DIR,
   });
   const common = { DATABASE_URL: databaseUrl };

@@ -12,16 +12,9 @@ import { z } from 'zod';
 import { mintSessionToken } from '@wap/auth';
 import { ATTACHMENT_MAX_BYTES } from '@wap/contracts';
 import { createDistributedPlatform, withNamespace } from '@wap/platform';
-import { removeNamespaceFromNats, testLogger } from '@wap/testing';
-import {
-  buildBundles,
-  createDatabase,
-  repoRoot,
-  runBench,
-  sql,
-  type OnCleanup,
-} from '../shared/harness';
-import { createProcessGroup, serviceLauncher } from '../shared/processes';
+import { testLogger } from '@wap/testing';
+import { buildBundles, runBench, sql, type OnCleanup } from '../shared/harness';
+import { startBenchPlatform } from '../shared/platform';
 
 const BenchEnv = z.object({
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
@@ -85,19 +78,9 @@ const mb = (bytes: number) => `${(bytes / MB).toFixed(1)} MB`;
 async function main(onCleanup: OnCleanup): Promise<void> {
   const env = BenchEnv.parse(process.env);
   buildBundles(['gateway', 'storage']);
-  const databaseUrl = await createDatabase(
-    env.DATABASE_URL,
-    `bench_data_${randomBytes(4).toString('hex')}`,
-    onCleanup,
-  );
-  const namespace = `bd${randomBytes(5).toString('hex')}`;
-  onCleanup(() => removeNamespaceFromNats(env.NATS_URL, namespace));
-  const group = createProcessGroup();
-  onCleanup(() => group.stopAll());
-  const launch = serviceLauncher(group, {
-    repoRoot,
+  const { databaseUrl, namespace, launch } = await startBenchPlatform(onCleanup, {
     natsUrl: env.NATS_URL,
-    namespace,
+    adminDatabaseUrl: env.DATABASE_URL,
     cpuProfileDir: env.BENCH_CPU_PROF_DIR,
   });
   const storage = await launch.service('storage', 'storage', { DATABASE_URL: databaseUrl });

@@ -9,17 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { mintSessionToken } from '@wap/auth';
-import { removeNamespaceFromNats } from '@wap/testing';
-import {
-  buildBundles,
-  createDatabase,
-  percentile,
-  repoRoot,
-  runBench,
-  sql,
-  type OnCleanup,
-} from '../shared/harness';
-import { createProcessGroup, serviceLauncher } from '../shared/processes';
+import { buildBundles, percentile, runBench, sql, type OnCleanup } from '../shared/harness';
+import { startBenchPlatform } from '../shared/platform';
 
 const BenchEnv = z.object({
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
@@ -83,16 +74,9 @@ async function measure(path: Path): Promise<Figures> {
 async function main(onCleanup: OnCleanup): Promise<void> {
   const env = BenchEnv.parse(process.env);
   buildBundles(['gateway', 'storage', 'chat', 'workflow-runner', 'webhook-ingest']);
-  const namespace = `bs${randomBytes(5).toString('hex')}`;
-  onCleanup(() => removeNamespaceFromNats(env.NATS_URL, namespace));
-  const databaseUrl = await createDatabase(env.DATABASE_URL, namespace, onCleanup);
-  const group = createProcessGroup();
-  process.once('exit', () => group.killAllNow());
-  onCleanup(() => group.stopAll());
-  const launch = serviceLauncher(group, {
-    repoRoot,
+  const { databaseUrl, launch } = await startBenchPlatform(onCleanup, {
     natsUrl: env.NATS_URL,
-    namespace,
+    adminDatabaseUrl: env.DATABASE_URL,
     cpuProfileDir: env.BENCH_CPU_PROF_DIR,
   });
   const common = { DATABASE_URL: databaseUrl };

@@ -2,18 +2,10 @@
 // workflow-runner processes on NATS and PostgreSQL. Prints the lag from each fire's due time to
 // its run's start (p50, p99, max), double fires and missed fires. Targets: p99 lag under 1 s,
 // 0 double, 0 missed.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { removeNamespaceFromNats } from '@wap/testing';
-import { createProcessGroup, serviceLauncher } from '../shared/processes';
-import {
-  buildBundles,
-  createDatabase,
-  repoRoot,
-  runBench,
-  sql,
-  type OnCleanup,
-} from '../shared/harness';
+import { buildBundles, runBench, sql, type OnCleanup } from '../shared/harness';
+import { startBenchPlatform } from '../shared/platform';
 
 const BenchEnv = z.object({
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
@@ -31,18 +23,10 @@ const MINUTE_MS = 60_000;
 
 async function main(onCleanup: OnCleanup): Promise<void> {
   const env = BenchEnv.parse(process.env);
-  const group = createProcessGroup();
-  process.once('exit', () => group.killAllNow());
   buildBundles(['workflow-runner']);
-
-  const namespace = `bench${randomBytes(4).toString('hex')}`;
-  onCleanup(() => removeNamespaceFromNats(env.NATS_URL, namespace));
-  const databaseUrl = await createDatabase(env.DATABASE_URL, namespace, onCleanup);
-  onCleanup(() => group.stopAll());
-  const launch = serviceLauncher(group, {
-    repoRoot,
+  const { databaseUrl, launch } = await startBenchPlatform(onCleanup, {
     natsUrl: env.NATS_URL,
-    namespace,
+    adminDatabaseUrl: env.DATABASE_URL,
     cpuProfileDir: env.BENCH_CPU_PROF_DIR,
   });
   const runners = await Promise.all(
