@@ -19,6 +19,7 @@ import { EgressBlockedError, type GuardedFetch } from '@wap/egress';
 import type { Clock } from '@wap/platform';
 import { CredentialUnavailableError, secretContext } from '../servers/credentials';
 import type { ServerRecord } from '../servers/repository';
+import { causeChain, networkErrorCode } from '../sync/connections';
 import type { AccountConnectionRecord, AccountRepository, OAuthClientRecord } from './repository';
 
 /** How long a started authorization waits for the user to come back with a code. */
@@ -69,15 +70,6 @@ function isSecureEndpoint(value: unknown): value is string {
   }
 }
 
-function causeChain(error: unknown): unknown[] {
-  const chain: unknown[] = [];
-  for (let current = error; current && chain.length < 5;) {
-    chain.push(current);
-    current = (current as { cause?: unknown }).cause;
-  }
-  return chain;
-}
-
 /** What went wrong at an authorization server, in words that carry no token or body. */
 function oauthFailure(error: unknown): string {
   const chain = causeChain(error);
@@ -86,13 +78,8 @@ function oauthFailure(error: unknown): string {
   }
   const oauth = chain.find((entry) => entry instanceof OAuthError);
   if (oauth) return `it answered ${String((oauth as OAuthError).code).replace(/[^\w.-]/g, '')}`;
-  for (const entry of chain) {
-    const code = (entry as { code?: unknown }).code;
-    if (typeof code === 'string' && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) {
-      return `it could not be reached (${code})`;
-    }
-  }
-  return 'it could not be used';
+  const network = networkErrorCode(chain);
+  return network ? `it could not be reached (${network})` : 'it could not be used';
 }
 
 /**

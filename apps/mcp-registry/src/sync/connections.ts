@@ -79,7 +79,8 @@ export function createConnect(deps: ConnectionDeps): Connect {
   };
 }
 
-function causeChain(error: unknown): unknown[] {
+/** An error and the causes under it, outermost first (at most five). */
+export function causeChain(error: unknown): unknown[] {
   const chain: unknown[] = [];
   let current: unknown = error;
   while (current && chain.length < 5) {
@@ -87,6 +88,18 @@ function causeChain(error: unknown): unknown[] {
     current = (current as { cause?: unknown }).cause;
   }
   return chain;
+}
+
+/**
+ * The code of a network failure in an error's causes: errno codes (ECONNREFUSED) and undici's
+ * (UND_ERR_CONNECT_TIMEOUT), not the SDK's own codes.
+ */
+export function networkErrorCode(chain: unknown[]): string | undefined {
+  for (const entry of chain) {
+    const code = (entry as { code?: unknown }).code;
+    if (typeof code === 'string' && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) return code;
+  }
+  return undefined;
 }
 
 /**
@@ -104,13 +117,8 @@ export function describeFailure(error: unknown, timeoutMs?: number): string {
   if (status === 401) return 'The server refused the credentials (HTTP 401)';
   if (status === 403) return 'The server denied access (HTTP 403)';
   if (status !== undefined) return `The server answered HTTP ${status}`;
-  for (const entry of chain) {
-    const code = (entry as { code?: unknown }).code;
-    // errno codes (ECONNREFUSED) and undici's (UND_ERR_CONNECT_TIMEOUT), not the SDK's own codes.
-    if (typeof code === 'string' && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) {
-      return `The server could not be reached (${code})`;
-    }
-  }
+  const network = networkErrorCode(chain);
+  if (network) return `The server could not be reached (${network})`;
   const message = error instanceof Error ? error.message : String(error);
   if (/timed? ?out/i.test(message)) {
     return timeoutMs ? `The server did not answer within ${timeoutMs} ms` : 'The server timed out';
