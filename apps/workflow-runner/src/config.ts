@@ -47,6 +47,11 @@ export const WorkflowRunnerSettings = z.object({
    * (tests that drive the scheduler by hand with an injected clock).
    */
   SCHEDULER_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+  /**
+   * How long before its due time a fire is decided and its run created, waiting, in ms
+   * (decision 139); under the shortest period a schedule can have (a minute).
+   */
+  SCHEDULER_LOOKAHEAD_MS: z.coerce.number().int().min(0).max(30_000).default(10_000),
   /** Lease of a run being executed; a dead replica's runs resume after it lapses, in ms. */
   RUN_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
   /** Longest wait for an http_request step's response, in ms. */

@@ -137,8 +137,9 @@ export async function startWorkflowRunnerService(deps: {
     clock,
     logger,
     intervalMs: settings.SCHEDULER_INTERVAL_MS,
+    lookaheadMs: settings.SCHEDULER_LOOKAHEAD_MS,
     loop: settings.SCHEDULER_INTERVAL_MS > 0,
-    onRunsCreated: onRunCreated,
+    executor,
   });
   const consumers = [
     await consumeWebhookEvents({

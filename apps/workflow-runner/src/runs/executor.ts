@@ -21,12 +21,15 @@ import {
   type RunRow,
 } from './repository';
 import type { StepExecutor } from './steps';
+import { createHeldRuns } from './held-runs';
 import { resolveTemplates } from './templates';
 
 /** How long a nudge waits for others to share its claim, in milliseconds. */
 const CLAIM_COALESCE_MS = 5;
 /** Runs whose progress is written in one transaction at most. */
 const WRITE_BATCH = 256;
+/** Runs held for their due time per run executed at once, at most. */
+const HELD_PER_SLOT = 256;
 
 export interface RunExecutorConfig {
   /** Runs one replica executes at once. */
@@ -39,7 +42,8 @@ export interface RunExecutorConfig {
 
 /**
  * Room in the executor held for runs about to be created: they are created leased to it
- * (`lease`) and start without a claim once their creation has committed.
+ * (`lease`) and start without a claim once their creation has committed (or, created ahead,
+ * at their due time).
  */
 export interface RunReservation {
   /** The lease to create runs with; undefined when the executor has no room. */
@@ -53,8 +57,13 @@ export interface RunReservation {
 export interface RunExecutor {
   /** Looks for due runs now instead of at the next poll (a run was just created). */
   nudge(): void;
-  /** Holds room for up to `wanted` runs about to be created. */
+  /** Holds room for up to `wanted` runs about to be created, to start at once. */
   reserve(wanted: number): RunReservation;
+  /**
+   * Holds room for up to `wanted` runs about to be created that fall due within `aheadMs`: each
+   * starts at its due time without a claim.
+   */
+  reserveAhead(wanted: number, aheadMs: number): RunReservation;
   /** Stops claiming; running runs stop after their current step and go back to the table. */
   stop(): Promise<void>;
 }
@@ -87,6 +96,15 @@ export function startRunExecutor(deps: {
   let stopping = false;
   let polling = false;
   let pollAgain = false;
+  const held = createHeldRuns({
+    runs,
+    clock,
+    logger,
+    owner,
+    leaseMs: config.leaseMs,
+    limit: config.concurrency * HELD_PER_SLOT,
+    onDue: () => startHeldDue(),
+  });
 
   // Runs ending side by side share one commit.
   const writeProgressOf = createGroupCommit(
@@ -303,8 +321,10 @@ export function startRunExecutor(deps: {
       .finally(() => {
         clearInterval(renewal);
         active.delete(execution);
-        // Room freed: worth a claim only while due runs may be waiting for room.
-        if (!stopping && dueRunsMayWait) nudge();
+        if (stopping) return;
+        // Room freed: held runs that came due first, then a claim if due runs may be waiting.
+        startHeldDue();
+        if (dueRunsMayWait) nudge();
       });
     active.add(execution);
   }
@@ -377,6 +397,47 @@ export function startRunExecutor(deps: {
     }
   }
 
+  // Room freed by runs that ended in one commit is filled by one start (one balance read).
+  let heldStartQueued = false;
+  /** Starts the held runs that came due, as many as there is room for. */
+  function startHeldDue(): void {
+    if (heldStartQueued) return;
+    heldStartQueued = true;
+    setImmediate(startHeldDueNow);
+  }
+
+  function startHeldDueNow(): void {
+    heldStartQueued = false;
+    const room = stopping ? 0 : config.concurrency - active.size - reserved;
+    if (room <= 0) return;
+    const due = held.takeDue(room);
+    if (due.length === 0) return;
+    reserved += due.length;
+    const started = startLeased(due).finally(() => {
+      reserved -= due.length;
+      starting.delete(started);
+    });
+    starting.add(started);
+  }
+
+  function reserveAhead(wanted: number, aheadMs: number): RunReservation {
+    let count = held.reserve(wanted);
+    const free = () => {
+      held.unreserve(count);
+      count = 0;
+    };
+    return {
+      lease: count > 0 ? { owner, count, aheadMs, leaseMs: config.leaseMs } : undefined,
+      start(created) {
+        const leased = created.filter(({ run }) => run.leaseOwner === owner);
+        if (leased.length < created.length) nudgeForNewRuns();
+        held.hold(leased);
+        free();
+      },
+      cancel: free,
+    };
+  }
+
   function reserve(wanted: number): RunReservation {
     const room = stopping ? 0 : config.concurrency - active.size - reserved;
     const count = Math.max(0, Math.min(wanted, room));
@@ -387,10 +448,7 @@ export function startRunExecutor(deps: {
       held = 0;
     };
     return {
-      lease:
-        count > 0
-          ? { owner, until: new Date(clock.now().getTime() + config.leaseMs), count }
-          : undefined,
+      lease: count > 0 ? { owner, count, aheadMs: 0, leaseMs: config.leaseMs } : undefined,
       start(created) {
         const leased = created.filter(({ run }) => run.leaseOwner === owner);
         if (leased.length < created.length) nudgeForNewRuns();
@@ -415,10 +473,12 @@ export function startRunExecutor(deps: {
   return {
     nudge: nudgeForNewRuns,
     reserve,
+    reserveAhead,
     async stop() {
       stopping = true;
       clearInterval(timer);
       if (nudged) clearTimeout(nudged);
+      await held.stop();
       await Promise.allSettled([...starting]);
       while (active.size > 0 || polling) {
         await Promise.allSettled([...active]);

@@ -41,11 +41,16 @@ export interface LoadedRun {
   steps: RunStepRow[];
 }
 
-/** Runs created already leased to the executor `owner` until `until`: at most `count` of them. */
+/**
+ * Runs created already leased to the executor `owner`: at most `count` of them, of those due
+ * within `aheadMs` of their creation, each leased for `leaseMs` from its due time (a run decided
+ * ahead stays its decider's until then, and is any replica's after that if the decider died).
+ */
 export interface CreationLease {
   owner: string;
-  until: Date;
   count: number;
+  aheadMs: number;
+  leaseMs: number;
 }
 
 export interface NewRun {
@@ -153,8 +158,9 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
   /**
    * Creates runs and their steps (the workflow's steps as they are now) in one statement,
    * skipping ids that exist: a redelivered or republished request creates nothing new. Returns
-   * the runs it created, as stored. With a `lease`, up to `lease.count` of the runs due now are
-   * created leased to `lease.owner`, for it to execute at once without claiming them. The rows
+   * the runs it created, as stored. With a `lease`, up to `lease.count` of the runs due within
+   * `lease.aheadMs` are created leased to `lease.owner`, for it to execute at their due time
+   * without claiming them. The rows
    * travel as one JSON parameter: the statement's text and its cost to build stay the same
    * whatever the batch size.
    */
@@ -179,8 +185,9 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
       return steps;
     };
     const loaded = inputs.map((input): LoadedRun => {
-      const due = !input.notBefore || input.notBefore <= now;
-      const leased = lease !== undefined && due && leasesLeft > 0;
+      const wakeAt = input.notBefore && input.notBefore > now ? input.notBefore : now;
+      const leased =
+        lease !== undefined && leasesLeft > 0 && wakeAt.getTime() <= now.getTime() + lease.aheadMs;
       if (leased) leasesLeft -= 1;
       return {
         run: {
@@ -203,9 +210,9 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
           inflightKey: input.inflightKey,
           error: null,
           notBefore: input.notBefore,
-          wakeAt: due ? now : input.notBefore,
+          wakeAt,
           leaseOwner: leased ? lease.owner : null,
-          leaseUntil: leased ? lease.until : null,
+          leaseUntil: leased ? new Date(wakeAt.getTime() + lease.leaseMs) : null,
           createdAt: now,
           startedAt: null,
           finishedAt: null,
@@ -440,6 +447,34 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
         .where(and(eq(runs.id, runId), eq(runs.leaseOwner, owner)))
         .returning({ id: runs.id });
       return renewed.length > 0;
+    },
+
+    /**
+     * Extends the leases of runs held for their due time in one statement, never shortening one
+     * that reaches further; returns the ids still held by `owner`.
+     */
+    async extendLeases(
+      runIds: readonly string[],
+      owner: string,
+      leaseMs: number,
+    ): Promise<string[]> {
+      if (runIds.length === 0) return [];
+      const until = new Date(clock.now().getTime() + leaseMs).toISOString();
+      const extended = await db
+        .update(runs)
+        .set({ leaseUntil: sql`greatest(${runs.leaseUntil}, ${until}::timestamptz)` })
+        .where(and(sql`${runs.id} = ${anyOfUuids(runIds)}`, eq(runs.leaseOwner, owner)))
+        .returning({ id: runs.id });
+      return extended.map((row) => row.id);
+    },
+
+    /** Gives held runs back unchanged otherwise: any replica claims them at their due time. */
+    async releaseHeld(runIds: readonly string[], owner: string): Promise<void> {
+      if (runIds.length === 0) return;
+      await db
+        .update(runs)
+        .set({ leaseOwner: null, leaseUntil: null })
+        .where(and(sql`${runs.id} = ${anyOfUuids(runIds)}`, eq(runs.leaseOwner, owner)));
     },
 
     /** Gives the run back to the scheduler, due again at `wakeAt` (null: not until something changes). */

@@ -612,11 +612,7 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     });
     const later = new Date(Date.now() + 60_000);
     const requested = [newRun(later), newRun(null), newRun(null)];
-    const lease = {
-      owner: 'replica-killed-after-commit',
-      until: new Date(Date.now() + 1_000),
-      count: 1,
-    };
+    const lease = { owner: 'replica-killed-after-commit', count: 1, aheadMs: 0, leaseMs: 1_000 };
 
     const createdRuns = await runs.createMany(requested, platform.sql.db, lease);
 
@@ -626,7 +622,11 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
       [null, expect.any(Date)],
     ]);
     const stored = await runs.get(requested[1]?.runId ?? '');
-    expect(stored?.run).toMatchObject({ leaseOwner: lease.owner, leaseUntil: lease.until });
+    const wokenAt = createdRuns[1]?.run.wakeAt?.getTime() ?? 0;
+    expect(stored?.run).toMatchObject({
+      leaseOwner: lease.owner,
+      leaseUntil: new Date(wokenAt + lease.leaseMs),
+    });
     expect(stored?.steps).toEqual(createdRuns[1]?.steps);
     expect(await runs.createMany(requested, platform.sql.db, lease)).toEqual([]);
     for (const { runId } of requested.slice(1)) {

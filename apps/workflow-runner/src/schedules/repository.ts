@@ -9,7 +9,7 @@ import {
 import type { Clock, SqlDatabase } from '@wap/platform';
 import { creditLedger, runs, scheduleFires, workflows, workflowSchedules } from '../db/schema';
 import { anyOfUuids } from '../db/sql-executor';
-import type { NewRun, RunRepository } from '../runs/repository';
+import type { CreationLease, LoadedRun, NewRun, RunRepository } from '../runs/repository';
 import { catchUp, decideFire, localDay, nextFireAfter, type ScheduleTiming } from './time-rules';
 
 export type ScheduleRow = typeof workflowSchedules.$inferSelect;
@@ -55,6 +55,14 @@ export interface DecidedFire {
   outcome: FireOutcome;
   runId: string | null;
   missed: number;
+}
+
+/** What one batch decided, and the runs it created. */
+export interface DecidedBatch {
+  /** Schedules the batch took: a batch that took its limit may have left others owed. */
+  taken: number;
+  decided: DecidedFire[];
+  created: LoadedRun[];
 }
 
 export type ScheduleRepository = ReturnType<typeof createScheduleRepository>;
@@ -110,14 +118,26 @@ export function createScheduleRepository(deps: {
     },
 
     /**
-     * Decides the fires owed at `now` of up to `limit` schedules in one transaction that holds
-     * their rows (`for update skip locked`: replicas take different schedules and never wait on
-     * each other). Each fire is recorded once (its key is the schedule and the fire time) and
-     * its run is created in the same transaction with an id derived from both, so a crash at
-     * any point leaves either all of a batch or none of it, and a fire decided again creates
-     * no second run. Reads and writes are one statement per table for the whole batch.
+     * Decides the fires owed by `now + aheadMs` of up to `limit` schedules in one transaction
+     * that holds their rows (`for update skip locked`: replicas take different schedules and
+     * never wait on each other). Each fire is recorded once (its key is the schedule and the
+     * fire time) and its run is created in the same transaction with an id derived from both, so
+     * a crash at any point leaves either all of a batch or none of it, and a fire decided again
+     * creates no second run. Reads and writes are one statement per table for the whole batch.
+     *
+     * A fire decided ahead of its due time (decision 139) creates its run waiting for that time,
+     * leased by `lease` to the deciding executor. A schedule whose previous run has not ended is
+     * not decided ahead: whether it overlaps is known only at the due time.
      */
-    async fireDue(now: Date, limit: number): Promise<DecidedFire[]> {
+    async fireDue(
+      now: Date,
+      limit: number,
+      ahead: { aheadMs: number; lease: CreationLease | undefined } = {
+        aheadMs: 0,
+        lease: undefined,
+      },
+    ): Promise<DecidedBatch> {
+      const horizon = new Date(now.getTime() + ahead.aheadMs);
       return db.transaction(async (tx) => {
         const due = await tx
           .select()
@@ -125,13 +145,19 @@ export function createScheduleRepository(deps: {
           .where(
             and(
               eq(workflowSchedules.isEnabled, true),
-              sql`${workflowSchedules.nextFireAt} <= ${now.toISOString()}::timestamptz`,
+              sql`${workflowSchedules.nextFireAt} <= ${horizon.toISOString()}::timestamptz`,
+              sql`(${workflowSchedules.nextFireAt} <= ${now.toISOString()}::timestamptz
+                or not exists (select 1 from ${runs} where ${runs.id} = ${workflowSchedules.lastRunId}
+                  and ${runs.status} not in (${sql.join(
+                    FINAL_RUN_STATUSES.map((status) => sql`${status}`),
+                    sql`, `,
+                  )})))`,
             ),
           )
           .orderBy(workflowSchedules.nextFireAt)
           .limit(limit)
           .for('update', { skipLocked: true });
-        if (due.length === 0) return [];
+        if (due.length === 0) return { taken: 0, decided: [], created: [] };
         const workflowRows = await tx
           .select()
           .from(workflows)
@@ -223,7 +249,8 @@ export function createScheduleRepository(deps: {
               trigger: { type: 'schedule' },
               input: { scheduledFor: fireAt.toISOString() },
               inflightKey: null,
-              notBefore: decision.notBefore,
+              // Decided ahead, the run waits for its due time (or the window's opening).
+              notBefore: decision.notBefore ?? (fireAt > now ? fireAt : null),
               // A fire is decided by the scheduler's loop, not asked for: its run starts a trace.
               traceparent: null,
             });
@@ -253,7 +280,7 @@ export function createScheduleRepository(deps: {
             missed,
           });
         }
-        await deps.runs.createMany(newRuns, tx);
+        const created = await deps.runs.createMany(newRuns, tx, ahead.lease);
         if (fireRows.length > 0)
           await tx.insert(scheduleFires).values(fireRows).onConflictDoNothing();
         await tx.execute(sql`
@@ -264,7 +291,7 @@ export function createScheduleRepository(deps: {
             enabled boolean, next_fire_at timestamptz, runs_day text, runs_on_day int,
             last_run_id uuid)
           where s.workflow_id = u.workflow_id`);
-        return decided;
+        return { taken: due.length, decided, created };
       });
     },
   };

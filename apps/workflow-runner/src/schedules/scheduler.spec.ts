@@ -7,8 +7,9 @@ import {
 } from '@wap/contracts';
 import type { Clock, Platform } from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
-import { testLogger } from '@wap/testing';
-import { runs } from '../db/schema';
+import { eventually, testLogger } from '@wap/testing';
+import type { WorkflowRunnerSettings } from '../config';
+import { runs, workflowSchedules, workflows } from '../db/schema';
 import { createRunRepository } from '../runs/repository';
 import {
   actorFor,
@@ -73,8 +74,12 @@ describe.each(runtimes)('the scheduler on the %s runtime', (_name, makeRuntime) 
       clock,
       logger: testLogger(),
       intervalMs: 0,
+      lookaheadMs: 0,
       loop: false,
-      onRunsCreated: () => undefined,
+      // The runner under test claims the runs itself.
+      executor: {
+        reserveAhead: () => ({ lease: undefined, start: () => undefined, cancel: () => undefined }),
+      },
     });
   }
 
@@ -240,6 +245,83 @@ describe.each(runtimes)('the scheduler on the %s runtime', (_name, makeRuntime) 
     expect(ScheduleResponse.parse(schedule.body).nextFireAt).toBe('2026-06-08T01:00:00.000Z');
   });
 
+  test('a fire decided ahead waits for its due time, leased to its decider, and another replica runs it if the decider died', async () => {
+    clock.set('2026-06-11T10:00:00Z');
+    const workflowId = await liveWorkflow([]);
+    await putSchedule(workflowId, { schedule_type: 'interval', interval_minutes: 5 });
+    const schedules = createScheduleRepository({
+      db: platform.sql.db,
+      clock,
+      runs: createRunRepository({ db: platform.sql.db, clock }),
+    });
+    // A decider that dies right after its commit: nobody renews or starts what it holds.
+    const lease = {
+      owner: 'runner-died-after-deciding',
+      count: 500,
+      aheadMs: 10_000,
+      leaseMs: 30_000,
+    };
+
+    clock.set('2026-06-11T10:04:49Z');
+    const tooEarly = await schedules.fireDue(clock.now(), 500, { aheadMs: 10_000, lease });
+    expect(tooEarly.decided.filter((fire) => fire.workflowId === workflowId)).toEqual([]);
+    clock.set('2026-06-11T10:04:51Z');
+    const ahead = await schedules.fireDue(clock.now(), 500, { aheadMs: 10_000, lease });
+    const runId = runIdOfFire(workflowId, new Date('2026-06-11T10:05:00Z'));
+    expect(ahead.decided.filter((fire) => fire.workflowId === workflowId)).toEqual([
+      {
+        workflowId,
+        fireAt: new Date('2026-06-11T10:05:00Z'),
+        outcome: 'started',
+        runId,
+        missed: 0,
+      },
+    ]);
+    const [row] = await platform.sql.db.select().from(runs).where(eq(runs.id, runId));
+    expect(row).toMatchObject({
+      status: 'queued',
+      notBefore: new Date('2026-06-11T10:05:00Z'),
+      wakeAt: new Date('2026-06-11T10:05:00Z'),
+      leaseOwner: lease.owner,
+      leaseUntil: new Date('2026-06-11T10:05:30Z'),
+      startedAt: null,
+    });
+    // The runner under test claims nothing held: not before the due time, nor within the lease.
+    clock.set('2026-06-11T10:05:20Z');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await runReaching(platform, owner, runId, ['queued'])).status).toBe('queued');
+    clock.set('2026-06-11T10:05:31Z');
+    const run = await runReaching(platform, owner, runId, ['succeeded']);
+    expect(run.started_at).toBe('2026-06-11T10:05:31.000Z');
+    expect(await fires(workflowId)).toEqual([
+      { fire_at: '2026-06-11T10:05:00.000Z', outcome: 'started', missed_before: 0 },
+    ]);
+  });
+
+  test('a schedule whose previous run has not ended is decided at its due time, not ahead', async () => {
+    clock.set('2026-06-12T10:00:00Z');
+    const workflowId = await liveWorkflow([{ type: 'delay', settings: { seconds: 3600 } }]);
+    await putSchedule(workflowId, { schedule_type: 'interval', interval_minutes: 10 });
+    const scheduler = schedulerOn();
+    clock.set('2026-06-12T10:10:00Z');
+    const [started] = await fireOnce(scheduler, workflowId);
+    await runReaching(platform, owner, started?.runId ?? '', ['running']);
+    const schedules = createScheduleRepository({
+      db: platform.sql.db,
+      clock,
+      runs: createRunRepository({ db: platform.sql.db, clock }),
+    });
+
+    clock.set('2026-06-12T10:19:55Z');
+    const ahead = await schedules.fireDue(clock.now(), 500, { aheadMs: 10_000, lease: undefined });
+    expect(ahead.decided.filter((fire) => fire.workflowId === workflowId)).toEqual([]);
+    clock.set('2026-06-12T10:20:00Z');
+    const due = await schedules.fireDue(clock.now(), 500, { aheadMs: 10_000, lease: undefined });
+    expect(due.decided.filter((fire) => fire.workflowId === workflowId)).toMatchObject([
+      { outcome: 'skipped_running', fireAt: new Date('2026-06-12T10:20:00Z') },
+    ]);
+  });
+
   test('a draft workflow’s fire is skipped; a workspace without credits has its fire refused', async () => {
     clock.set('2026-06-09T10:00:00Z');
     const poor = actorFor('poor-owner');
@@ -278,5 +360,118 @@ describe.each(runtimes)('the scheduler on the %s runtime', (_name, makeRuntime) 
       outcome: 'refused_credits',
       detail: 'Your credit balance is depleted. Upgrade your plan to continue running flows.',
     });
+  });
+});
+
+describe.each(runtimes)('fires decided ahead on the %s runtime', (_name, makeRuntime) => {
+  let runtime: RuntimeUnderTest;
+  let platform: Platform;
+  let owner: Actor;
+  let workspaceId: string;
+  const runners: ServiceHandle[] = [];
+  /** Claims only by the poll come a minute apart: a run started sooner was started held. */
+  const holdingRunner = {
+    SCHEDULER_INTERVAL_MS: 100,
+    SCHEDULER_LOOKAHEAD_MS: 5_000,
+    RUN_POLL_INTERVAL_MS: 60_000,
+  };
+
+  beforeAll(async () => {
+    runtime = await makeRuntime();
+    platform = runtime.platform;
+    owner = actorFor('ahead-owner');
+    workspaceId = await publishWorkspace(platform, [owner]);
+    const granter = await startedRunner({ SCHEDULER_INTERVAL_MS: 0 });
+    const granted = await callRunnerRoute(
+      platform,
+      'grant_credits',
+      actorFor('ahead-admin', { platformAdmin: true }),
+      {
+        params: { workspaceId },
+        body: { amount: 1000, reason: 'scheduler spec' },
+      },
+    );
+    expect(granted.status).toBe(201);
+    await stopRunner(granter);
+  });
+  // Each test's runners only: a runner left running would decide the next test's fires.
+  afterEach(async () => {
+    await Promise.all(runners.splice(0).map((runner) => runner.stop()));
+  });
+  afterAll(async () => {
+    await runtime.cleanup();
+  });
+
+  async function stopRunner(runner: ServiceHandle) {
+    runners.splice(runners.indexOf(runner), 1);
+    await runner.stop();
+  }
+
+  async function startedRunner(settings: Partial<WorkflowRunnerSettings>) {
+    const runner = await startRunner(platform, settings);
+    runners.push(runner);
+    return runner;
+  }
+
+  /** A live workflow whose schedule's next fire is moved to `inMs` from now. */
+  async function firingIn(inMs: number) {
+    const created = await createWebhookWorkflow(platform, owner, workspaceId, []);
+    const workflowId = created.workflow.id;
+    const put = await callRunnerRoute(platform, 'put_workflow_schedule', owner, {
+      params: { workflowId },
+      body: { schedule_type: 'interval', interval_minutes: 60 },
+    });
+    expect(put.status).toBe(200);
+    // Straight to the table: the API's next fire is an hour away and drafts never run.
+    const fireAt = new Date(Math.ceil((Date.now() + inMs) / 1000) * 1000);
+    await platform.sql.db
+      .update(workflows)
+      .set({ status: 'live' })
+      .where(eq(workflows.id, workflowId));
+    await platform.sql.db
+      .update(workflowSchedules)
+      .set({ nextFireAt: fireAt })
+      .where(eq(workflowSchedules.workflowId, workflowId));
+    return { workflowId, fireAt, runId: runIdOfFire(workflowId, fireAt) };
+  }
+
+  async function heldRow(runId: string) {
+    return eventually(async () => {
+      const [row] = await platform.sql.db.select().from(runs).where(eq(runs.id, runId));
+      if (!row) throw new Error('not decided yet');
+      return row;
+    }, 5_000);
+  }
+
+  test('the deciding runner starts a fire’s run at its due time and not before, without a claim', async () => {
+    await startedRunner(holdingRunner);
+    const { fireAt, runId } = await firingIn(3_000);
+
+    const held = await heldRow(runId);
+    expect(held).toMatchObject({ status: 'queued', wakeAt: fireAt, startedAt: null });
+    expect(held.leaseOwner).toMatch(/^runner-/);
+    const run = await runReaching(platform, owner, runId, ['succeeded'], 15_000);
+    const startedAt = new Date(run.started_at ?? 0).getTime();
+    expect(startedAt).toBeGreaterThanOrEqual(fireAt.getTime());
+    expect(startedAt - fireAt.getTime()).toBeLessThan(10_000);
+  });
+
+  test('a runner stopped before the due time gives its held run back, and another runs it on time', async () => {
+    const first = await startedRunner(holdingRunner);
+    const { fireAt, runId } = await firingIn(3_000);
+    expect((await heldRow(runId)).leaseOwner).toMatch(/^runner-/);
+
+    await stopRunner(first);
+    const [given] = await platform.sql.db.select().from(runs).where(eq(runs.id, runId));
+    expect(given).toMatchObject({
+      status: 'queued',
+      wakeAt: fireAt,
+      leaseOwner: null,
+      leaseUntil: null,
+    });
+    // No scheduler: only its executor's claim can start the run.
+    await startedRunner({ SCHEDULER_INTERVAL_MS: 0 });
+    const run = await runReaching(platform, owner, runId, ['succeeded'], 15_000);
+    expect(new Date(run.started_at ?? 0).getTime()).toBeGreaterThanOrEqual(fireAt.getTime());
   });
 });

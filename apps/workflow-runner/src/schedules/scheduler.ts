@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '@wap/platform';
+import type { RunExecutor } from '../runs/executor';
 import { startPeriodicPasses } from '../runs/periodic-passes';
 import type { DecidedFire, ScheduleRepository } from './repository';
 
@@ -7,35 +8,51 @@ import type { DecidedFire, ScheduleRepository } from './repository';
 const SCHEDULES_PER_BATCH = 500;
 
 export interface Scheduler {
-  /** Decides every fire owed now; what the loop runs each interval, and tests call directly. */
+  /** Decides every fire owed by now and the lookahead; what the loop runs each interval, and tests call directly. */
   runOnce(): Promise<DecidedFire[]>;
   stop(): Promise<void>;
 }
 
 /**
- * Every `intervalMs`, decides the fires owed by the injected clock's now (decision 71), one pass
- * at a time; a failed pass is logged and the next one tries again.
+ * Every `intervalMs`, decides the fires owed by the injected clock's now (decision 71) and those
+ * due within `lookaheadMs` after it (decision 139), one pass at a time; a failed pass is logged
+ * and the next one tries again. Runs of fires decided ahead are created leased to `executor`,
+ * which starts them at their due time: at that time only the start remains.
  */
 export function startScheduler(deps: {
   schedules: ScheduleRepository;
   clock: Clock;
   logger: Logger;
   intervalMs: number;
-  /** Called when a pass created runs, so the executor claims them without waiting for its poll. */
-  onRunsCreated: () => void;
+  lookaheadMs: number;
+  executor: Pick<RunExecutor, 'reserveAhead'>;
   /** false: no loop; only `runOnce` decides (tests with an injected clock). */
   loop?: boolean;
 }): Scheduler {
   let stopped = false;
 
+  async function decideBatch(): Promise<{ full: boolean; decided: DecidedFire[] }> {
+    const reservation = deps.executor.reserveAhead(SCHEDULES_PER_BATCH, deps.lookaheadMs);
+    try {
+      const batch = await deps.schedules.fireDue(deps.clock.now(), SCHEDULES_PER_BATCH, {
+        aheadMs: deps.lookaheadMs,
+        lease: reservation.lease,
+      });
+      // Started while the next batch is decided.
+      reservation.start(batch.created);
+      return { full: batch.taken === SCHEDULES_PER_BATCH, decided: batch.decided };
+    } catch (error) {
+      reservation.cancel();
+      throw error;
+    }
+  }
+
   async function runOnce(): Promise<DecidedFire[]> {
     const decided: DecidedFire[] = [];
     for (;;) {
-      const batch = await deps.schedules.fireDue(deps.clock.now(), SCHEDULES_PER_BATCH);
-      decided.push(...batch);
-      if (batch.length < SCHEDULES_PER_BATCH || stopped) break;
-      // Runs of a full batch can start while the next one is decided.
-      if (batch.some((fire) => fire.runId !== null)) deps.onRunsCreated();
+      const batch = await decideBatch();
+      decided.push(...batch.decided);
+      if (!batch.full || stopped) break;
     }
     for (const fire of decided) {
       deps.logger.info(
@@ -49,7 +66,6 @@ export function startScheduler(deps: {
         'schedule fired',
       );
     }
-    if (decided.some((fire) => fire.runId !== null)) deps.onRunsCreated();
     return decided;
   }
 

@@ -121,6 +121,17 @@ describe('catchUp: after downtime only the latest owed fire runs', () => {
       next: at('2026-06-01T00:10:00Z'),
     });
   });
+
+  test.each([
+    ['an interval', every(5, '2026-06-01T00:00:00Z'), '2026-06-01T00:10:00Z'],
+    ['a cron every three seconds', cron('*/3 * * * * *', 'UTC'), '2026-06-01T00:05:03Z'],
+  ])('%s decided ahead fires at its own due time and no later one', (_kind, timing, next) => {
+    expect(catchUp(timing, at('2026-06-01T00:05:00Z'), at('2026-06-01T00:04:50Z'))).toEqual({
+      fireAt: at('2026-06-01T00:05:00Z'),
+      missed: 0,
+      next: at(next),
+    });
+  });
 });
 
 describe('localDay', () => {

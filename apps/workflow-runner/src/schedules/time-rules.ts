@@ -46,7 +46,8 @@ export interface CatchUp {
 /**
  * After downtime only the latest owed fire runs (decision 71): from the owed fire `due`
  * (at or before `now`), the latest fire at or before `now`, the number it replaces, and the
- * first fire after `now`.
+ * first fire after `now`. A fire not owed yet (decided ahead, decision 139) is itself the one
+ * to run, replacing none; the next is the one after it.
  */
 export function catchUp(timing: ScheduleTiming, due: Date, now: Date): CatchUp {
   if (timing.scheduleType === 'interval') {
