@@ -31,6 +31,13 @@ export type TurnOperation =
 
 /** How long one long poll of a turn's events waits for news (the route allows it 30 s). */
 export const EVENTS_POLL_WAIT_MS = 10_000;
+/**
+ * How long an open event stream's polls go on without the reader's access to the chat being
+ * checked again (decision 140): a stream is authorised when it opens, not at every poll.
+ */
+export const STREAM_ACCESS_RECHECK_MS = 10_000;
+/** Open streams whose access one replica remembers at most; the oldest are checked again. */
+const STREAM_ACCESS_ENTRIES = 10_000;
 const TURN_NOT_FOUND = 'Turn not found';
 const MESSAGES_CURSOR = 'messages';
 
@@ -97,6 +104,30 @@ export function createTurnHandlers(deps: {
       throw error;
     }
     return turn;
+  }
+
+  /** When each open stream (gateway request, turn, reader) was last authorised, oldest first. */
+  const streamAccess = new Map<string, number>();
+  /**
+   * The turn one poll of an open stream reads: `visibleTurn` at the stream's first poll and
+   * every STREAM_ACCESS_RECHECK_MS after, the turn alone in between.
+   */
+  async function streamedTurn(streamId: string, requestId: string, actor: Actor) {
+    const key = `${streamId}\n${requestId}\n${actor.userId}`;
+    const now = deps.clock.now().getTime();
+    const checkedAt = streamAccess.get(key);
+    if (checkedAt !== undefined && now - checkedAt < STREAM_ACCESS_RECHECK_MS) {
+      const turn = await repository.findTurn(requestId);
+      if (turn) return { key, turn };
+    }
+    const turn = await visibleTurn(requestId, actor);
+    streamAccess.delete(key);
+    streamAccess.set(key, now);
+    for (const [oldest, at] of streamAccess) {
+      if (streamAccess.size <= STREAM_ACCESS_ENTRIES && now - at < STREAM_ACCESS_RECHECK_MS) break;
+      streamAccess.delete(oldest);
+    }
+    return { key, turn };
   }
 
   return {
@@ -172,7 +203,7 @@ export function createTurnHandlers(deps: {
     async turn_events(request) {
       const actor = actorOf(request);
       const { requestId } = parseRequestPart(TurnIdParams, request.params);
-      const turn = await visibleTurn(requestId, actor);
+      const { key, turn } = await streamedTurn(request.requestId, requestId, actor);
       const afterSeq = lastEventIdOf(request.headers);
       // An ended turn stored its final event with its status: there is nothing to wait for.
       const waitMs = turn.status === 'running' ? EVENTS_POLL_WAIT_MS : 0;
@@ -183,6 +214,7 @@ export function createTurnHandlers(deps: {
         const current = await repository.findTurn(turn.requestId);
         done = current !== null && current.status !== 'running';
       }
+      if (done) streamAccess.delete(key);
       const body: TurnEventsBatch = { events: events.map(eventBody), done };
       return { status: 200, body };
     },

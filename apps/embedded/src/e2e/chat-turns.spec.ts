@@ -381,6 +381,36 @@ describe.each(RUNTIMES)('chat turns and the assistant on the %s runtime', (runti
     await readAllEvents(eventsUrl(requestId), { cookie: member.cookie });
   });
 
+  test('a reader removed from the workspace mid-turn: a new stream is refused at once, the open one ends at its next access check', async () => {
+    const member = await addMember('removed-reader');
+    const chatId = await newChat(owner, { access_type: 'everyone' });
+    provider.enqueue({
+      text: Array.from({ length: 400 }, (_, index) => `w${index} `),
+      chunkDelayMs: 100,
+    });
+    const requestId = await startTurn(chatId, 'A long shared turn');
+    const stream = await openEventStream(eventsUrl(requestId), { cookie: member.cookie });
+    expect(stream.status).toBe(200);
+    await stream.waitFor((event) => event.event === 'delta');
+
+    const removed = await http(`${stack.url}/workspaces/${workspaceId}/members/${member.userId}`, {
+      method: 'DELETE',
+      cookie: owner.cookie,
+    });
+    expect(removed.status).toBeLessThan(300);
+    await eventually(async () => {
+      const again = await openEventStream(eventsUrl(requestId), { cookie: member.cookie });
+      again.close();
+      expect(again.status).toBe(404);
+    }, 10_000);
+    // Ends long before the 40 s turn does: the stream is authorised again every 10 s.
+    await stream.ended;
+    expect(stream.events.filter((event) => event.event === 'status').at(-1)?.data['status']).toBe(
+      'running',
+    );
+    expect((await cancel({ requestId })).status).toBe(200);
+  }, 60_000);
+
   test('a read-only member cannot send; an empty message is 400; a message over the limit is 413', async () => {
     const member = await addMember('read-only');
     const chatId = await newChat(owner, { access_type: 'everyone' });
