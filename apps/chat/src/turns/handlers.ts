@@ -106,25 +106,30 @@ export function createTurnHandlers(deps: {
     return turn;
   }
 
-  /** When each open stream (gateway request, turn, reader) was last authorised, oldest first. */
-  const streamAccess = new Map<string, number>();
+  /**
+   * Each open stream (gateway request, turn, reader): when it was last authorised and the turn
+   * as it was then, oldest first.
+   */
+  const streamAccess = new Map<string, { checkedAt: number; turn: TurnRecord }>();
   /**
    * The turn one poll of an open stream reads: `visibleTurn` at the stream's first poll and
-   * every STREAM_ACCESS_RECHECK_MS after, the turn alone in between.
+   * every STREAM_ACCESS_RECHECK_MS after, the turn as read then in between. Its status may have
+   * moved on since; within one stream that only matters once the final event is out, and the
+   * stream ends with it.
    */
   async function streamedTurn(streamId: string, requestId: string, actor: Actor) {
     const key = `${streamId}\n${requestId}\n${actor.userId}`;
     const now = deps.clock.now().getTime();
-    const checkedAt = streamAccess.get(key);
-    if (checkedAt !== undefined && now - checkedAt < STREAM_ACCESS_RECHECK_MS) {
-      const turn = await repository.findTurn(requestId);
-      if (turn) return { key, turn };
+    const remembered = streamAccess.get(key);
+    if (remembered && now - remembered.checkedAt < STREAM_ACCESS_RECHECK_MS) {
+      return { key, turn: remembered.turn };
     }
     const turn = await visibleTurn(requestId, actor);
     streamAccess.delete(key);
-    streamAccess.set(key, now);
-    for (const [oldest, at] of streamAccess) {
-      if (streamAccess.size <= STREAM_ACCESS_ENTRIES && now - at < STREAM_ACCESS_RECHECK_MS) break;
+    streamAccess.set(key, { checkedAt: now, turn });
+    for (const [oldest, { checkedAt }] of streamAccess) {
+      if (streamAccess.size <= STREAM_ACCESS_ENTRIES && now - checkedAt < STREAM_ACCESS_RECHECK_MS)
+        break;
       streamAccess.delete(oldest);
     }
     return { key, turn };
