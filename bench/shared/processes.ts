@@ -207,5 +207,32 @@ export function serviceLauncher(
       await waitUntilReady(`${url}/readyz`, child);
       return { url, process: child };
     },
+    /**
+     * The embedded runtime (`npm start`: every service in one process on PGlite and the
+     * in-process bus) on a free port, keeping its state in `dataDir`; ready when it answers.
+     */
+    async embedded(
+      sessionSecret: string,
+      dataDir: string,
+      env: Record<string, string> = {},
+    ): Promise<{ url: string; process: BenchProcess }> {
+      const port = await freePort();
+      const child = group.start(
+        'embedded',
+        [...profiling, join(options.repoRoot, 'dist/apps/embedded/src/main.js')],
+        {
+          NODE_ENV: 'development',
+          LOG_LEVEL: 'warn',
+          ...env,
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          DATA_DIR: dataDir,
+          SESSION_JWT_SECRET: sessionSecret,
+        },
+      );
+      const url = `http://127.0.0.1:${port}`;
+      await waitUntilReady(`${url}/readyz`, child, 120_000);
+      return { url, process: child };
+    },
   };
 }

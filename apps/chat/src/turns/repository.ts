@@ -64,6 +64,37 @@ export type TurnRepository = ReturnType<typeof createTurnRepository>;
 export function createTurnRepository(deps: { db: SqlDatabase; clock: Clock; ids: IdSource }) {
   const { db, clock, ids } = deps;
 
+  // The reads every poll and every turn makes are built once, and prepared once per connection.
+  const turnById = db
+    .select()
+    .from(turns)
+    .where(eq(turns.requestId, sql.placeholder('requestId')))
+    .prepare('chat_turn_by_id');
+  const eventsAfterSeq = db
+    .select({ seq: turnEvents.seq, type: turnEvents.type, data: turnEvents.data })
+    .from(turnEvents)
+    .where(
+      and(
+        eq(turnEvents.requestId, sql.placeholder('requestId')),
+        gt(turnEvents.seq, sql.placeholder('afterSeq')),
+      ),
+    )
+    .orderBy(asc(turnEvents.seq))
+    .limit(sql.placeholder('limit'))
+    .prepare('chat_events_after_seq');
+  const historyBeforeSeq = db
+    .select()
+    .from(messages)
+    .where(
+      and(
+        eq(messages.conversationId, sql.placeholder('conversationId')),
+        lt(messages.seq, sql.placeholder('beforeSeq')),
+      ),
+    )
+    .orderBy(desc(messages.seq))
+    .limit(sql.placeholder('limit'))
+    .prepare('chat_history_before_seq');
+
   function asMessage(row: typeof messages.$inferSelect): MessageRecord {
     return {
       ...row,
@@ -162,7 +193,7 @@ export function createTurnRepository(deps: { db: SqlDatabase; clock: Clock; ids:
     },
 
     async findTurn(requestId: string): Promise<TurnRecord | null> {
-      const [row] = await db.select().from(turns).where(eq(turns.requestId, requestId));
+      const [row] = await turnById.execute({ requestId });
       return row ? asTurn(row) : null;
     },
 
@@ -177,12 +208,7 @@ export function createTurnRepository(deps: { db: SqlDatabase; clock: Clock; ids:
 
     /** Events after `afterSeq`, oldest first. */
     async eventsAfter(requestId: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
-      const rows = await db
-        .select({ seq: turnEvents.seq, type: turnEvents.type, data: turnEvents.data })
-        .from(turnEvents)
-        .where(and(eq(turnEvents.requestId, requestId), gt(turnEvents.seq, afterSeq)))
-        .orderBy(asc(turnEvents.seq))
-        .limit(limit);
+      const rows = await eventsAfterSeq.execute({ requestId, afterSeq, limit });
       return rows.map((row) => ({ ...row, type: row.type as TurnEventType }));
     },
 
@@ -370,12 +396,7 @@ export function createTurnRepository(deps: { db: SqlDatabase; clock: Clock; ids:
       beforeSeq: number,
       limit: number,
     ): Promise<MessageRecord[]> {
-      const rows = await db
-        .select()
-        .from(messages)
-        .where(and(eq(messages.conversationId, conversationId), lt(messages.seq, beforeSeq)))
-        .orderBy(desc(messages.seq))
-        .limit(limit);
+      const rows = await historyBeforeSeq.execute({ conversationId, beforeSeq, limit });
       return rows.reverse().map(asMessage);
     },
   };

@@ -401,7 +401,7 @@ export function startRunExecutor(deps: {
   let heldStartQueued = false;
   /** Starts the held runs that came due, as many as there is room for. */
   function startHeldDue(): void {
-    if (heldStartQueued) return;
+    if (heldStartQueued || !held.hasDue()) return;
     heldStartQueued = true;
     setImmediate(startHeldDueNow);
   }

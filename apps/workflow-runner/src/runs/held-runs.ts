@@ -9,6 +9,8 @@ export interface HeldRuns {
   unreserve(count: number): void;
   /** Holds runs created leased to this executor until their due time. */
   hold(created: readonly LoadedRun[]): void;
+  /** Whether a held run's due time has come. */
+  hasDue(): boolean;
   /** Up to `max` held runs whose due time has come, earliest first; they are held no more. */
   takeDue(max: number): LoadedRun[];
   /** Gives every held run back to the table, for any replica to claim at its due time. */
@@ -97,6 +99,7 @@ export function createHeldRuns(deps: {
       }
       for (const [wakeAt, group] of groups) arm(wakeAt, group);
     },
+    hasDue: () => due.length > 0,
     takeDue(max) {
       const taken = due.splice(0, max);
       for (const { run } of taken) held.delete(run.id);
