@@ -442,10 +442,10 @@ export function startRunExecutor(deps: {
     const room = stopping ? 0 : config.concurrency - active.size - reserved;
     const count = Math.max(0, Math.min(wanted, room));
     reserved += count;
-    let held = count;
+    let kept = count;
     const free = () => {
-      reserved -= held;
-      held = 0;
+      reserved -= kept;
+      kept = 0;
     };
     return {
       lease: count > 0 ? { owner, count, aheadMs: 0, leaseMs: config.leaseMs } : undefined,

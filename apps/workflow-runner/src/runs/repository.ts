@@ -160,9 +160,8 @@ export function createRunRepository(deps: { db: SqlDatabase; clock: Clock }) {
    * skipping ids that exist: a redelivered or republished request creates nothing new. Returns
    * the runs it created, as stored. With a `lease`, up to `lease.count` of the runs due within
    * `lease.aheadMs` are created leased to `lease.owner`, for it to execute at their due time
-   * without claiming them. The rows
-   * travel as one JSON parameter: the statement's text and its cost to build stay the same
-   * whatever the batch size.
+   * without claiming them. The rows travel as one JSON parameter: the statement's text and its
+   * cost to build stay the same whatever the batch size.
    */
   async function createMany(
     requested: readonly NewRun[],

@@ -132,10 +132,7 @@ export function createScheduleRepository(deps: {
     async fireDue(
       now: Date,
       limit: number,
-      ahead: { aheadMs: number; lease: CreationLease | undefined } = {
-        aheadMs: 0,
-        lease: undefined,
-      },
+      ahead: { aheadMs: number; lease: CreationLease | undefined },
     ): Promise<DecidedBatch> {
       const horizon = new Date(now.getTime() + ahead.aheadMs);
       return db.transaction(async (tx) => {

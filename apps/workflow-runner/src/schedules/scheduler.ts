@@ -8,7 +8,10 @@ import type { DecidedFire, ScheduleRepository } from './repository';
 const SCHEDULES_PER_BATCH = 500;
 
 export interface Scheduler {
-  /** Decides every fire owed by now and the lookahead; what the loop runs each interval, and tests call directly. */
+  /**
+   * Decides every fire owed by now and by the lookahead; what the loop runs each interval, and
+   * tests call directly.
+   */
   runOnce(): Promise<DecidedFire[]>;
   stop(): Promise<void>;
 }
