@@ -76,7 +76,13 @@ export {
 } from './metered';
 export { isJsonbStorable, toJsonbStorable } from './jsonb';
 export { actorOf, parseRequestPart } from './route-requests';
-export { encodeKeysetCursor, decodeKeysetCursor, type KeysetPosition } from './keyset-cursor';
+export {
+  encodeKeysetCursor,
+  decodeKeysetCursor,
+  encodeSeqCursor,
+  decodeSeqCursor,
+  type KeysetPosition,
+} from './page-cursors';
 export {
   generateNatsUsers,
   natsServerConfig,

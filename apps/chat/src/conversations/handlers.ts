@@ -13,9 +13,14 @@ import {
   UpdateConversationBody,
   type Actor,
 } from '@wap/contracts';
-import { actorOf, parseRequestPart, type RouteHandler } from '@wap/platform';
+import {
+  actorOf,
+  decodeKeysetCursor,
+  encodeKeysetCursor,
+  parseRequestPart,
+  type RouteHandler,
+} from '@wap/platform';
 import type { DirectoryClient } from '@wap/workspace-directory';
-import { decodeActivityCursor, encodeActivityCursor } from '../http/cursors';
 import {
   chatAccess,
   mergeSharedMetadata,
@@ -134,7 +139,7 @@ export function createConversationHandlers(
         workspaceId: query.workspaceId,
         userId: actor.userId,
         archived: archived === 'all' ? null : archived === 'true',
-        after: decodeActivityCursor(CONVERSATIONS_CURSOR, query.cursor),
+        after: decodeKeysetCursor(CONVERSATIONS_CURSOR, query.cursor) ?? null,
         limit: limit + 1,
       });
       const page = rows.slice(0, limit);
@@ -154,7 +159,7 @@ export function createConversationHandlers(
           }),
           nextCursor:
             rows.length > limit && last
-              ? encodeActivityCursor(CONVERSATIONS_CURSOR, { at: last.lastActivityAt, id: last.id })
+              ? encodeKeysetCursor(CONVERSATIONS_CURSOR, { at: last.lastActivityAt, id: last.id })
               : null,
         },
       };

@@ -1,8 +1,7 @@
 import type { z } from 'zod';
 import { and, asc, desc, eq, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import { AccessType, AccessRequestStatus } from '@wap/contracts';
-import type { Clock, IdSource, SqlDatabase } from '@wap/platform';
-import type { ActivityPosition } from '../http/cursors';
+import type { Clock, IdSource, KeysetPosition, SqlDatabase } from '@wap/platform';
 import { accessRequests, conversations, participants, people, viewerStates } from '../db/schema';
 import { mergeSharedMetadata } from './access';
 
@@ -198,7 +197,7 @@ export function createConversationRepository(deps: {
       workspaceId: string;
       userId: string;
       archived: boolean | null;
-      after: ActivityPosition | null;
+      after: KeysetPosition | null;
       limit: number;
     }): Promise<ViewerConversation[]> {
       const { workspaceId, userId, archived, after, limit } = input;

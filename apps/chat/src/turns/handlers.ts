@@ -16,11 +16,17 @@ import {
 } from '@wap/contracts';
 import { createActorRateLimit, type ActorRateLimits } from '@wap/http';
 import { metrics } from '@wap/observability';
-import { actorOf, parseRequestPart, type Clock, type RouteHandler } from '@wap/platform';
+import {
+  actorOf,
+  decodeSeqCursor,
+  encodeSeqCursor,
+  parseRequestPart,
+  type Clock,
+  type RouteHandler,
+} from '@wap/platform';
 import type { ConversationGuard } from '../conversations/guard';
 import type { ConversationRepository } from '../conversations/repository';
 import { ChatAccessDenied } from '../http/access-denied';
-import { decodeSeqCursor, encodeSeqCursor } from '../http/seq-cursors';
 
 import type { MessageRecord, StoredEvent, TurnRecord, TurnRepository } from './repository';
 import type { TurnRunner } from './runner';

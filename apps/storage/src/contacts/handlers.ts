@@ -14,9 +14,14 @@ import {
   type ContactNote,
   WorkspaceListQuery,
 } from '@wap/contracts';
-import { actorOf, parseRequestPart, type RouteHandler } from '@wap/platform';
+import {
+  actorOf,
+  decodeSeqCursor,
+  encodeSeqCursor,
+  parseRequestPart,
+  type RouteHandler,
+} from '@wap/platform';
 import { requireMember, requireVisible, type WorkspaceStanding } from '../directory/access';
-import { decodeCursor, encodeCursor } from '../http/cursors';
 import { newestFirstPage, pageRequest } from '../http/pages';
 import type { ContactRecord, ContactsRepository, NoteRecord } from './repository';
 
@@ -199,7 +204,7 @@ export function createContactsHandlers(
       const query = parseRequestPart(ListNotesQuery, request.query);
       const contact = await visibleContact(id, actor);
       const limit = pageLimit(query.limit, NOTES_PAGE);
-      const beforeSeq = decodeCursor(NOTES_CURSOR, query.cursor);
+      const beforeSeq = decodeSeqCursor(NOTES_CURSOR, query.cursor);
       const tags = query.tag === undefined ? [] : [query.tag].flat();
       const notes = await repository.notesBefore(contact.id, beforeSeq, tags, limit + 1);
       const page = notes.slice(0, limit);
@@ -208,7 +213,7 @@ export function createContactsHandlers(
         status: 200,
         body: {
           notes: page.map(noteBody),
-          nextCursor: notes.length > limit && last ? encodeCursor(NOTES_CURSOR, last.seq) : null,
+          nextCursor: notes.length > limit && last ? encodeSeqCursor(NOTES_CURSOR, last.seq) : null,
         },
       };
     },

@@ -22,9 +22,14 @@ import {
   type TableRow,
   WorkspaceListQuery,
 } from '@wap/contracts';
-import { actorOf, parseRequestPart, type RouteHandler } from '@wap/platform';
+import {
+  actorOf,
+  decodeSeqCursor,
+  encodeSeqCursor,
+  parseRequestPart,
+  type RouteHandler,
+} from '@wap/platform';
 import { requireMember, requireVisible, type WorkspaceStanding } from '../directory/access';
-import { decodeCursor, encodeCursor } from '../http/cursors';
 import { newestFirstPage, pageRequest } from '../http/pages';
 import { checkCells } from './cells';
 import type { PropertyRecord, RowRecord, TableRecord, TablesRepository } from './repository';
@@ -315,7 +320,7 @@ export function createTablesHandlers(
       const query = parseRequestPart(ListRowsQuery, request.query);
       const table = await visibleTable(id, actor);
       const limit = pageLimit(query.limit, ROWS_PAGE);
-      const afterSeq = decodeCursor(ROWS_CURSOR, query.cursor) ?? 0;
+      const afterSeq = decodeSeqCursor(ROWS_CURSOR, query.cursor) ?? 0;
       const rows = await repository.rowsAfter(table.id, afterSeq, limit + 1);
       const page = rows.slice(0, limit);
       const last = page.at(-1);
@@ -323,7 +328,7 @@ export function createTablesHandlers(
         status: 200,
         body: {
           rows: page.map(rowBody),
-          nextCursor: rows.length > limit && last ? encodeCursor(ROWS_CURSOR, last.seq) : null,
+          nextCursor: rows.length > limit && last ? encodeSeqCursor(ROWS_CURSOR, last.seq) : null,
         },
       };
     },

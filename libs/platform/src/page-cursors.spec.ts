@@ -1,5 +1,26 @@
 import { AppError } from '@wap/contracts';
-import { decodeKeysetCursor, encodeKeysetCursor } from './keyset-cursor';
+import {
+  decodeKeysetCursor,
+  decodeSeqCursor,
+  encodeKeysetCursor,
+  encodeSeqCursor,
+} from './page-cursors';
+
+describe('sequence cursors', () => {
+  test('give back the seq they were made from, for their own list only', () => {
+    expect(decodeSeqCursor('rows', encodeSeqCursor('rows', 42))).toBe(42);
+    expect(decodeSeqCursor('rows', undefined)).toBeNull();
+    expect(() => decodeSeqCursor('notes', encodeSeqCursor('rows', 42))).toThrow(AppError);
+  });
+
+  test.each([
+    ['garbage', 'not a cursor'],
+    ['a negative seq', Buffer.from('rows:-1').toString('base64url')],
+    ['a seq too long to be exact', Buffer.from('rows:1234567890123456').toString('base64url')],
+  ])('refuse %s with INVALID_CURSOR', (_, cursor) => {
+    expect(() => decodeSeqCursor('rows', cursor)).toThrow('Invalid cursor');
+  });
+});
 
 describe('keyset cursors', () => {
   const position = {

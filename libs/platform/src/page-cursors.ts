@@ -1,5 +1,25 @@
 import { AppError } from '@wap/contracts';
 
+/**
+ * The page cursors of every list: opaque base64url of the list's name and where the page ended,
+ * so a cursor of another list, or anything else, is refused with INVALID_CURSOR.
+ */
+function invalidCursor(): AppError {
+  return new AppError('INVALID_CURSOR', 'Invalid cursor');
+}
+
+/** A cursor of `list`, a list ordered by a sequence number, after the item of `seq`. */
+export function encodeSeqCursor(list: string, seq: number): string {
+  return Buffer.from(`${list}:${seq}`, 'utf8').toString('base64url');
+}
+
+export function decodeSeqCursor(list: string, cursor: string | undefined): number | null {
+  if (cursor === undefined) return null;
+  const match = /^([a-z]+):([0-9]{1,15})$/u.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match || match[1] !== list) throw invalidCursor();
+  return Number(match[2]);
+}
+
 /** Where a page ended in a list ordered by a time, newest first, ties by id. */
 export interface KeysetPosition {
   at: Date;
@@ -25,7 +45,7 @@ export function decodeKeysetCursor(
   const [time = '', id = ''] = text.startsWith(prefix) ? text.slice(prefix.length).split('|') : [];
   const at = new Date(time);
   if (!UUID.test(id) || Number.isNaN(at.getTime()) || at.toISOString() !== time) {
-    throw new AppError('INVALID_CURSOR', 'Invalid cursor');
+    throw invalidCursor();
   }
   return { at, id };
 }
