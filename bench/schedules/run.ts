@@ -15,6 +15,8 @@ const BenchEnv = z.object({
   BENCH_SCHEDULES: z.coerce.number().int().positive().default(10_000),
   /** Minutes of fires measured. */
   BENCH_MINUTES: z.coerce.number().int().positive().default(3),
+  /** Runs each runner executes at once (its RUN_CONCURRENCY). */
+  BENCH_RUN_CONCURRENCY: z.coerce.number().int().positive().default(256),
   /** When set, the runners write V8 CPU profiles (.cpuprofile) into this folder. */
   BENCH_CPU_PROF_DIR: z.string().optional(),
 });
@@ -32,7 +34,12 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   });
   const runners = await Promise.all(
     ['runner-1', 'runner-2'].map((name) =>
-      launch.service(name, 'workflow-runner', { DATABASE_URL: databaseUrl }),
+      // As bench:webhooks runs it: the deployment's heap setting, room for a burst of runs.
+      launch.service(name, 'workflow-runner', {
+        DATABASE_URL: databaseUrl,
+        RUN_CONCURRENCY: String(env.BENCH_RUN_CONCURRENCY),
+        NODE_OPTIONS: '--max-semi-space-size=64',
+      }),
     ),
   );
 
@@ -66,7 +73,7 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   );
   const lastFire = firstFire + (env.BENCH_MINUTES - 1) * MINUTE_MS;
   console.log(
-    `${env.BENCH_SCHEDULES} schedules, fires at ${new Date(firstFire).toISOString()} to ${new Date(lastFire).toISOString()}`,
+    `${env.BENCH_SCHEDULES} schedules on two runners of RUN_CONCURRENCY ${env.BENCH_RUN_CONCURRENCY}, fires at ${new Date(firstFire).toISOString()} to ${new Date(lastFire).toISOString()}`,
   );
   // CPU from here to the end is the fires' (decided ahead, started, ended) and idle passes'.
   // PostgreSQL's backends are counted from their start when they start later (pools open
