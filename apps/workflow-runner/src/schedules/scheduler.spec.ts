@@ -63,12 +63,17 @@ describe.each(runtimes)('the scheduler on the %s runtime', (_name, makeRuntime) 
     await runtime.cleanup();
   });
 
-  function schedulerOn(): Scheduler {
-    const schedules = createScheduleRepository({
+  /** The schedule repository on the hand-moved clock, as a replica's scheduler has it. */
+  function scheduleRepository() {
+    return createScheduleRepository({
       db: platform.sql.db,
       clock,
       runs: createRunRepository({ db: platform.sql.db, clock }),
     });
+  }
+
+  function schedulerOn(): Scheduler {
+    const schedules = scheduleRepository();
     return startScheduler({
       schedules,
       clock,
@@ -249,11 +254,7 @@ describe.each(runtimes)('the scheduler on the %s runtime', (_name, makeRuntime) 
     clock.set('2026-06-11T10:00:00Z');
     const workflowId = await liveWorkflow([]);
     await putSchedule(workflowId, { schedule_type: 'interval', interval_minutes: 5 });
-    const schedules = createScheduleRepository({
-      db: platform.sql.db,
-      clock,
-      runs: createRunRepository({ db: platform.sql.db, clock }),
-    });
+    const schedules = scheduleRepository();
     // A decider that dies right after its commit: nobody renews or starts what it holds.
     const lease = {
       owner: 'runner-died-after-deciding',
@@ -306,11 +307,7 @@ describe.each(runtimes)('the scheduler on the %s runtime', (_name, makeRuntime) 
     clock.set('2026-06-12T10:10:00Z');
     const [started] = await fireOnce(scheduler, workflowId);
     await runReaching(platform, owner, started?.runId ?? '', ['running']);
-    const schedules = createScheduleRepository({
-      db: platform.sql.db,
-      clock,
-      runs: createRunRepository({ db: platform.sql.db, clock }),
-    });
+    const schedules = scheduleRepository();
 
     clock.set('2026-06-12T10:19:55Z');
     const ahead = await schedules.fireDue(clock.now(), 500, { aheadMs: 10_000, lease: undefined });
