@@ -1,7 +1,79 @@
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 
+// Module boundaries, by the tags in each project.json:
+// - type:launcher (the embedded runtime, the deploy checks) may use services and libs;
+//   type:service, type:app (the web app), type:e2e, type:bench and type:tools only libs;
+//   type:lib only libs, and every lib is scope:shared.
+// - drivers:through-platform: NATS, pg and PGlite only through @wap/platform's adapters.
+// - No project reaches a third-party package's unpublished files (lib/, dist/, build/, src/,
+//   nats-core's `internal`) except the one adapter below that must, and says why.
+// tools/module-boundaries.spec.ts proves each rule fires with a throwaway import.
+const DRIVERS = [
+  '@nats-io/*',
+  'pg',
+  '@electric-sql/pglite',
+  'drizzle-orm/node-postgres*',
+  'drizzle-orm/pglite*',
+];
+const THIRD_PARTY_INTERNALS = ['*/lib/*', '*/dist/*', '*/build/*', '*/src/*', '*/internal'];
+
+function depConstraints({ internals = 'banned' } = {}) {
+  const banned = internals === 'banned' ? THIRD_PARTY_INTERNALS : [];
+  const onlyLibs = ['type:lib'];
+  return [
+    {
+      sourceTag: 'type:launcher',
+      onlyDependOnLibsWithTags: ['type:service', 'type:lib'],
+      bannedExternalImports: banned,
+    },
+    ...['type:service', 'type:app', 'type:e2e', 'type:bench', 'type:tools', 'type:lib'].map(
+      (sourceTag) => ({
+        sourceTag,
+        onlyDependOnLibsWithTags: onlyLibs,
+        bannedExternalImports: banned,
+      }),
+    ),
+    { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+    { sourceTag: 'drivers:through-platform', bannedExternalImports: DRIVERS },
+  ];
+}
+
+function moduleBoundaries(options) {
+  return [
+    'error',
+    {
+      enforceBuildableLibDependency: false,
+      depConstraints: depConstraints(options),
+      ...(options?.allow ? { allow: options.allow } : {}),
+    },
+  ];
+}
+
+const projectRoots = [
+  ...['apps', 'libs'].flatMap((parent) =>
+    readdirSync(join(import.meta.dirname, parent)).map((name) => `${parent}/${name}`),
+  ),
+  'bench',
+  'deploy',
+  'tools',
+  'tools/cluster-test',
+].filter((root) => existsSync(join(import.meta.dirname, root, 'project.json')));
+
+function projectsTagged(tag) {
+  return projectRoots.filter((root) =>
+    JSON.parse(
+      readFileSync(join(import.meta.dirname, root, 'project.json'), 'utf8'),
+    ).tags?.includes(tag),
+  );
+}
+
+// Nx reports any import of an application project (noImportsOfApps) whatever the tags say, and
+// the services are applications. Their entry points are allowed in the projects tagged
+// type:launcher only, and nowhere else.
 const serviceEntries = [
   '@wap/gateway-service',
   '@wap/storage-service',
@@ -10,6 +82,7 @@ const serviceEntries = [
   '@wap/workflow-runner-service',
   '@wap/webhook-ingest-service',
 ];
+const launcherFiles = projectsTagged('type:launcher').map((root) => `${root}/**/*.ts`);
 
 export default [
   {
@@ -32,23 +105,6 @@ export default [
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: false,
-          // The embedded launcher composes every service in one process; it is the one project
-          // allowed to import the services' entry points (see docs/decisions/0002).
-          allow: serviceEntries,
-          depConstraints: [
-            { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:service', 'type:lib'] },
-            { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:lib'] },
-            { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
-            { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['type:lib'] },
-            { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:lib'] },
-            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
-          ],
-        },
-      ],
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': [
         'error',
@@ -64,53 +120,23 @@ export default [
     },
   },
   {
-    // Only the platform adapters talk to NATS, PostgreSQL and PGlite; only the http layers use express.
-    files: ['**/*.ts'],
-    ignores: [
-      'libs/platform/src/**',
-      'libs/testing/src/**',
-      'bench/**',
-      // Starts or finds the NATS and PostgreSQL servers the tests run against.
-      'tools/test-services.ts',
-      // The cluster test reads the runner's table to match each acknowledged webhook to its runs.
-      'tools/cluster-test/**',
-      // The security suite attacks the bus as a plain NATS client would.
-      'apps/embedded/src/e2e/security.spec.ts',
-      // Connects to a server run from the generated configuration, as each principal would.
-      'tools/bus-credentials.spec.ts',
-    ],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: [
-                '@nats-io/*',
-                'pg',
-                '@electric-sql/pglite',
-                'drizzle-orm/node-postgres*',
-                'drizzle-orm/pglite*',
-              ],
-              message: 'Only libs/platform adapters may import NATS, pg or PGlite.',
-            },
-          ],
-          paths: serviceEntries.map((name) => ({
-            name,
-            message: 'Services never import each other.',
-          })),
-        },
-      ],
-    },
+    files: ['**/*.ts', '**/*.tsx', '**/*.mts'],
+    rules: { '@nx/enforce-module-boundaries': moduleBoundaries() },
   },
   {
-    files: [
-      'apps/embedded/**/*.ts',
-      'bench/**/*.ts',
-      'tools/cluster-test/**/*.ts',
-      'deploy/**/*.ts',
-    ],
-    rules: { 'no-restricted-imports': 'off' },
+    files: launcherFiles,
+    rules: { '@nx/enforce-module-boundaries': moduleBoundaries({ allow: serviceEntries }) },
+  },
+  {
+    // The one adapter of third-party internals (tested against the installed version in its
+    // spec): nats.js publishes no way to coalesce writes or to skip its cancellation errors.
+    files: ['libs/platform/src/distributed/nats-connection.ts'],
+    rules: { '@nx/enforce-module-boundaries': moduleBoundaries({ internals: 'allowed' }) },
+  },
+  {
+    // Ajv publishes its JSON Schema 2020-12 validator at this path (ajv.js.org/json-schema.html).
+    files: ['libs/testing/src/openapi-conformance.ts'],
+    rules: { '@nx/enforce-module-boundaries': moduleBoundaries({ internals: 'allowed' }) },
   },
   prettier,
 ];

@@ -2,7 +2,8 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import baseConfig from '../../eslint.config.mjs';
 
 // The repository's rules, extended to .tsx (the root config names .ts files only), type-aware
-// through this app's two tsconfigs, with the React hooks rules and the web app's boundaries.
+// through this app's two tsconfigs, with the React hooks rules; its boundaries (type:app: libs
+// only, never a service) are the root config's.
 export default [
   ...baseConfig,
   reactHooks.configs.flat['recommended-latest'],
@@ -16,18 +17,6 @@ export default [
       },
     },
     rules: {
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: false,
-          depConstraints: [
-            // The browser app talks to the platform over HTTP only: it may import libs (the
-            // contracts' schemas), never a service.
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib'] },
-            { sourceTag: 'scope:web', onlyDependOnLibsWithTags: ['scope:shared'] },
-          ],
-        },
-      ],
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': [
         'error',

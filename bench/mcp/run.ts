@@ -1,15 +1,18 @@
-// `npm run bench:mcp`: the registry against a local SDK server made for the bench, in one run:
+// `npm run bench:mcp`: the registry (its built process, as deployed) against a local SDK server
+// made for the bench, in one run:
 // 1. sync of a server with 500 tools (5 pages of tools/list), through the refresh route;
 // 2. 100 concurrent tool calls through the registry's bus API (mcp.api.call_tool.v1 over NATS)
 //    against the same 100 calls made directly with the SDK client.
 // Targets: a 500-tool sync under 2 s; a proxied call adds at most 5 ms at p50.
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { z } from 'zod';
-import { generateCredentialKey, parseCredentialKeys } from '@wap/auth';
+import { generateCredentialKey } from '@wap/auth';
 import {
   AppError,
   CallToolReply,
@@ -18,7 +21,6 @@ import {
   directoryKey,
   type ServiceRequest,
 } from '@wap/contracts';
-import { parseAllowlist } from '@wap/egress';
 import {
   callApi,
   callRoute,
@@ -29,12 +31,15 @@ import {
 } from '@wap/platform';
 import {
   asBusPrincipal,
+  busKeyEnvironment,
   createTestDatabase,
+  freePort,
   removeNamespaceFromNats,
   testLogger,
   testNatsUrl,
 } from '@wap/testing';
-import { oauthRedirectUriFor, startMcpRegistryService } from '@wap/mcp-registry-service';
+import { buildBundles, repoRoot } from '../shared/harness';
+import { createProcessGroup, waitUntilReady } from '../shared/processes';
 
 /** Starts the bench's MCP server in a process of its own and reads its address. */
 async function startToolServerProcess(): Promise<{
@@ -110,21 +115,33 @@ async function main(): Promise<void> {
       { subject: 'bench.api.echo.v1', server: 'storage', callers: ['storage'], user: false },
     ],
   });
-  const service = await startMcpRegistryService({
-    platform: await asBusPrincipal(platform, 'mcp-registry', { logger }),
-    logger,
-    environment: {},
-    config: {
-      keyring: parseCredentialKeys(generateCredentialKey('bench')),
-      egressAllowlist: parseAllowlist('127.0.0.1'),
-      envAllowlist: new Set(),
-      extraCaCerts: [tools.caPem],
-      connectTimeoutMs: 5000,
-      syncTimeoutMs: 30_000,
-      callTimeoutMs: 30_000,
-      oauthRedirectUri: oauthRedirectUriFor('http://localhost:3000'),
+  buildBundles(['mcp-registry']);
+  const scratch = mkdtempSync(join(tmpdir(), 'bench-mcp-'));
+  const caFile = join(scratch, 'tool-server-ca.pem');
+  writeFileSync(caFile, tools.caPem);
+  const processes = createProcessGroup();
+  process.on('exit', () => processes.killAllNow());
+  const healthPort = await freePort();
+  const registry = processes.start(
+    'mcp-registry',
+    [join(repoRoot, 'dist/apps/mcp-registry/src/main.js')],
+    {
+      ...busKeyEnvironment('mcp-registry'),
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      NATS_URL: testNatsUrl(),
+      NATS_NAMESPACE: namespace,
+      DATABASE_URL: database.url,
+      HEALTH_PORT: String(healthPort),
+      CREDENTIALS_ENCRYPTION_KEYS: generateCredentialKey('bench'),
+      SSRF_ALLOWLIST: '127.0.0.1',
+      MCP_EXTRA_CA_CERTS: caFile,
+      MCP_CONNECT_TIMEOUT_MS: '5000',
+      MCP_SYNC_TIMEOUT_MS: '30000',
+      MCP_CALL_TIMEOUT_MS: '30000',
     },
-  });
+  );
+  await waitUntilReady(`http://127.0.0.1:${healthPort}/readyz`, registry);
   const agent = new Agent({ connect: { ca: tools.caPem } });
   try {
     const workspaceId = randomUUID();
@@ -300,7 +317,8 @@ async function main(): Promise<void> {
         `\nadded by the registry at p50 ${added.toFixed(2)} ms (target <= ${MAX_ADDED_P50_MS}): ${added <= MAX_ADDED_P50_MS ? 'met' : 'MISSED'}\n`,
     );
   } finally {
-    await service.stop();
+    await processes.stopAll();
+    rmSync(scratch, { recursive: true, force: true });
     await agent.close();
     await connected.close();
     await removeNamespaceFromNats(testNatsUrl(), namespace);

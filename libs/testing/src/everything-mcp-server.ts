@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createRequire } from 'node:module';
 import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { makeTestCertificates, type TestCertificates } from './certificates';
 import { freePort } from './ports';
 
@@ -46,7 +46,7 @@ export async function startEverythingMcpServer(
   const { keyPem, certPem }: TestCertificates = options.certificatesDir
     ? makeTestCertificates(dir, 'wap example MCP CA', { days: 30, reuse: true })
     : makeTestCertificates(dir, 'wap test MCP CA');
-  const everything = await startEverything();
+  const everything = await startEverythingProcess();
   const basicAuthorization = `Basic ${Buffer.from(`${BASIC_USER}:${BASIC_PASSWORD}`).toString('base64')}`;
 
   const proxy = createHttpsServer({ key: keyPem, cert: certPem }, (req, res) => {
@@ -106,25 +106,38 @@ function forward(
   return upstream;
 }
 
-/** Starts server-everything with a clean environment: one of its tools prints the environment. */
-async function startEverything(): Promise<{ port: number; child: ChildProcess }> {
-  const port = await freePort();
-  const entry = createRequire(join(process.cwd(), 'package.json')).resolve(
-    '@modelcontextprotocol/server-everything/dist/index.js',
+/** The command `@modelcontextprotocol/server-everything` publishes (its package.json `bin`). */
+function everythingCommand(): string {
+  const manifestPath = createRequire(join(process.cwd(), 'package.json')).resolve(
+    '@modelcontextprotocol/server-everything/package.json',
   );
-  const child = spawn(process.execPath, [entry, 'streamableHttp'], {
+  const { bin } = JSON.parse(readFileSync(manifestPath, 'utf8')) as { bin: Record<string, string> };
+  const command = bin['mcp-server-everything'];
+  if (!command) throw new Error(`${manifestPath} no longer publishes mcp-server-everything`);
+  return join(dirname(manifestPath), command);
+}
+
+/**
+ * Starts server-everything over Streamable HTTP or legacy SSE on a free port, with a clean
+ * environment: one of its tools prints the environment.
+ */
+export async function startEverythingProcess(
+  mode: 'streamableHttp' | 'sse' = 'streamableHttp',
+): Promise<{ port: number; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [everythingCommand(), mode], {
     env: { PORT: String(port), PATH: process.env['PATH'] ?? '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`server-everything did not start:\n${output}`)),
+      () => reject(new Error(`server-everything ${mode} did not start:\n${output}`)),
       30_000,
     );
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      if (/listening/i.test(output)) {
+      if (/listening|running/i.test(output)) {
         clearTimeout(timer);
         resolve();
       }
@@ -133,7 +146,7 @@ async function startEverything(): Promise<{ port: number; child: ChildProcess }>
     child.stderr?.on('data', onData);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`server-everything exited (${String(code)}):\n${output}`));
+      reject(new Error(`server-everything ${mode} exited (${String(code)}):\n${output}`));
     });
   });
   return { port, child };

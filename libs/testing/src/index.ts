@@ -35,6 +35,7 @@ export { freePort } from './ports';
 export { makeTestCertificates, type TestCertificates } from './certificates';
 export {
   startEverythingMcpServer,
+  startEverythingProcess,
   BASIC_USER,
   BASIC_PASSWORD,
   type McpTestServer,

@@ -1,14 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateCredentialKey, parseCredentialKeys } from '@wap/auth';
 import { parseAllowlist } from '@wap/egress';
 import { oauthRedirectUriFor, type McpRegistryConfig } from '@wap/mcp-registry-service';
-import { makeTestCertificates } from '@wap/testing';
+import { freePort, makeTestCertificates, startEverythingProcess } from '@wap/testing';
 
 /**
  * Real MCP servers for the registry's end-to-end tests: `@modelcontextprotocol/server-everything`
@@ -68,45 +67,6 @@ export function registrySettingsFor(
   };
 }
 
-export async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** Starts server-everything with a clean environment (one of its tools prints it). */
-async function startEverything(
-  mode: 'streamableHttp' | 'sse',
-): Promise<{ port: number; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), mode],
-    {
-      env: { PORT: String(port), PATH: process.env['PATH'] ?? '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`server-everything ${mode} did not start`)),
-      15_000,
-    );
-    const onData = (chunk: Buffer) => {
-      if (/listening|running/i.test(chunk.toString())) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`server-everything exited with ${code}`)));
-  });
-  return { port, child };
-}
-
 interface Route {
   prefix: string;
   upstreamPort: number;
@@ -152,8 +112,8 @@ function forward(req: IncomingMessage, res: ServerResponse, port: number, path: 
 export async function startMcpTestServers(): Promise<McpTestServers> {
   const dir = mkdtempSync(join(tmpdir(), 'wap-mcp-tls-'));
   const { caPem, keyPem, certPem } = makeTestCertificates(dir);
-  const streamable = await startEverything('streamableHttp');
-  const sse = await startEverything('sse');
+  const streamable = await startEverythingProcess('streamableHttp');
+  const sse = await startEverythingProcess('sse');
   const bearer = (req: IncomingMessage) => req.headers.authorization === `Bearer ${BEARER_TOKEN}`;
   const basic = (req: IncomingMessage) =>
     req.headers.authorization ===

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Msg, NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import { connectNats } from './nats-connection';
+import { NATS_RELEASE_ADAPTED, connectNats } from './nats-connection';
 
 const natsUrl = process.env['NATS_URL'] || 'nats://127.0.0.1:4222';
 const PUBLISHERS = 200;
@@ -69,6 +69,16 @@ describe('connectNats', () => {
     await Promise.all(connections.map((nc) => nc.close()));
   });
 
+  it('patches the nats.js release installed (an upgrade must re-read what it patches)', () => {
+    for (const name of ['@nats-io/nats-core', '@nats-io/transport-node']) {
+      // nats-core's `exports` keep its package.json private: found from its entry point.
+      const entry = require.resolve(name);
+      const manifest = join(entry.slice(0, entry.lastIndexOf(name) + name.length), 'package.json');
+      const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string };
+      expect({ name, version }).toEqual({ name, version: NATS_RELEASE_ADAPTED });
+    }
+  });
+
   it('writes what the handlers of one event-loop turn publish together, and delivers all of it', async () => {
     const subject = `coalescing.${process.pid}.${Date.now()}`;
     const receiver = await connect({ servers: natsUrl });
@@ -77,7 +87,9 @@ describe('connectNats', () => {
     connections.push(receiver, coalescing, stock);
     const received: string[] = [];
     receiver.subscribe(subject, {
-      callback: (_error: Error | null, msg: Msg) => received.push(msg.string()),
+      callback: (_error: Error | null, msg: Msg) => {
+        received.push(msg.string());
+      },
     });
     await receiver.flush();
 
@@ -101,7 +113,9 @@ describe('connectNats', () => {
     const requester = await connectNats({ servers: natsUrl, noAsyncTraces: true });
     connections.push(responder, requester);
     responder.subscribe(subject, {
-      callback: (_error: Error | null, msg: Msg) => msg.respond(`pong ${msg.string()}`),
+      callback: (_error: Error | null, msg: Msg) => {
+        msg.respond(`pong ${msg.string()}`);
+      },
     });
     await responder.flush();
 

@@ -1,18 +1,31 @@
 import type { NatsConnection } from '@nats-io/nats-core';
-import type { NatsConnectionImpl } from '@nats-io/nats-core/lib/nats';
-import type { RequestOne } from '@nats-io/nats-core/lib/request';
-import type { setTransportFactory } from '@nats-io/nats-core/lib/transport';
-import * as transportNode from '@nats-io/transport-node';
+import { NatsConnectionImpl, RequestOne, setTransportFactory } from '@nats-io/nats-core/internal';
 import type { NodeConnectionOptions } from '@nats-io/transport-node';
 import { NodeTransport, nodeResolveHost } from '@nats-io/transport-node/lib/node_transport';
 
-// The package re-exports nats-core's internals at run time; its typings reach them only through
-// an `exports` subpath that this repository's module resolution does not follow.
-const internals = transportNode as unknown as {
-  NatsConnectionImpl: typeof NatsConnectionImpl;
-  setTransportFactory: typeof setTransportFactory;
-  RequestOne: typeof RequestOne;
-};
+/**
+ * The nats.js release (nats-core and transport-node) whose internals this file patches, as read
+ * and tested: its spec fails when the installed release differs, so an upgrade re-reads them.
+ */
+export const NATS_RELEASE_ADAPTED = '3.4.0';
+
+/** What this file uses that nats.js does not document; a missing piece stops the connect. */
+function assertInternalsPresent(): void {
+  const used: Record<string, unknown> = {
+    'RequestOne.prototype.resolver': RequestOne.prototype.resolver,
+    'RequestOne.prototype.cancel': RequestOne.prototype.cancel,
+    'NodeTransport.prototype.send': NodeTransport.prototype.send,
+    'NatsConnectionImpl.connect': NatsConnectionImpl.connect,
+    setTransportFactory,
+    nodeResolveHost,
+  };
+  const missing = Object.keys(used).filter((name) => typeof used[name] !== 'function');
+  if (missing.length > 0) {
+    throw new Error(
+      `nats.js no longer has ${missing.join(', ')}: libs/platform/src/distributed/nats-connection.ts was written for ${NATS_RELEASE_ADAPTED}`,
+    );
+  }
+}
 
 const ANSWERED = Symbol('answered');
 type AnsweredRequest = RequestOne & { [ANSWERED]?: boolean };
@@ -27,7 +40,7 @@ type AnsweredRequest = RequestOne & { [ANSWERED]?: boolean };
  * cancel here only stops the timer and leaves the mux; a cancel before that rejects as before.
  */
 function skipCancellationErrorOnceAnswered(): void {
-  const prototype = internals.RequestOne.prototype as AnsweredRequest;
+  const prototype = RequestOne.prototype as AnsweredRequest;
   if (Object.hasOwn(prototype, ANSWERED)) return;
   const { resolver, cancel } = prototype;
   Object.defineProperty(prototype, ANSWERED, { value: false, writable: true });
@@ -78,10 +91,11 @@ class CoalescingNodeTransport extends NodeTransport {
  * should open its connections with this function only, as the platform does.
  */
 export function connectNats(options: NodeConnectionOptions): Promise<NatsConnection> {
+  assertInternalsPresent();
   skipCancellationErrorOnceAnswered();
-  internals.setTransportFactory({
+  setTransportFactory({
     factory: () => new CoalescingNodeTransport(),
     dnsResolveFn: nodeResolveHost,
   });
-  return internals.NatsConnectionImpl.connect(options);
+  return NatsConnectionImpl.connect(options);
 }

@@ -1,0 +1,109 @@
+import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ESLint } from 'eslint';
+
+const repoRoot = join(__dirname, '..');
+const RULE = '@nx/enforce-module-boundaries';
+
+/**
+ * Lints a throwaway file holding one import, written into a project's sources as a change
+ * would be, and returns what the module-boundary rule says of it.
+ */
+async function boundaryMessages(file: string, specifier: string): Promise<string[]> {
+  const path = join(repoRoot, file);
+  writeFileSync(path, `import * as probe from '${specifier}';\nexport { probe };\n`);
+  try {
+    const [result] = await new ESLint({ cwd: repoRoot }).lintFiles([path]);
+    return (result?.messages ?? []).filter((m) => m.ruleId === RULE).map((m) => m.message);
+  } finally {
+    rmSync(path, { force: true });
+  }
+}
+
+const probe = (root: string) => `${root}/boundary-probe-${process.pid}.ts`;
+
+describe('module boundaries (eslint.config.mjs)', () => {
+  jest.setTimeout(120_000);
+
+  it('a lib may not import a service (every service uses the libs: the cycle is reported)', async () => {
+    const messages = await boundaryMessages(probe('libs/testing/src'), '@wap/chat-service');
+    expect(messages.join('\n')).toMatch(/Circular dependency between "testing" and "chat"/);
+  });
+
+  it.each([
+    ['a service', probe('apps/chat/src'), '@wap/storage-service'],
+    ['the bench', probe('bench'), '@wap/mcp-registry-service'],
+    ['the tools', probe('tools'), '@wap/gateway-service'],
+    ['the cluster test', probe('tools/cluster-test/src'), '@wap/workflow-runner-service'],
+    ['the web app', probe('apps/web/src'), '@wap/chat-service'],
+    ['the browser tests', probe('apps/web-e2e/src'), '@wap/gateway-service'],
+  ])('%s may not import a service', async (_who, file, specifier) => {
+    expect(await boundaryMessages(file, specifier)).toEqual(['Imports of apps are forbidden']);
+  });
+
+  it('nor reach into a project by a relative path', async () => {
+    const messages = await boundaryMessages(probe('apps/chat/src'), '../../storage/src/service');
+    expect(messages.join('\n')).toMatch(/relative or absolute path/);
+  });
+
+  it('the launchers may import the services (the rule is not simply always on)', async () => {
+    expect(await boundaryMessages(probe('apps/embedded/src'), '@wap/chat-service')).toEqual([]);
+    expect(await boundaryMessages(probe('deploy/checks'), '@wap/gateway-service')).toEqual([]);
+  });
+
+  it.each([
+    ['a service', probe('apps/chat/src'), 'pg'],
+    ['a service', probe('apps/workflow-runner/src'), '@nats-io/jetstream'],
+    ['a lib other than the platform', probe('libs/contracts/src'), '@nats-io/nats-core'],
+    ['a lib other than the platform', probe('libs/http/src'), '@electric-sql/pglite'],
+    ['a lib other than the platform', probe('libs/auth/src'), 'drizzle-orm/node-postgres'],
+    ['the web app', probe('apps/web/src'), '@nats-io/nats-core'],
+  ])(
+    '%s reaches NATS, pg and PGlite only through the platform (%s: %s)',
+    async (_who, file, specifier) => {
+      expect(await boundaryMessages(file, specifier)).toEqual([
+        `A project tagged with "drivers:through-platform" is not allowed to import "${specifier}"`,
+      ]);
+    },
+  );
+
+  it('the platform adapters may import the drivers', async () => {
+    expect(await boundaryMessages(probe('libs/platform/src'), '@nats-io/nats-core')).toEqual([]);
+  });
+
+  it.each([
+    [probe('libs/platform/src'), '@nats-io/nats-core/internal', 'type:lib'],
+    [probe('libs/platform/src'), '@nats-io/transport-node/lib/node_transport', 'type:lib'],
+    [probe('apps/embedded/src'), 'pg/lib/client', 'type:launcher'],
+    [probe('bench'), '@modelcontextprotocol/server-everything/dist/index.js', 'type:bench'],
+    [probe('apps/chat/src'), 'openai/src/index', 'type:service'],
+  ])(
+    'no file but the one adapter reaches third-party internals (%s: %s)',
+    async (file, specifier, tag) => {
+      expect(await boundaryMessages(file, specifier)).toContain(
+        `A project tagged with "${tag}" is not allowed to import "${specifier}"`,
+      );
+    },
+  );
+
+  it('every project has a type tag that a constraint names', () => {
+    const config = readFileSync(join(repoRoot, 'eslint.config.mjs'), 'utf8');
+    const projects = [
+      ...['apps', 'libs'].flatMap((parent) =>
+        readdirSync(join(repoRoot, parent)).map((name) => `${parent}/${name}`),
+      ),
+      'bench',
+      'deploy',
+      'tools',
+      'tools/cluster-test',
+    ];
+    for (const root of projects) {
+      const { tags } = JSON.parse(readFileSync(join(repoRoot, root, 'project.json'), 'utf8')) as {
+        tags: string[];
+      };
+      const typeTags = tags.filter((tag) => tag.startsWith('type:'));
+      expect({ root, typeTags }).toEqual({ root, typeTags: [expect.any(String)] });
+      expect(config).toContain(`'${typeTags[0]}'`);
+    }
+  });
+});
