@@ -1,4 +1,5 @@
-// `npm test`: the same checks locally and in CI — format, lint, typecheck, build, then every
+// `npm test`: the same checks locally and in CI — format, dead code and unused dependencies
+// (knip.json), lint (module boundaries included), typecheck, build, then every
 // project's tests against real NATS and PostgreSQL — ending with one "N passed, N failed" line.
 // Run with tsx (`npm test`): the servers are chosen by tools/test-services.ts.
 import { spawnSync } from 'node:child_process';
@@ -12,6 +13,7 @@ rmSync(resultsDir, { recursive: true, force: true });
 const env = { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', NX_TUI: 'false' };
 const steps = [
   ['format', 'npx', ['prettier', '--check', '.']],
+  ['dead code and dependencies', 'npx', ['knip', '--no-progress']],
   [
     'lint, typecheck, build',
     'npx',

@@ -20,13 +20,7 @@ import { createSessionAuthenticator } from './sessions/authenticate';
 import { createExtensionTokenAuthenticator } from './sessions/extension-tokens';
 import { cacheVerifiedSessions } from './sessions/verified-sessions';
 
-export {
-  type GatewayConfig,
-  GatewayEnv,
-  GatewayHttpEnv,
-  loadGatewayEnv,
-  gatewayConfigFromEnv,
-} from './config';
+export { type GatewayConfig, GatewayEnv, GatewayHttpEnv, gatewayConfigFromEnv } from './config';
 
 export interface GatewayHandle {
   url: string;

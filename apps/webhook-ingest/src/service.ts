@@ -193,7 +193,6 @@ export {
   WebhookIngestEnv,
   WebhookIngestServiceEnv,
   webhookIngestConfigFromEnv,
-  type DirectDoorConfig,
   type WebhookIngestConfig,
 } from './config';
 /** The `webhook-inflight` key of a request without an idempotency header (decision 40). */

@@ -132,8 +132,8 @@ export const Participant = z.object({
   can_edit: z.boolean(),
   created_at: z.iso.datetime(),
 });
-export const InviteResponse = z.object({ participants: z.array(Participant) });
-export const ParticipantsResponse = InviteResponse;
+/** A chat's participants: what listing them answers, and what an invite answers. */
+export const ParticipantsResponse = z.object({ participants: z.array(Participant) });
 
 export const AccessRequestStatus = z.enum(['pending', 'granted', 'declined']);
 export const AccessRequest = z.object({
@@ -394,7 +394,7 @@ export const chatRoutes = defineRoutes([
     bodyKind: 'json',
     request: { params: ChatIdParams, body: InviteBody },
     responses: {
-      201: { description: 'Invited', schema: InviteResponse },
+      201: { description: 'Invited', schema: ParticipantsResponse },
       ...chatErrorResponses,
     },
   },

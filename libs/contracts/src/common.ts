@@ -8,8 +8,6 @@ export const ErrorBodySchema = z.object({
   details: z.unknown().optional(),
 });
 
-export const Uuid = z.uuid();
-
 /** Responses every session route can give besides its success. */
 export const sessionErrorResponses: Record<number, RouteResponse> = {
   400: { description: 'VALIDATION_ERROR', schema: ErrorBodySchema },

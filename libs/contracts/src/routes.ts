@@ -26,4 +26,3 @@ export const ROUTES = [
   ...approvalRoutes,
   ...chatRoutes,
 ] as const satisfies readonly RouteSpec[];
-export type Routes = typeof ROUTES;

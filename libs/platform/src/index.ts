@@ -1,17 +1,10 @@
 export type {
   Platform,
   Bus,
-  BusMessage,
   BusCaller,
-  BusReply,
-  BusRequestOptions,
-  BusServeOptions,
   Subscription,
-  MessageHeaders,
   Streams,
   StreamConfig,
-  StreamPublishOptions,
-  StreamPublishAck,
   StreamMessage,
   ConsumerConfig,
   StreamConsumer,
@@ -20,13 +13,9 @@ export type {
   KvBucketOptions,
   KvEntry,
   KvWatchEvent,
-  KvWatcher,
   ObjectBucketOptions,
   ObjectStore,
-  ObjectInfo,
-  Sql,
   SqlDatabase,
-  MigrationSet,
   Clock,
   IdSource,
 } from './platform';
@@ -50,30 +39,12 @@ export {
   activeTraceparent,
   continueTrace,
   type RouteHandler,
-  type RawRouteHandler,
-  type RouteHandlers,
-  type ServeRoutesOptions,
-  type ServeOptions,
-  type CallOptions,
 } from './rpc';
-export { createDistributedPlatform, type DistributedPlatformOptions } from './distributed';
-export { createEmbeddedPlatform, type EmbeddedPlatformOptions } from './embedded';
+export { createDistributedPlatform } from './distributed';
+export { createEmbeddedPlatform } from './embedded';
 export { withNamespace } from './namespace';
-export {
-  withBusTrust,
-  trustedBus,
-  requestDigest,
-  ASSERTION_HEADER,
-  type BusTrust,
-  type AssertionSigner,
-  type AssertionVerifier,
-} from './bus-trust';
-export {
-  withMetrics,
-  type PlatformMetrics,
-  type BusRequestOutcome,
-  type StreamMessageOutcome,
-} from './metered';
+export { withBusTrust, requestDigest, ASSERTION_HEADER } from './bus-trust';
+export { withMetrics } from './metered';
 export { isJsonbStorable, toJsonbStorable } from './jsonb';
 export { actorOf, parseRequestPart } from './route-requests';
 export {
@@ -88,5 +59,4 @@ export {
   natsServerConfig,
   natsAuthorization,
   type NatsUser,
-  type NatsClusterSettings,
 } from './distributed/nats-credentials';

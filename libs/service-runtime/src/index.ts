@@ -1,8 +1,4 @@
 export { ServiceEnv } from './service-env';
 export { runServiceProcess, type ServiceHandle } from './run-service';
-export { withBusKeys, busKeysOf, type BusKeys } from './bus-keys';
-export {
-  createBusCredentials,
-  type BusCredentials,
-  type PrincipalEnvironment,
-} from './bus-credentials';
+export { withBusKeys, busKeysOf } from './bus-keys';
+export { createBusCredentials, type BusCredentials } from './bus-credentials';

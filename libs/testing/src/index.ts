@@ -1,5 +1,5 @@
 export { uniqueName } from './names';
-export { testNatsUrl, testServerDatabaseUrl, testLogger } from './services';
+export { testNatsUrl, testLogger } from './services';
 export { createTestDatabase, type TestDatabase } from './database';
 export { createTestPlatform, type TestPlatform } from './platform';
 export {
@@ -16,39 +16,23 @@ export {
   toolCallReply,
   type ChatCompletionsProvider,
   type ScriptedReply,
-  type ScriptedToolCall,
-  type ScriptedHttpError,
-  type StreamInterruption,
-  type RecordedRequest,
-  type ClientClose,
 } from './chat-completions-provider';
-export {
-  openEventStream,
-  readAllEvents,
-  type EventStreamReader,
-  type ServerSentEvent,
-} from './event-streams';
+export { openEventStream, readAllEvents, type ServerSentEvent } from './event-streams';
 export { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver';
 export { testBusKeys, asBusPrincipal, busKeyEnvironment } from './bus-keys';
-export { startOwnNats, type OwnNats, type NatsNode } from './nats-servers';
+export { startOwnNats } from './nats-servers';
 export { freePort } from './ports';
-export { makeTestCertificates, type TestCertificates } from './certificates';
+export { makeTestCertificates } from './certificates';
 export {
   startEverythingMcpServer,
   startEverythingProcess,
   BASIC_USER,
   BASIC_PASSWORD,
   type McpTestServer,
-  type EverythingMcpServerOptions,
 } from './everything-mcp-server';
 export { startSmtpReceiver, type SmtpReceiver } from './smtp-receiver';
-export {
-  createOpenApiConformance,
-  type OpenApiConformance,
-  type ObservedResponse,
-} from './openapi-conformance';
+export { createOpenApiConformance, type OpenApiConformance } from './openapi-conformance';
 export {
   startConnectedAccountServers,
   type ConnectedAccountServers,
-  type AuthorizationServerEvent,
 } from './connected-account-servers';

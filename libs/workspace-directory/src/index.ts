@@ -1,5 +1,1 @@
-export {
-  createDirectoryClient,
-  type DirectoryClient,
-  type DirectoryClientDeps,
-} from './directory-client';
+export { createDirectoryClient, type DirectoryClient } from './directory-client';

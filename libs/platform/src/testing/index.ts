@@ -1,3 +1,3 @@
-export { describePlatformContract, type PlatformFactory } from './platform-contract';
+export { describePlatformContract } from './platform-contract';
 export { sleep, waitFor } from './wait';
 export { deleteStreams, recordingCreatedStreams, streamNamesOnServer } from './created-streams';

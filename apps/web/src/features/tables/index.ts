@@ -1,2 +1,2 @@
 export { tablesFeature } from './tables-feature';
-export { useTable, type TableWithProperties } from './api/tables-api';
+export { useTable } from './api/tables-api';

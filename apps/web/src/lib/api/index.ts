@@ -1,9 +1,4 @@
-export {
-  createApiClient,
-  type ApiClient,
-  type ApiClientOptions,
-  type RequestOptions,
-} from './api-client';
-export { ApiError, type ApiErrorCode, type ValidationIssue } from './api-error';
+export { createApiClient } from './api-client';
+export { ApiError } from './api-error';
 export { describeError } from './error-messages';
 export { ApiClientProvider, useApiClient } from './api-client-context';

@@ -1,7 +1,2 @@
-export { useEventStream, type EventStreamOptions, type EventStreamState } from './use-event-stream';
-export {
-  decodeStreamEvent,
-  nextEventStreamStatus,
-  type EventStreamStatus,
-  type StreamEvent,
-} from './stream-events';
+export { useEventStream } from './use-event-stream';
+export { type EventStreamStatus, type StreamEvent } from './stream-events';

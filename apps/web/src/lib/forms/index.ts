@@ -1,2 +1,2 @@
-export { validateForm, type FieldErrors, type FormValidation } from './validate-form';
+export { validateForm, type FieldErrors } from './validate-form';
 export { focusFailedSubmissions } from './focus-failed-submit';

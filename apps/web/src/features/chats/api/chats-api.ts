@@ -16,7 +16,6 @@ import type {
   ConversationsPage,
   CreateConversationBody,
   InviteBody,
-  InviteResponse,
   Message,
   MessagesPage,
   ParticipantsResponse,
@@ -29,7 +28,6 @@ import { useApiClient } from '../../../lib/api';
 import { chatsKeys } from './chats-keys';
 
 export type ChatAccessRequest = z.infer<typeof AccessRequest>;
-export type ChatParticipant = z.infer<typeof InviteResponse>['participants'][number];
 type ConversationsPageBody = z.infer<typeof ConversationsPage>;
 
 /** Chats a page of the list asks for: a screenful on a desktop, a few on a phone. */
@@ -228,7 +226,7 @@ export function useInvite(chatId: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: z.infer<typeof InviteBody>) =>
-      api.post<z.infer<typeof InviteResponse>>(conversationPath(chatId, 'invites'), body),
+      api.post<z.infer<typeof ParticipantsResponse>>(conversationPath(chatId, 'invites'), body),
     // Inviting shares a private chat with the invited people.
     onSuccess: () =>
       Promise.all([

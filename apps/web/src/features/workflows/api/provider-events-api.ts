@@ -2,7 +2,6 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tansta
 import type { z } from 'zod';
 import type {
   ConnectProviderAccountBody,
-  ProviderAccount,
   ProviderAccountResponse,
   ProviderAccountsResponse,
   ProviderDeliveriesPage,
@@ -11,7 +10,7 @@ import type {
 import { useApiClient } from '../../../lib/api';
 import { workflowsKeys } from './workflows-keys';
 
-export type { ProviderAccount, ProviderDelivery };
+export type { ProviderDelivery };
 
 /** How often the deliveries list is asked for again while it is open, in ms. */
 export const DELIVERIES_REFRESH_MS = 5_000;

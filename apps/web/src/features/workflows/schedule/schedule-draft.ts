@@ -19,8 +19,6 @@ export interface ScheduleDraft {
   stop_on_node_failure: boolean;
 }
 
-export type ScheduleField = keyof ScheduleDraft;
-
 export const CRON_HELP =
   'Five fields (minute hour day-of-month month day-of-week), or six with seconds first; for example 0 9 * * MON-FRI, */15 * * * *, or @daily.';
 

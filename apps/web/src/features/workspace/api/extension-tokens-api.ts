@@ -9,9 +9,6 @@ import { useApiClient } from '../../../lib/api';
 import { workspaceKeys } from './workspace-keys';
 
 export type IssuedExtensionToken = z.infer<typeof CreateExtensionTokenResponse>;
-export type ExtensionTokenEntry = z.infer<
-  typeof ExtensionTokensResponse
->['extension_tokens'][number];
 
 const EXTENSION_TOKENS_PATH = '/me/extension-tokens';
 
