@@ -17,10 +17,9 @@ import {
   WEBHOOK_EVENTS_STREAM_CONFIG,
 } from '@wap/contracts';
 import { createRateLimiter } from '@wap/http';
-import { callApi, serveRoutes, type Platform } from '@wap/platform';
+import { callApi, createKvMirror, serveRoutes, type Platform } from '@wap/platform';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { createDirectoryClient } from '@wap/workspace-directory';
-import { createKvMirror } from './addresses/kv-mirror';
 import { DEFAULT_WEBHOOK_INGEST_CONFIG, type WebhookIngestConfig } from './config';
 import { acceptedProviderDelivery, countDeliveries } from './http/deliveries';
 import { startDirectDoor, type DirectDoor } from './http/direct-door';

@@ -120,6 +120,7 @@ export {
   WorkspaceQuery,
   CREDIT_MESSAGES,
   creditShortfallMessage,
+  insufficientCreditsReply,
   STEP_SUBJECTS,
   TableRowRequest,
   TableRowReply,

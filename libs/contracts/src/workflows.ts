@@ -3,6 +3,7 @@ import { CustomResponse, RunningHours, RunStatus } from './automation';
 import { ErrorBodySchema, sessionErrorResponses } from './common';
 import { ProviderEventsTrigger } from './provider-events';
 import { defineRoutes } from './route-spec';
+import type { ServiceReply } from './service-protocol';
 
 /*
  * Workflows: a Custom Webhook trigger and an ordered list of steps. Settings values that are
@@ -285,6 +286,7 @@ export const InsufficientCreditsBody = z.object({
   code: z.literal('INSUFFICIENT_CREDITS'),
   message: z.string(),
 });
+export type InsufficientCreditsBody = z.infer<typeof InsufficientCreditsBody>;
 export const CREDIT_MESSAGES = {
   depleted: 'Your credit balance is depleted. Upgrade your plan to continue running flows.',
   insufficient: 'Insufficient credits to run this flow. Upgrade your plan to continue.',
@@ -298,6 +300,12 @@ export function creditShortfallMessage(balance: number, creditCost: number): str
   if (balance <= 0) return CREDIT_MESSAGES.depleted;
   if (balance < creditCost) return CREDIT_MESSAGES.insufficient;
   return null;
+}
+
+/** The spec's 402 reply to a run refused for credits (the webhook trigger, the Run action). */
+export function insufficientCreditsReply(message: string): ServiceReply {
+  const body: InsufficientCreditsBody = { error: message, code: 'INSUFFICIENT_CREDITS', message };
+  return { status: 402, body };
 }
 
 /**

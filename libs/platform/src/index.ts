@@ -11,8 +11,6 @@ export type {
   Kv,
   KvBucket,
   KvBucketOptions,
-  KvEntry,
-  KvWatchEvent,
   ObjectBucketOptions,
   ObjectStore,
   SqlDatabase,
@@ -60,3 +58,4 @@ export {
   natsAuthorization,
   type NatsUser,
 } from './distributed/nats-credentials';
+export { createKvMirror, type KvMirror } from './kv-mirror';

@@ -38,7 +38,6 @@ describe.each(runtimes)('directory client on %s', (_runtime, startRuntime) => {
   async function startClient(): Promise<DirectoryClient> {
     const client = await createDirectoryClient({ kv: runtime.platform.kv, logger: testLogger() });
     clients.push(client);
-    await client.ready();
     return client;
   }
 

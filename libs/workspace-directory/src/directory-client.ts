@@ -6,7 +6,7 @@ import {
   directoryKey,
   type WorkspaceRole,
 } from '@wap/contracts';
-import { decodeJson, type Kv, type KvWatchEvent } from '@wap/platform';
+import { createKvMirror, type Kv } from '@wap/platform';
 
 /**
  * A local, always-current copy of the workspace directory that storage publishes in the
@@ -33,54 +33,29 @@ export interface DirectoryClient {
   requireMember(workspaceId: string, userId: string): Promise<WorkspaceRole>;
   /** The workspace, read from KV directly when the local copy does not know it yet. */
   confirmedWorkspace(workspaceId: string): Promise<DirectoryWorkspace | undefined>;
-  /** Resolves once the bucket's current content has been read. */
-  ready(): Promise<void>;
   /** Stops watching the bucket (once, however often called); the last known state stays readable. */
   stop(): Promise<void>;
 }
 
-export interface DirectoryClientDeps {
+interface DirectoryClientDeps {
   kv: Kv;
   logger: Logger;
 }
 
-const KEY_PREFIX = directoryKey('');
-
-/** Starts watching the directory bucket; call `ready()` before trusting a negative answer. */
+/** Starts watching the directory bucket, once its current content has been read. */
 export async function createDirectoryClient(deps: DirectoryClientDeps): Promise<DirectoryClient> {
-  const { kv, logger } = deps;
-  const workspaces = new Map<string, DirectoryWorkspace>();
-  let markReady: () => void = () => undefined;
-  const replayed = new Promise<void>((resolve) => {
-    markReady = resolve;
+  const mirror = await createKvMirror({
+    kv: deps.kv,
+    bucket: DIRECTORY_BUCKET,
+    schema: DirectoryWorkspace,
+    logger: deps.logger,
+    keyPrefix: directoryKey(''),
   });
-
-  function apply(event: KvWatchEvent): void {
-    switch (event.kind) {
-      case 'put': {
-        if (!event.entry.key.startsWith(KEY_PREFIX)) return;
-        const parsed = DirectoryWorkspace.safeParse(decodeEntry(event.entry.value));
-        if (!parsed.success) {
-          // A value this client cannot read must not erase what it knew: keep the last good one.
-          logger.warn({ key: event.entry.key }, 'ignoring a directory entry that does not parse');
-          return;
-        }
-        workspaces.set(parsed.data.id, parsed.data);
-        return;
-      }
-      case 'delete':
-        if (event.key.startsWith(KEY_PREFIX)) workspaces.delete(event.key.slice(KEY_PREFIX.length));
-        return;
-    }
-  }
-
-  const bucket = await kv.bucket(DIRECTORY_BUCKET);
-  const watcher = await bucket.watch(apply, () => markReady());
-  let stopped: Promise<void> | undefined;
+  const workspace = (workspaceId: string) => mirror.cached(directoryKey(workspaceId));
 
   function liveWorkspace(workspaceId: string): DirectoryWorkspace | undefined {
-    const workspace = workspaces.get(workspaceId);
-    return workspace && !workspace.deleted ? workspace : undefined;
+    const known = workspace(workspaceId);
+    return known && !known.deleted ? known : undefined;
   }
 
   function roleOf(workspaceId: string, userId: string): WorkspaceRole | undefined {
@@ -89,23 +64,18 @@ export async function createDirectoryClient(deps: DirectoryClientDeps): Promise<
     return members && Object.hasOwn(members, userId) ? members[userId] : undefined;
   }
 
-  async function readThrough(workspaceId: string): Promise<void> {
-    const entry = await bucket.get(directoryKey(workspaceId));
-    if (entry) apply({ kind: 'put', entry });
-  }
-
   async function confirmedRoleOf(
     workspaceId: string,
     userId: string,
   ): Promise<WorkspaceRole | undefined> {
     const cached = roleOf(workspaceId, userId);
     if (cached) return cached;
-    await readThrough(workspaceId);
+    await mirror.confirmed(directoryKey(workspaceId));
     return roleOf(workspaceId, userId);
   }
 
   return {
-    workspace: (workspaceId) => workspaces.get(workspaceId),
+    workspace,
     confirmedRoleOf,
     async requireMember(workspaceId, userId) {
       const role = await confirmedRoleOf(workspaceId, userId);
@@ -113,24 +83,11 @@ export async function createDirectoryClient(deps: DirectoryClientDeps): Promise<
       return role;
     },
     async confirmedWorkspace(workspaceId) {
-      if (!workspaces.has(workspaceId)) await readThrough(workspaceId);
-      return workspaces.get(workspaceId);
+      return workspace(workspaceId) ?? mirror.confirmed(directoryKey(workspaceId));
     },
     roleOf,
     isMember: (workspaceId, userId) => roleOf(workspaceId, userId) !== undefined,
-    isDeleted: (workspaceId) => workspaces.get(workspaceId)?.deleted === true,
-    ready: () => replayed,
-    stop() {
-      stopped ??= watcher.stop();
-      return stopped;
-    },
+    isDeleted: (workspaceId) => workspace(workspaceId)?.deleted === true,
+    stop: () => mirror.stop(),
   };
-}
-
-function decodeEntry(value: Uint8Array): unknown {
-  try {
-    return decodeJson(value);
-  } catch {
-    return undefined;
-  }
 }

@@ -10,6 +10,7 @@ export { ErrorMessage } from './error-message';
 export { StatusMessage } from './status-message';
 export { LoadingState } from './loading-state';
 export { EmptyState } from './empty-state';
+export { PagedRecordList } from './paged-record-list';
 export { PageHeader } from './page-header';
 export { Panel } from './panel';
 export { CopyButton } from './copy-button';

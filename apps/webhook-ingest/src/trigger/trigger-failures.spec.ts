@@ -11,10 +11,15 @@ import {
   type RawServiceRequest,
   WEBHOOK_EVENTS_STREAM_CONFIG,
 } from '@wap/contracts';
-import { decodeJson, encodeJson, type KvBucket, type Platform } from '@wap/platform';
+import {
+  createKvMirror,
+  decodeJson,
+  encodeJson,
+  type KvBucket,
+  type Platform,
+} from '@wap/platform';
 import { startTestRuntime, testLogger } from '@wap/testing';
 import { createDirectoryClient, type DirectoryClient } from '@wap/workspace-directory';
-import { createKvMirror } from '../addresses/kv-mirror';
 import { DEFAULT_WEBHOOK_INGEST_CONFIG } from '../config';
 import { IDEMPOTENCY_BUCKET, createDuplicateClaims, type EventRunState } from './duplicate-claims';
 import { fingerprintKey, idempotencyKey } from './request-identity';

@@ -7,6 +7,7 @@ import {
   WEBHOOK_RECEIVED_SUBJECT,
   creditBalanceKey,
   creditShortfallMessage,
+  insufficientCreditsReply,
   webhookKey,
   type CreditSnapshot,
   type RawServiceRequest,
@@ -22,9 +23,9 @@ import {
   encodeJson,
   injectTraceHeaders,
   type Platform,
+  type KvMirror,
 } from '@wap/platform';
 import type { DirectoryClient } from '@wap/workspace-directory';
-import type { KvMirror } from '../addresses/kv-mirror';
 import type { WebhookIngestConfig } from '../config';
 import type { Delivery } from '../http/deliveries';
 import { renderCustomResponse } from './custom-response';
@@ -174,7 +175,7 @@ export function createTriggerHandlers(deps: TriggerDeps) {
     // A grant may have landed a moment ago: confirm a refusal against KV itself.
     if (message) message = shortfall(await deps.credits.confirmed(key));
     if (!message) return undefined;
-    return { status: 402, body: { code: 'INSUFFICIENT_CREDITS', error: message, message } };
+    return insufficientCreditsReply(message);
   }
 
   /** The Custom Response replaces a 200 body when it is on and every value can be filled. */

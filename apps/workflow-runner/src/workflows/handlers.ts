@@ -2,6 +2,7 @@ import {
   AppError,
   CreateWorkflowBody,
   creditShortfallMessage,
+  insufficientCreditsReply,
   ListRunsQuery,
   RUNS_PAGE,
   RunIdParams,
@@ -48,11 +49,6 @@ export type WorkflowOperation =
   | 'list_test_events'
   | 'list_runs'
   | 'get_run';
-
-/** The spec's 402 body, also for the user action Run. */
-export function insufficientCreditsReply(message: string): ServiceReply {
-  return { status: 402, body: { error: message, code: 'INSUFFICIENT_CREDITS', message } };
-}
 
 export function workflowHandlers(deps: {
   workflows: WorkflowRepository;

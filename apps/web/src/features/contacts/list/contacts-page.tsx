@@ -3,10 +3,9 @@ import { Link, useNavigate } from 'react-router';
 import { CreateContactBody } from '@wap/contracts';
 import {
   Button,
-  EmptyState,
   ErrorMessage,
-  LoadingState,
   PageHeader,
+  PagedRecordList,
   Panel,
   TextField,
 } from '../../../components';
@@ -35,37 +34,25 @@ export function ContactsPage() {
 }
 
 function ContactsList(props: { workspaceId: string }) {
-  const contacts = useContactsList(props.workspaceId);
-  if (contacts.isPending) return <LoadingState label="Loading the contacts…" />;
-  // A failed "Load more" keeps the contacts already shown; only a failed first page has none.
-  if (!contacts.data) return <ErrorMessage error={contacts.error} />;
-  const all = contacts.data.pages.flatMap((page) => page.contacts);
-  if (all.length === 0) {
-    return (
-      <EmptyState title="No contacts yet">
-        <p>Add the first person above; the notes about them go on their page.</p>
-      </EmptyState>
-    );
-  }
   return (
-    <>
-      <ul className="contact-record-list">
-        {all.map((contact) => (
-          <li key={contact.id}>
-            <Link to={appPaths.workspace(props.workspaceId, `contacts/${contact.id}`)}>
-              {contact.name}
-            </Link>
-            {contact.email && <span className="contact-muted"> {contact.email}</span>}
-          </li>
-        ))}
-      </ul>
-      {contacts.isError && <ErrorMessage error={contacts.error} />}
-      {contacts.hasNextPage && (
-        <Button busy={contacts.isFetchingNextPage} onClick={() => void contacts.fetchNextPage()}>
-          Load more contacts
-        </Button>
+    <PagedRecordList
+      query={useContactsList(props.workspaceId)}
+      itemsOf={(page) => page.contacts}
+      noun="contacts"
+      empty={{
+        title: 'No contacts yet',
+        hint: 'Add the first person above; the notes about them go on their page.',
+      }}
+    >
+      {(contact) => (
+        <>
+          <Link to={appPaths.workspace(props.workspaceId, `contacts/${contact.id}`)}>
+            {contact.name}
+          </Link>
+          {contact.email && <span className="contact-muted"> {contact.email}</span>}
+        </>
       )}
-    </>
+    </PagedRecordList>
   );
 }
 

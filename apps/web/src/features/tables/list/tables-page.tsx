@@ -3,10 +3,9 @@ import { Link, useNavigate } from 'react-router';
 import { CreateTableBody } from '@wap/contracts';
 import {
   Button,
-  EmptyState,
   ErrorMessage,
-  LoadingState,
   PageHeader,
+  PagedRecordList,
   Panel,
   TextField,
 } from '../../../components';
@@ -35,37 +34,20 @@ export function TablesPage() {
 }
 
 function TablesList(props: { workspaceId: string }) {
-  const tables = useTablesList(props.workspaceId);
-  if (tables.isPending) return <LoadingState label="Loading the tables…" />;
-  // A failed "Load more" keeps the tables already shown; only a failed first page has none.
-  if (!tables.data) return <ErrorMessage error={tables.error} />;
-  const all = tables.data.pages.flatMap((page) => page.tables);
-  if (all.length === 0) {
-    return (
-      <EmptyState title="No tables yet">
-        <p>Name your first table above, then give it columns.</p>
-      </EmptyState>
-    );
-  }
   return (
-    <>
-      <ul className="tables-record-list">
-        {all.map((table) => (
-          <li key={table.id}>
-            <Link to={appPaths.workspace(props.workspaceId, `tables/${table.id}`)}>
-              {table.name}
-            </Link>{' '}
-            <span className="tables-muted">created {formatDay(table.created_at)}</span>
-          </li>
-        ))}
-      </ul>
-      {tables.isError && <ErrorMessage error={tables.error} />}
-      {tables.hasNextPage && (
-        <Button busy={tables.isFetchingNextPage} onClick={() => void tables.fetchNextPage()}>
-          Load more tables
-        </Button>
+    <PagedRecordList
+      query={useTablesList(props.workspaceId)}
+      itemsOf={(page) => page.tables}
+      noun="tables"
+      empty={{ title: 'No tables yet', hint: 'Name your first table above, then give it columns.' }}
+    >
+      {(table) => (
+        <>
+          <Link to={appPaths.workspace(props.workspaceId, `tables/${table.id}`)}>{table.name}</Link>{' '}
+          <span className="tables-muted">created {formatDay(table.created_at)}</span>
+        </>
       )}
-    </>
+    </PagedRecordList>
   );
 }
 

@@ -3,10 +3,9 @@ import { Link, useNavigate } from 'react-router';
 import { CreateTaskBody } from '@wap/contracts';
 import {
   Button,
-  EmptyState,
   ErrorMessage,
-  LoadingState,
   PageHeader,
+  PagedRecordList,
   Panel,
   TextField,
 } from '../../../components';
@@ -35,38 +34,26 @@ export function TasksPage() {
 }
 
 function TasksList(props: { workspaceId: string }) {
-  const tasks = useTasksList(props.workspaceId);
-  if (tasks.isPending) return <LoadingState label="Loading the tasks…" />;
-  // A failed "Load more" keeps the tasks already shown; only a failed first page has none.
-  if (!tasks.data) return <ErrorMessage error={tasks.error} />;
-  const all = tasks.data.pages.flatMap((page) => page.tasks);
-  if (all.length === 0) {
-    return (
-      <EmptyState title="No tasks yet">
-        <p>Create the first one above; comments and files go on its page.</p>
-      </EmptyState>
-    );
-  }
   return (
-    <>
-      <ul className="task-record-list">
-        {all.map((task) => (
-          <li key={task.id}>
-            <Link to={appPaths.workspace(props.workspaceId, `tasks/${task.id}`)}>{task.title}</Link>{' '}
-            <span className="task-muted">
-              created{' '}
-              {new Date(task.created_at).toLocaleDateString(undefined, { dateStyle: 'medium' })}
-            </span>
-          </li>
-        ))}
-      </ul>
-      {tasks.isError && <ErrorMessage error={tasks.error} />}
-      {tasks.hasNextPage && (
-        <Button busy={tasks.isFetchingNextPage} onClick={() => void tasks.fetchNextPage()}>
-          Load more tasks
-        </Button>
+    <PagedRecordList
+      query={useTasksList(props.workspaceId)}
+      itemsOf={(page) => page.tasks}
+      noun="tasks"
+      empty={{
+        title: 'No tasks yet',
+        hint: 'Create the first one above; comments and files go on its page.',
+      }}
+    >
+      {(task) => (
+        <>
+          <Link to={appPaths.workspace(props.workspaceId, `tasks/${task.id}`)}>{task.title}</Link>{' '}
+          <span className="task-muted">
+            created{' '}
+            {new Date(task.created_at).toLocaleDateString(undefined, { dateStyle: 'medium' })}
+          </span>
+        </>
       )}
-    </>
+    </PagedRecordList>
   );
 }
 

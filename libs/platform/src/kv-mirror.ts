@@ -1,10 +1,12 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { decodeJson, type Kv, type KvEntry, type KvWatchEvent } from '@wap/platform';
+import { decodeJson } from './rpc';
+import type { Kv, KvEntry, KvWatchEvent } from './platform';
 
 /**
  * A local copy of a KV bucket published by another service, kept current by a watch, so the
- * hot path reads a map instead of making a network round trip.
+ * hot path reads a map instead of making a network round trip. Created once the bucket's
+ * current content has been read.
  */
 export interface KvMirror<Value> {
   /** The cached value; undefined when unknown. */
@@ -19,11 +21,15 @@ export async function createKvMirror<Schema extends z.ZodType>(deps: {
   bucket: string;
   schema: Schema;
   logger: Logger;
+  /** Only keys that start with it are kept (the bucket may hold other kinds of entries). */
+  keyPrefix?: string;
 }): Promise<KvMirror<z.infer<Schema>>> {
+  const keyPrefix = deps.keyPrefix ?? '';
   const values = new Map<string, z.infer<Schema>>();
   const bucket = await deps.kv.bucket(deps.bucket);
 
   function store(entry: KvEntry): void {
+    if (!entry.key.startsWith(keyPrefix)) return;
     let decoded: unknown;
     try {
       decoded = decodeJson(entry.value);
