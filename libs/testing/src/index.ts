@@ -36,3 +36,14 @@ export {
   startConnectedAccountServers,
   type ConnectedAccountServers,
 } from './connected-account-servers';
+export {
+  repositoryRoot,
+  runApp,
+  runCommand,
+  startProcessBus,
+  startProcessCluster,
+  PROCESS_BUS_KEY_VERSION,
+  type ProcessBus,
+  type ProcessCluster,
+  type RunningProcess,
+} from './processes';

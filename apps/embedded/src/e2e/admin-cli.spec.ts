@@ -13,8 +13,7 @@ import {
 import { parseAllowlist } from '@wap/egress';
 import { DEAD_LETTER_HEADERS, WEBHOOK_RECEIVED_SUBJECT, deadLetterSubject } from '@wap/contracts';
 import { encodeJson } from '@wap/platform';
-import { busKeyEnvironment, eventually, testNatsUrl } from '@wap/testing';
-import { repositoryRoot } from './processes';
+import { busKeyEnvironment, eventually, testNatsUrl, repositoryRoot } from '@wap/testing';
 import {
   createWorkspace,
   http,

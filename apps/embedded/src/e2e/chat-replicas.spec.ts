@@ -9,8 +9,11 @@ import {
   openEventStream,
   readAllEvents,
   type ServerSentEvent,
+  runApp,
+  startProcessBus,
+  type ProcessBus,
+  type RunningProcess,
 } from '@wap/testing';
-import { runApp, startProcessBus, type ProcessBus, type RunningProcess } from './processes';
 import { http, uniqueEmail } from './stack';
 
 const SESSION_SECRET = 'chat-replicas-secret-0123456789abcdef0123';

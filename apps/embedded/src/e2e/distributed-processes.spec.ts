@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { generateCredentialKey, mintSessionToken } from '@wap/auth';
-import { createTestDatabase, type TestDatabase } from '@wap/testing';
-import { runApp, startProcessBus, type ProcessBus, type RunningProcess } from './processes';
+import {
+  createTestDatabase,
+  type TestDatabase,
+  runApp,
+  startProcessBus,
+  type ProcessBus,
+  type RunningProcess,
+} from '@wap/testing';
 import { http, uniqueEmail } from './stack';
 
 const SERVICES = ['storage', 'workflow-runner', 'chat', 'mcp-registry', 'webhook-ingest'] as const;

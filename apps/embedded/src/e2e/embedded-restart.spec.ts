@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runApp, type RunningProcess } from './processes';
+import { runApp, type RunningProcess } from '@wap/testing';
 import { http, uniqueEmail } from './stack';
 
 describe('npm start: the embedded runtime as a process', () => {

@@ -5,7 +5,7 @@ import { SignJWT } from 'jose';
 import { z } from 'zod';
 import { defineRoutes, ForwardedRequest, type RouteSpec } from '@wap/contracts';
 import { serveApi } from '@wap/platform';
-import { repositoryRoot } from './processes';
+import { repositoryRoot } from '@wap/testing';
 import { http, RUNTIMES, SESSION_SECRET, startStack, uniqueEmail, type TestStack } from './stack';
 
 const execFileAsync = promisify(execFile);

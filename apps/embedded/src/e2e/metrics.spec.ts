@@ -4,8 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { generateCredentialKey, mintSessionToken } from '@wap/auth';
-import { createTestDatabase, eventually, type TestDatabase } from '@wap/testing';
-import { runApp, startProcessBus, type ProcessBus, type RunningProcess } from './processes';
+import {
+  createTestDatabase,
+  eventually,
+  type TestDatabase,
+  runApp,
+  startProcessBus,
+  type ProcessBus,
+  type RunningProcess,
+} from '@wap/testing';
 import { http, uniqueEmail } from './stack';
 
 /**

@@ -1,8 +1,13 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, freePort } from '@wap/testing';
-import { repositoryRoot, runCommand, type RunningProcess } from './processes';
+import {
+  eventually,
+  freePort,
+  repositoryRoot,
+  runCommand,
+  type RunningProcess,
+} from '@wap/testing';
 
 /** The README's set-up section: from its heading to the next one. */
 function setUpSection(): string {

@@ -1,8 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { mintSessionToken } from '@wap/auth';
-import { createTestDatabase, type TestDatabase } from '@wap/testing';
-import { runApp, startProcessBus, type ProcessBus, type RunningProcess } from './processes';
+import { startProcessCluster, type ProcessCluster, type RunningProcess } from '@wap/testing';
 import { http } from './stack';
 
 /**
@@ -15,40 +13,21 @@ const FIRE_EVERY_S = 3;
 const DURATION_MS = 60_000;
 
 describe('a schedule across two runner processes, one killed', () => {
-  let database: TestDatabase;
-  let bus: ProcessBus;
-  let env: Record<string, string>;
-  const namespace = `s${randomBytes(6).toString('hex')}`;
-  const running: RunningProcess[] = [];
-
-  function start(app: string): RunningProcess {
-    const child = runApp(app, env, bus);
-    running.push(child);
-    return child;
-  }
-  const ready = (child: RunningProcess, name: string) =>
-    child.waitForLine(new RegExp(`"msg":"${name} ready"`), 60_000);
+  let cluster: ProcessCluster;
+  const start = (app: string) => cluster.start(app);
+  const ready = (child: RunningProcess, name: string) => cluster.ready(child, name);
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    bus = await startProcessBus(namespace);
-    env = {
-      NATS_NAMESPACE: namespace,
-      DATABASE_URL: database.url,
-      SESSION_JWT_SECRET: SESSION_SECRET,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      // A killed runner's leased runs are taken over quickly.
-      RUN_LEASE_MS: '2000',
-    };
+    cluster = await startProcessCluster({
+      env: {
+        SESSION_JWT_SECRET: SESSION_SECRET,
+        // A killed runner's leased runs are taken over quickly.
+        RUN_LEASE_MS: '2000',
+      },
+    });
   });
 
-  afterAll(async () => {
-    await Promise.all(running.map((child) => child.stop('SIGKILL')));
-    await database?.drop();
-    await bus?.stop();
-  });
+  afterAll(() => cluster?.stop());
 
   test('every fire has exactly one run; kill -9 of one runner loses none', async () => {
     const storage = start('storage');
@@ -107,7 +86,7 @@ describe('a schedule across two runner processes, one killed', () => {
       is_enabled: false,
     });
 
-    const client = new Client({ connectionString: database.url });
+    const client = new Client({ connectionString: cluster.database.url });
     await client.connect();
     try {
       const fires = await client.query<{ fire_at: Date; outcome: string; run_id: string | null }>(

@@ -24,15 +24,13 @@ import {
   startChatCompletionsProvider,
   type ChatCompletionsProvider,
   type TestDatabase,
-} from '@wap/testing';
-import {
   PROCESS_BUS_KEY_VERSION,
   repositoryRoot,
   runApp,
   startProcessBus,
   type ProcessBus,
   type RunningProcess,
-} from './processes';
+} from '@wap/testing';
 import { http, uniqueEmail } from './stack';
 
 // The distributed runtime as separate processes on a nats-server of the spec's own with

@@ -16,9 +16,12 @@ import {
   type OtlpReceiver,
   type ReceivedSpan,
   type TestDatabase,
+  runApp,
+  startProcessBus,
+  type ProcessBus,
+  type RunningProcess,
 } from '@wap/testing';
 import { startMcpTestServers, type McpTestServers } from './mcp-test-servers';
-import { runApp, startProcessBus, type ProcessBus, type RunningProcess } from './processes';
 import { http, uniqueEmail } from './stack';
 
 const SERVICES = ['storage', 'workflow-runner', 'chat', 'mcp-registry', 'webhook-ingest'] as const;

@@ -4,8 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { mintSessionToken } from '@wap/auth';
 import { WEBHOOK_RECEIVED_SUBJECT } from '@wap/contracts';
-import { createTestDatabase, type TestDatabase } from '@wap/testing';
-import { runApp, startProcessBus, type ProcessBus, type RunningProcess } from './processes';
+import { startProcessCluster, type ProcessCluster, type RunningProcess } from '@wap/testing';
 import { http } from './stack';
 
 /**
@@ -19,43 +18,24 @@ const REQUESTS = 5_000;
 const CONCURRENCY = 32;
 
 describe('webhooks across crashing processes', () => {
-  let database: TestDatabase;
-  let bus: ProcessBus;
-  let env: Record<string, string>;
-  const namespace = `c${randomBytes(6).toString('hex')}`;
-  const running: RunningProcess[] = [];
-
-  function start(app: string, extra: Record<string, string> = {}): RunningProcess {
-    const child = runApp(app, { ...env, ...extra }, bus);
-    running.push(child);
-    return child;
-  }
-  const ready = (child: RunningProcess, name: string) =>
-    child.waitForLine(new RegExp(`"msg":"${name} ready"`), 60_000);
+  let cluster: ProcessCluster;
+  const start = (app: string) => cluster.start(app);
+  const ready = (child: RunningProcess, name: string) => cluster.ready(child, name);
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    bus = await startProcessBus(namespace);
-    env = {
-      NATS_NAMESPACE: namespace,
-      DATABASE_URL: database.url,
-      SESSION_JWT_SECRET: SESSION_SECRET,
-      REQUEST_TIMEOUT_MS: '2000',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      // A killed runner's leased runs are taken over quickly.
-      RUN_LEASE_MS: '2000',
-      WEBHOOK_RATE_LIMIT_PER_SECOND: '100000',
-      WEBHOOK_RATE_LIMIT_BURST: '100000',
-    };
+    cluster = await startProcessCluster({
+      env: {
+        SESSION_JWT_SECRET: SESSION_SECRET,
+        REQUEST_TIMEOUT_MS: '2000',
+        // A killed runner's leased runs are taken over quickly.
+        RUN_LEASE_MS: '2000',
+        WEBHOOK_RATE_LIMIT_PER_SECOND: '100000',
+        WEBHOOK_RATE_LIMIT_BURST: '100000',
+      },
+    });
   });
 
-  afterAll(async () => {
-    await Promise.all(running.map((child) => child.stop('SIGKILL')));
-    await database?.drop();
-    await bus?.stop();
-  });
+  afterAll(() => cluster?.stop());
 
   test('every request answered triggered: 1 has exactly one run, none ran twice', async () => {
     const storage = start('storage');
@@ -134,7 +114,7 @@ describe('webhooks across crashing processes', () => {
     expect(triggeredEventIds.length).toBeGreaterThan(REQUESTS * 0.9);
     expect([...statuses.keys()].every((status) => status === 200 || status === 503)).toBe(true);
 
-    const client = new Client({ connectionString: database.url });
+    const client = new Client({ connectionString: cluster.database.url });
     await client.connect();
     try {
       const count = async () => {
@@ -216,42 +196,24 @@ async function startCuttingRelay(natsUrl: string, marker: string) {
 }
 
 describe('webhook-ingest killed between its claim and storing the request', () => {
-  let database: TestDatabase;
-  let bus: ProcessBus;
-  let env: Record<string, string>;
-  const namespace = `k${randomBytes(6).toString('hex')}`;
-  const running: RunningProcess[] = [];
+  let cluster: ProcessCluster;
   const relays: Awaited<ReturnType<typeof startCuttingRelay>>[] = [];
-
-  function start(app: string, extra: Record<string, string> = {}): RunningProcess {
-    const child = runApp(app, { ...env, ...extra }, bus);
-    running.push(child);
-    return child;
-  }
-  // Six processes start from source at once: on two busy cores that takes a while.
-  const ready = (child: RunningProcess, name: string) =>
-    child.waitForLine(new RegExp(`"msg":"${name} ready"`), 180_000);
+  const start = (app: string, extra: Record<string, string> = {}) => cluster.start(app, extra);
+  const ready = (child: RunningProcess, name: string) => cluster.ready(child, name);
   const doorOf = async (ingest: RunningProcess) =>
     (await ingest.waitForLine(/"webhookUrl":"(http:\/\/[^"]+)"/, 60_000))[1] ?? '';
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    bus = await startProcessBus(namespace);
-    env = {
-      NATS_NAMESPACE: namespace,
-      DATABASE_URL: database.url,
-      SESSION_JWT_SECRET: SESSION_SECRET,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-    };
+    cluster = await startProcessCluster({
+      env: { SESSION_JWT_SECRET: SESSION_SECRET },
+      // Six processes start from source at once: on two busy cores that takes a while.
+      readyTimeoutMs: 180_000,
+    });
   });
 
   afterAll(async () => {
-    await Promise.all(running.map((child) => child.stop('SIGKILL')));
+    await cluster?.stop();
     await Promise.all(relays.map((relay) => relay.close()));
-    await database?.drop();
-    await bus?.stop();
   });
 
   test('a retry through another replica, keyless or with the same key, is stored at once and runs once', async () => {
@@ -262,7 +224,7 @@ describe('webhook-ingest killed between its claim and storing the request', () =
     // One stuck replica per kind of request: its relay cuts it off at its first stored event.
     const stuck = await Promise.all(
       ['keyless', 'keyed'].map(async () => {
-        const relay = await startCuttingRelay(bus.url, WEBHOOK_RECEIVED_SUBJECT);
+        const relay = await startCuttingRelay(cluster.bus.url, WEBHOOK_RECEIVED_SUBJECT);
         relays.push(relay);
         return { relay, ingest: start('webhook-ingest', { NATS_URL: relay.url }) };
       }),
@@ -336,7 +298,7 @@ describe('webhook-ingest killed between its claim and storing the request', () =
       accepted.push((retried.body as { eventId: string }).eventId);
     }
 
-    const client = new Client({ connectionString: database.url });
+    const client = new Client({ connectionString: cluster.database.url });
     await client.connect();
     try {
       const runsOf = async () => {

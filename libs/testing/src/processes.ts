@@ -1,13 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isBusPrincipal } from '@wap/contracts';
 import { createBusCredentials, type BusCredentials } from '@wap/service-runtime';
-import { startOwnNats } from '@wap/testing';
+import { createTestDatabase, type TestDatabase } from './database';
+import { startOwnNats } from './nats-servers';
 
 /** The repository's root, where tools/ and the apps' sources are. */
-export const repositoryRoot = join(__dirname, '../../../..');
+export const repositoryRoot = join(__dirname, '../../..');
 
 export interface RunningProcess {
   child: ChildProcess;
@@ -146,6 +148,58 @@ export function runCommand(
         }
       }
       return exited;
+    },
+  };
+}
+
+/**
+ * The scaffolding of a spec that runs the distributed platform as processes and kills some of
+ * them: a database and a ProcessBus of its own, the settings every process shares, and at the
+ * end every process killed and both removed.
+ */
+export interface ProcessCluster {
+  database: TestDatabase;
+  bus: ProcessBus;
+  /** Runs an app with the shared settings and `extra`; stopped with the cluster. */
+  start(app: string, extra?: Record<string, string>): RunningProcess;
+  /** Resolves once the app's process logged `<name> ready`. */
+  ready(child: RunningProcess, name: string): Promise<RegExpMatchArray>;
+  /** Kills every process started (SIGKILL), then drops the database and stops the bus. */
+  stop(): Promise<void>;
+}
+
+export async function startProcessCluster(options: {
+  /** The settings every process gets besides the bus, the database and an ephemeral address. */
+  env: Record<string, string>;
+  /** How long a process may take to log that it is ready. */
+  readyTimeoutMs?: number;
+}): Promise<ProcessCluster> {
+  const namespace = `p${randomBytes(6).toString('hex')}`;
+  const database = await createTestDatabase();
+  const bus = await startProcessBus(namespace);
+  const shared = {
+    NATS_NAMESPACE: namespace,
+    DATABASE_URL: database.url,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    ...options.env,
+  };
+  const running: RunningProcess[] = [];
+  return {
+    database,
+    bus,
+    start(app, extra = {}) {
+      const child = runApp(app, { ...shared, ...extra }, bus);
+      running.push(child);
+      return child;
+    },
+    ready: (child, name) =>
+      child.waitForLine(new RegExp(`"msg":"${name} ready"`), options.readyTimeoutMs ?? 60_000),
+    async stop() {
+      await Promise.all(running.map((child) => child.stop('SIGKILL')));
+      await database.drop();
+      await bus.stop();
     },
   };
 }
