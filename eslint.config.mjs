@@ -128,6 +128,31 @@ export default [
     rules: { '@nx/enforce-module-boundaries': moduleBoundaries({ allow: serviceEntries }) },
   },
   {
+    // A service reads the time of day from its Platform's clock (tests move it by hand), and
+    // measures waits with performance.now().
+    files: ['apps/*/src/**/*.ts'],
+    ignores: [
+      'apps/web/**',
+      'apps/web-e2e/**',
+      'apps/embedded/src/e2e/**',
+      '**/*.spec.ts',
+      '**/testing/**',
+    ],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'Date', property: 'now', message: 'Read the time from the Platform clock.' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'Read the time from the Platform clock.',
+        },
+      ],
+    },
+  },
+  {
     // The one adapter of third-party internals (tested against the installed version in its
     // spec): nats.js publishes no way to coalesce writes or to skip its cancellation errors.
     files: ['libs/platform/src/distributed/nats-connection.ts'],

@@ -32,7 +32,7 @@ export interface GatewayHandle {
 /** Starts the HTTP edge: sessions, the route table forwarded over the bus, Error bodies. */
 export async function startGateway(deps: {
   /** The gateway uses the bus, and the object store for raw bodies too large for one message. */
-  platform: Pick<Platform, 'bus' | 'objects' | 'ids'>;
+  platform: Pick<Platform, 'bus' | 'objects' | 'ids' | 'clock'>;
   logger: Logger;
   config: GatewayConfig;
   isReady: () => boolean;
@@ -45,11 +45,13 @@ export async function startGateway(deps: {
   await deps.platform.objects.ensureBucket(REQUEST_BODIES_BUCKET, REQUEST_BODIES_BUCKET_OPTIONS);
   const verifier = createSessionVerifier(config.session);
   const isFromTrustedSite = createRequestSiteCheck([config.publicOrigin, config.webOrigin]);
+  const nowMs = () => deps.platform.clock.now().getTime();
   const authenticator = createSessionAuthenticator({
-    verify: cacheVerifiedSessions((token) => verifier.verify(token)),
+    verify: cacheVerifiedSessions((token) => verifier.verify(token), nowMs),
     resolveActor: createActorResolver({
       bus: deps.platform.bus,
       timeoutMs: config.requestTimeoutMs,
+      now: nowMs,
     }),
     authenticateExtensionToken: createExtensionTokenAuthenticator({
       bus: deps.platform.bus,
@@ -85,6 +87,7 @@ export async function startGateway(deps: {
     routes,
     isReady: deps.isReady,
     isFromTrustedSite,
+    clock: deps.platform.clock,
   });
   const server = createServer((req, res) => {
     if (!serveRoute(req, res)) app(req, res);

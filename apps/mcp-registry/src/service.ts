@@ -95,6 +95,7 @@ export async function startMcpRegistryService(
     locks,
     connect,
     syncTimeoutMs: config.syncTimeoutMs,
+    clock: platform.clock,
     logger,
   });
   const pool = createConnectionPool({

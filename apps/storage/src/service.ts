@@ -85,7 +85,11 @@ export async function startStorageService(deps: StorageServiceDeps): Promise<Sto
   const publisher = createDirectoryPublisher({ bucket, repository, logger });
   await publisher.publishAll();
 
-  const meCache = createMeCache({ bus: platform.bus, logger });
+  const meCache = createMeCache({
+    bus: platform.bus,
+    logger,
+    now: () => platform.clock.now().getTime(),
+  });
   const directory = createDirectoryHandlers({ repository, publisher, meCache, logger });
   const serveOptions = { queue: QUEUE_GROUP, logger };
   const storeDeps = { db: platform.sql.db, clock: platform.clock, ids: platform.ids };

@@ -84,6 +84,7 @@ export async function startWebhookIngestService(deps: {
     heartbeatMs: HEARTBEAT_MS,
     ttlMs: LIVENESS_TTL_MS,
     probeTimeoutMs: LIVENESS_PROBE_TIMEOUT_MS,
+    nowMs,
     logger,
   });
   const claims = createDuplicateClaims({

@@ -34,7 +34,8 @@ export async function createTurnWaiters(deps: {
   return {
     /** Events after `afterSeq`; waits up to `waitMs` for some when none are stored yet. */
     async next(requestId: string, afterSeq: number, waitMs: number): Promise<StoredEvent[]> {
-      const deadline = Date.now() + waitMs;
+      // Elapsed time, not the time of day: monotonic, whatever the clock says.
+      const deadline = performance.now() + waitMs;
       for (;;) {
         let wake: (progress: TurnProgress) => void = () => undefined;
         const woken = new Promise<TurnProgress>((resolve) => {
@@ -46,7 +47,7 @@ export async function createTurnWaiters(deps: {
         wakers.set(requestId, listeners);
         try {
           const events = await repository.eventsAfter(requestId, afterSeq, BATCH_LIMIT);
-          const remaining = deadline - Date.now();
+          const remaining = deadline - performance.now();
           if (events.length > 0 || remaining <= 0) return events;
           let timer: NodeJS.Timeout | undefined;
           const progress = await Promise.race([

@@ -4,6 +4,7 @@ import { AppError } from '@wap/contracts';
 import { developmentSubject, mintSessionToken, verifySignInLinkToken } from '@wap/auth';
 import { validate } from '@wap/http';
 import type { RequestSiteCheck } from '@wap/http';
+import type { Clock } from '@wap/platform';
 import { sessionCookie } from '../sessions/cookies';
 
 const SignInQuery = z.object({
@@ -21,6 +22,7 @@ interface SecretSessionOptions {
   audience?: string;
   secureCookie: boolean;
   isFromTrustedSite: RequestSiteCheck;
+  clock: Clock;
 }
 
 async function signIn(
@@ -89,7 +91,7 @@ export function mountSignInLinks(app: Express, options: SecretSessionOptions): v
       refuseForeign(req);
       const { token } = validate(LinkQuery, req.query, 'query');
       const link = await verifySignInLinkToken(options.secret, token);
-      const nowSec = Date.now() / 1000;
+      const nowSec = options.clock.now().getTime() / 1000;
       for (const [jti, exp] of usedUntil) if (exp < nowSec) usedUntil.delete(jti);
       if (!link || usedUntil.has(link.jti)) {
         throw new AppError('UNAUTHORIZED', 'This sign-in link is used, expired or not valid');

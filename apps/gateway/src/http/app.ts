@@ -9,6 +9,7 @@ import {
   type RequestSiteCheck,
 } from '@wap/http';
 import { runInServerSpan } from '@wap/observability';
+import type { Clock } from '@wap/platform';
 import type { GatewayConfig } from '../config';
 import { mountDevSignIn, mountSignInLinks } from '../dev/sign-in';
 import { buildOpenApiDocument } from '../openapi/openapi';
@@ -25,6 +26,7 @@ export interface GatewayAppDeps {
   isReady: () => boolean;
   /** Whether a browser sent a request from a page of the platform or a trusted origin. */
   isFromTrustedSite: RequestSiteCheck;
+  clock: Clock;
 }
 
 /**
@@ -108,6 +110,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
       audience: config.session.audience,
       secureCookie: config.sessionCookieSecure,
       isFromTrustedSite: deps.isFromTrustedSite,
+      clock: deps.clock,
     };
     if (devSignIn) mountDevSignIn(app, secretSessions);
     mountSignInLinks(app, secretSessions);

@@ -17,8 +17,8 @@ const USER_CACHE_MAX_ENTRIES = 10_000;
  * Maps verified session claims to an Actor. Users are created by storage on first sight of a
  * subject; the mapping is cached so that a warm request costs no extra bus round trip.
  */
-export function createActorResolver(deps: { bus: Bus; timeoutMs: number; now?: () => number }) {
-  const now = deps.now ?? Date.now;
+export function createActorResolver(deps: { bus: Bus; timeoutMs: number; now: () => number }) {
+  const { now } = deps;
   const cache = new Map<string, CachedUser>();
 
   return async function resolveActor(claims: SessionClaims): Promise<Actor> {

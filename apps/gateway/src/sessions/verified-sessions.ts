@@ -12,7 +12,7 @@ const MAX_ENTRIES = 10_000;
  */
 export function cacheVerifiedSessions(
   verify: (token: string) => Promise<SessionClaims>,
-  now: () => number = Date.now,
+  now: () => number,
 ): (token: string) => Promise<SessionClaims> {
   const verified = new Map<string, { claims: SessionClaims; reuseUntil: number }>();
 

@@ -68,6 +68,7 @@ describe('tool sync against a real MCP server and PostgreSQL', () => {
       locks: await platform.kv.bucket('mcp-sync-locks', { ttlMs: 120_000 }),
       connect,
       syncTimeoutMs: 10_000,
+      clock: platform.clock,
       logger,
     });
     mcp = await startProgrammableMcpServer();

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { AppError } from '@wap/contracts';
 import { metrics } from '@wap/observability';
-import { KvConflictError, type KvBucket } from '@wap/platform';
+import { KvConflictError, type Clock, type KvBucket } from '@wap/platform';
 import type { DiscoveredTool, ServerRecord, ServerRepository } from '../servers/repository';
 import { describeFailure, type Connect } from './connections';
 
@@ -58,6 +58,7 @@ export function createToolSync(deps: {
   locks: KvBucket;
   connect: Connect;
   syncTimeoutMs: number;
+  clock: Clock;
   logger: Logger;
 }) {
   const { repository, locks, logger } = deps;
@@ -70,7 +71,7 @@ export function createToolSync(deps: {
       const seen = new Set<string>();
       for (let page = 0; ; page += 1) {
         if (page >= MAX_PAGES) throw new Error(`tools/list did not end after ${MAX_PAGES} pages`);
-        const remaining = deadline - Date.now();
+        const remaining = deadline - performance.now();
         if (remaining <= 0) throw new Error('Sync timed out');
         const result = await connection.client.listTools(cursor ? { cursor } : {}, {
           timeout: remaining,
@@ -89,7 +90,8 @@ export function createToolSync(deps: {
 
   async function syncHoldingLock(server: ServerRecord, userId: string): Promise<SyncResult> {
     await repository.recordSync(server.id, { status: 'running', errors: server.syncErrors });
-    const deadline = Date.now() + deps.syncTimeoutMs;
+    // Elapsed time, not the time of day: monotonic, whatever the clock says.
+    const deadline = performance.now() + deps.syncTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     try {
       const { listed, transport } = await Promise.race([
@@ -158,7 +160,7 @@ export function createToolSync(deps: {
   async function run(server: ServerRecord, userId: string): Promise<SyncResult> {
     const key = syncLockKey(server.id);
     try {
-      await locks.create(key, new TextEncoder().encode(new Date().toISOString()));
+      await locks.create(key, new TextEncoder().encode(deps.clock.now().toISOString()));
     } catch (error) {
       if (error instanceof KvConflictError) {
         throw new AppError(

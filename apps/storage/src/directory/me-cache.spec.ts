@@ -25,7 +25,7 @@ describe.each(runtimes)('the /me cache on %s', (_runtime, startRuntime) => {
   });
 
   /** One storage replica's cache; all of them share the runtime's bus. */
-  function replica(now?: () => number): MeCache {
+  function replica(now = () => runtime.platform.clock.now().getTime()): MeCache {
     const cache = createMeCache({ bus: runtime.platform.bus, logger: testLogger(), now });
     caches.push(cache);
     return cache;

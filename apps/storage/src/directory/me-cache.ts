@@ -37,8 +37,8 @@ export interface MeCache {
  * queued on this replica's NATS connection before the reply is, so a replica gets it before
  * any request the reply could have caused (decision 94).
  */
-export function createMeCache(deps: { bus: Bus; logger: Logger; now?: () => number }): MeCache {
-  const now = deps.now ?? Date.now;
+export function createMeCache(deps: { bus: Bus; logger: Logger; now: () => number }): MeCache {
+  const { now } = deps;
   const answers = new Map<string, { body: StoredMe; keptAt: number }>();
   /** Counts every change seen, so that a read which raced one is not kept. */
   let changesSeen = 0;

@@ -35,6 +35,7 @@ describe.each(['embedded', 'distributed'] as const)(
         heartbeatMs: 100,
         ttlMs: 5_000,
         probeTimeoutMs: 200,
+        nowMs: () => platform.clock.now().getTime(),
         logger: testLogger(),
       });
 

@@ -30,10 +30,11 @@ export async function startReplicaLiveness(deps: {
   heartbeatMs: number;
   ttlMs: number;
   probeTimeoutMs: number;
+  nowMs: () => number;
   logger: Logger;
 }): Promise<ReplicaLiveness> {
   const bucket = await deps.kv.bucket(REPLICAS_BUCKET, { ttlMs: deps.ttlMs });
-  const beat = () => bucket.put(deps.id, new TextEncoder().encode(String(Date.now())));
+  const beat = () => bucket.put(deps.id, new TextEncoder().encode(String(deps.nowMs())));
   // A new replicated bucket may still elect its leader when a fresh cluster starts: the first
   // write then times out, and the replica died at start. It has claimed nothing yet, so no
   // other replica needs its heartbeat before the next one, a heartbeat period later.
