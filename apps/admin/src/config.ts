@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseConfig } from '@wap/http';
+import { parseConfig } from '@wap/config';
 import { ServiceEnv } from '@wap/service-runtime';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseConfig } from '@wap/http';
+import { parseConfig } from '@wap/config';
 import { ServiceEnv } from '@wap/service-runtime';
 
 /** The chat service's own variables; ChatSettings adds the rules across them. */

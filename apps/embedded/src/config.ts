@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseConfig } from '@wap/http';
+import { parseConfig } from '@wap/config';
 import { ChatEnv } from '@wap/chat-service';
 import { GatewayHttpEnv } from '@wap/gateway-service';
 import { McpRegistryEnv } from '@wap/mcp-registry-service';

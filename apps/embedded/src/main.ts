@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROUTES } from '@wap/contracts';
-import { onShutdown, redactConfig } from '@wap/http';
+import { onShutdown } from '@wap/http';
+import { redactConfig } from '@wap/config';
 import {
   collectProcessMetrics,
   createLogger,

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { metricsAccessOf, parseConfig, type MetricsAccess } from '@wap/http';
+import { metricsAccessOf, type MetricsAccess } from '@wap/http';
+import { parseConfig } from '@wap/config';
 import { findBuiltWebApp } from './web/built-web-app';
 
 /** What the HTTP edge reads from the environment, whichever runtime hosts it. */

@@ -1,4 +1,5 @@
-import { onShutdown, redactConfig } from '@wap/http';
+import { onShutdown } from '@wap/http';
+import { redactConfig } from '@wap/config';
 import {
   collectProcessMetrics,
   createLogger,

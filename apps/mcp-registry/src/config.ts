@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { parseCredentialKeys, type CredentialKeyring } from '@wap/auth';
 import { MCP_ACCOUNT_CALLBACK_PATH } from '@wap/contracts';
 import { parseAllowlist, type EgressAllowlist } from '@wap/egress';
-import { parseConfig } from '@wap/http';
+import { parseConfig } from '@wap/config';
 import { ServiceEnv } from '@wap/service-runtime';
 
 /** The registry's own settings, shared by its process (main.ts) and the embedded launcher. */

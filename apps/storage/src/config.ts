@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ExtensionTokenIssuer } from '@wap/auth';
-import { parseConfig, type ActorRateLimits } from '@wap/http';
+import { type ActorRateLimits } from '@wap/http';
+import { parseConfig } from '@wap/config';
 import { ServiceEnv } from '@wap/service-runtime';
 
 /** The storage service's own settings, shared by its process and the embedded launcher. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WEBHOOK_BODY_LIMIT_BYTES } from '@wap/contracts';
-import { envBoolean, parseConfig } from '@wap/http';
+import { envBoolean, parseConfig } from '@wap/config';
 import { ServiceEnv } from '@wap/service-runtime';
 
 /** webhook-ingest's own variables, shared by its process and the embedded launcher. */

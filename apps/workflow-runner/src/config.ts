@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseConfig } from '@wap/http';
+import { parseConfig } from '@wap/config';
 import { ServiceEnv } from '@wap/service-runtime';
 
 /** The runner's own settings; each has a default, so the embedded launcher may pass none. */

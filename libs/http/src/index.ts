@@ -3,7 +3,6 @@ export { requestIdFor } from './request-id';
 export { validate } from './validation';
 export { startHealthServer } from './health';
 export { onShutdown } from './shutdown';
-export { envBoolean, parseConfig, redactConfig } from './env';
 export { nestsDeeperThan } from './json-nesting';
 export { loggablePath, secretFingerprint } from './loggable-path';
 export { metricsAccessOf, metricsCheck, type MetricsAccess } from './metrics-access';

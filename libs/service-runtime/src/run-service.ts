@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { metricsAccessOf, onShutdown, redactConfig, startHealthServer } from '@wap/http';
+import { metricsAccessOf, onShutdown, startHealthServer } from '@wap/http';
+import { redactConfig } from '@wap/config';
 import {
   collectProcessMetrics,
   createLogger,

@@ -1,0 +1,1 @@
+export { envBoolean, parseConfig, redactConfig } from './env';
