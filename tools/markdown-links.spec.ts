@@ -122,11 +122,13 @@ describe('brokenLinks', () => {
       [
         'The registry is `docs/errors.md`, the runner `apps/chat/src/turns/runner.ts`.',
         'Each service has `apps/<service>/src/main.ts`; MCP pages `tools/list`? No: `docs/decisions`.',
+        'Imitate `docs/errors.md:1`, not `docs/errors.md:3`.',
       ].join('\n'),
     );
     expect(missingCodePaths(root, 'ARCHITECTURE.md')).toEqual([
       { line: 1, path: 'apps/chat/src/turns/runner.ts' },
       { line: 2, path: 'tools/list' },
+      { line: 3, path: 'docs/errors.md:3' },
     ]);
   });
 });

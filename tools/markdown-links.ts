@@ -109,20 +109,29 @@ export function brokenLinks(root: string): BrokenLink[] {
  * The files that describe the code by its paths: a moved or renamed file must be followed there.
  * (Decision records keep the paths of their day.)
  */
-export const CODE_WALKS = ['README.md', 'ARCHITECTURE.md'];
+export const CODE_WALKS = ['README.md', 'ARCHITECTURE.md', 'docs/CONVENTIONS.md'];
 
-// Repository paths in code spans: `apps/chat/src/turns/runner.ts`, `libs/platform/src/distributed`.
-const REPOSITORY_PATH = /`((?:apps|libs|tools|docs|bench|deploy)\/[^`\s<>{}*]+)`/g;
+// Repository paths in code spans, with an optional line: `apps/chat/src/turns/runner.ts`,
+// `libs/platform/src/distributed`, `libs/contracts/src/errors.ts:5`.
+const REPOSITORY_PATH = /`((?:apps|libs|tools|docs|bench|deploy)\/[^`\s<>{}*:]+)(?::(\d+))?`/g;
 
-/** The repository paths that `file` names in code spans and that do not exist. */
+/** Whether `path` exists and, when `line` is given, is a file with that many lines. */
+function pathExists(root: string, path: string, line: string | undefined): boolean {
+  const full = join(root, path);
+  if (!existsSync(full)) return false;
+  return line === undefined || readFileSync(full, 'utf8').split('\n').length >= Number(line);
+}
+
+/** The repository paths (and path:line) that `file` names in code spans and that do not exist. */
 export function missingCodePaths(root: string, file: string): { line: number; path: string }[] {
   const missing: { line: number; path: string }[] = [];
   readFileSync(join(root, file), 'utf8')
     .split('\n')
     .forEach((content, index) => {
-      for (const match of content.matchAll(REPOSITORY_PATH)) {
-        const path = match[1];
-        if (path && !existsSync(join(root, path))) missing.push({ line: index + 1, path });
+      for (const [, path, line] of content.matchAll(REPOSITORY_PATH)) {
+        if (path && !pathExists(root, path, line)) {
+          missing.push({ line: index + 1, path: line ? `${path}:${line}` : path });
+        }
       }
     });
   return missing;

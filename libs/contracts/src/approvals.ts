@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ErrorBodySchema, sessionErrorResponses } from './common';
+import { ErrorBodySchema, sessionErrorResponses } from './error-body';
 import { defineRoutes } from './route-spec';
 
 export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected'] as const;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ErrorBodySchema, sessionErrorResponses } from './common';
+import { ErrorBodySchema, sessionErrorResponses } from './error-body';
 import { defineRoutes, type RouteResponse } from './route-spec';
 
 // ---------------------------------------------------------------- conversations

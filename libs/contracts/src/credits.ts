@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ErrorBodySchema, sessionErrorResponses } from './common';
+import { ErrorBodySchema, sessionErrorResponses } from './error-body';
 import { WorkspaceIdParams } from './directory';
 import { defineRoutes } from './route-spec';
 

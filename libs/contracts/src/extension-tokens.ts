@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ErrorBodySchema, sessionErrorResponses } from './common';
+import { ErrorBodySchema, sessionErrorResponses } from './error-body';
 import { defineRoutes } from './route-spec';
 
 /** Spec, Limits: an extension token lives 30 days from issue. */

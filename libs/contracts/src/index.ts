@@ -20,7 +20,7 @@ export {
   type ServiceName,
   type OperationsOf,
 } from './route-spec';
-export { ErrorBodySchema } from './common';
+export { ErrorBodySchema } from './error-body';
 export {
   WorkspaceRole,
   WorkspaceIdParams,

@@ -1,6 +1,6 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
-import { ErrorBodySchema, sessionErrorResponses } from './common';
+import { ErrorBodySchema, sessionErrorResponses } from './error-body';
 import { defineRoutes } from './route-spec';
 
 /** Interval bounds, in minutes: one minute to thirty days (decision 70). */

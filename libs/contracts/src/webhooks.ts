@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ErrorBodySchema } from './common';
+import { ErrorBodySchema } from './error-body';
 import { defineRoutes } from './route-spec';
 import { InsufficientCreditsBody } from './workflows';
 

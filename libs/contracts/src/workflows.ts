@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CustomResponse, RunningHours, RunStatus } from './automation';
-import { ErrorBodySchema, sessionErrorResponses } from './common';
+import { ErrorBodySchema, sessionErrorResponses } from './error-body';
 import { ProviderEventsTrigger } from './provider-events';
 import { defineRoutes } from './route-spec';
 import type { ServiceReply } from './service-protocol';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ErrorBodySchema, sessionErrorResponses } from './common';
+import { ErrorBodySchema, sessionErrorResponses } from './error-body';
 import { defineRoutes } from './route-spec';
 
 /** `:id` of a table, contact or task: a uuid, checked at the edge. */
