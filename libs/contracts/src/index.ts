@@ -384,3 +384,4 @@ export {
   deadLetterSubject,
   type DeadLetterReason,
 } from './dead-letters';
+export { breakingChanges, publishedSchemas, type SubjectSchemas } from './published-schemas';

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { breakingChanges, breakingChangesOf, type SubjectSchemas } from './published-schemas';
+
+const json = (schema: z.ZodType, io: 'input' | 'output') =>
+  z.toJSONSchema(schema, { io }) as Record<string, unknown>;
+const request = (before: z.ZodType, after: z.ZodType) =>
+  breakingChangesOf(json(before, 'input'), json(after, 'input'), 'body', 'request');
+const reply = (before: z.ZodType, after: z.ZodType) =>
+  breakingChangesOf(json(before, 'output'), json(after, 'output'), 'reply', 'reply');
+
+const Body = z.object({ name: z.string(), mode: z.enum(['a', 'b']), note: z.string().optional() });
+
+describe('breakingChangesOf', () => {
+  test('a new optional field, a wider enum or a looser bound break no caller of a request', () => {
+    expect(request(Body, Body.extend({ extra: z.string().optional() }))).toEqual([]);
+    expect(request(Body, Body.extend({ mode: z.enum(['a', 'b', 'c']) }))).toEqual([]);
+    expect(
+      request(Body.extend({ name: z.string().max(10) }), Body.extend({ name: z.string().max(20) })),
+    ).toEqual([]);
+  });
+
+  test('a request field removed, newly required or narrowed breaks its callers', () => {
+    expect(request(Body, Body.omit({ note: true }))).toEqual(['body.note: removed']);
+    expect(request(Body, Body.extend({ note: z.string() }))).toEqual(['body.note: newly required']);
+    expect(request(Body, Body.extend({ mode: z.enum(['a']) }))).toEqual([
+      'body.mode: enum ["a","b"] → ["a"] (narrowed)',
+    ]);
+    expect(request(Body, Body.extend({ name: z.string().max(5) }))).toEqual([
+      'body.name: maxLength none → 5 (narrowed)',
+    ]);
+    expect(request(Body, Body.extend({ name: z.number() }))).toEqual([
+      'body.name: type string → number (narrowed)',
+    ]);
+  });
+
+  test('a reply field removed, made optional or widened breaks its readers; narrowed does not', () => {
+    expect(reply(Body, Body.omit({ name: true }))).toEqual(['reply.name: removed']);
+    expect(reply(Body, Body.extend({ name: z.string().optional() }))).toEqual([
+      'reply.name: no longer always present',
+    ]);
+    expect(reply(Body, Body.extend({ mode: z.enum(['a', 'b', 'c']) }))).toEqual([
+      'reply.mode: enum ["a","b"] → ["a","b","c"] (widened)',
+    ]);
+    expect(reply(Body, Body.extend({ name: z.string().nullable() }))).toEqual([
+      'reply.name: type string → string|null (widened)',
+    ]);
+    expect(reply(Body, Body.extend({ mode: z.enum(['a']) }))).toEqual([]);
+    expect(reply(Body, Body.extend({ note: z.string() }))).toEqual([]);
+  });
+});
+
+describe('breakingChanges', () => {
+  const schemas = (body: z.ZodType): SubjectSchemas => ({
+    request: { body: json(body, 'input') },
+    replies: { '200': json(Body, 'output') },
+  });
+
+  test('a new version beside the old one is not a break; removing the published one is', () => {
+    const v1 = { 'storage.api.create_thing.v1': schemas(Body) };
+    const v2 = { ...v1, 'storage.api.create_thing.v2': schemas(Body.extend({ note: z.string() })) };
+    expect(breakingChanges(v1, v2)).toEqual([]);
+    expect(
+      breakingChanges(v2, { 'storage.api.create_thing.v2': v2['storage.api.create_thing.v2'] }),
+    ).toEqual(['storage.api.create_thing.v1: removed (publish a new version beside it instead)']);
+  });
+
+  test('a change inside a published version is reported with its subject and part', () => {
+    const v1 = { 'storage.api.create_thing.v1': schemas(Body) };
+    expect(
+      breakingChanges(v1, {
+        'storage.api.create_thing.v1': schemas(Body.extend({ note: z.string() })),
+      }),
+    ).toEqual(['storage.api.create_thing.v1 request body.note: newly required']);
+  });
+});
