@@ -1,20 +1,6 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-const repoRoot = join(__dirname, '..');
-
-/** Every Nx project's root folder (where its project.json is). */
-function projectRoots(): string[] {
-  return [
-    ...['apps', 'libs'].flatMap((parent) =>
-      readdirSync(join(repoRoot, parent)).map((name) => `${parent}/${name}`),
-    ),
-    'bench',
-    'deploy',
-    'tools',
-    'tools/cluster-test',
-  ].filter((root) => existsSync(join(repoRoot, root, 'project.json')));
-}
+import { projectRoots, repoRoot } from './project-roots';
 
 describe('.github/CODEOWNERS', () => {
   const lines = readFileSync(join(repoRoot, '.github/CODEOWNERS'), 'utf8')

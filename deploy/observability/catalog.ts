@@ -5,14 +5,10 @@
  * services export (libs/observability's catalog, rendered as a scrape renders it).
  */
 
-export const SERVICES = [
-  'gateway',
-  'storage',
-  'chat',
-  'mcp-registry',
-  'workflow-runner',
-  'webhook-ingest',
-] as const;
+import { SERVICE_NAMES } from '@wap/contracts';
+
+/** The gateway, then the services that own routes. */
+export const SERVICES = ['gateway', ...SERVICE_NAMES] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
 export interface Panel {
