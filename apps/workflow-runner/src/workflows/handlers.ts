@@ -10,7 +10,6 @@ import {
   UpdateWorkflowBody,
   WorkflowIdParams,
   WorkspaceQuery,
-  type ServiceReply,
   type StepInput,
   type ServiceRequest,
 } from '@wap/contracts';
