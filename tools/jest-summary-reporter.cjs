@@ -12,7 +12,16 @@ function failuresOf(results) {
   return results.testResults.flatMap((file) => {
     const path = relative(repositoryRoot, file.testFilePath);
     if (file.testExecError) {
-      return [{ path, test: '(the file did not run)', message: file.testExecError.message }];
+      // jest-circus reports errors thrown by afterAll hooks, and uncaught ones, with an empty
+      // message and the errors in the stack only.
+      const { message, stack } = file.testExecError;
+      return [
+        {
+          path,
+          test: '(the file did not run, or failed outside its tests)',
+          message: (message || stack || '').slice(0, MESSAGE_CHARACTERS),
+        },
+      ];
     }
     return file.testResults
       .filter((test) => test.status === 'failed')

@@ -8,7 +8,12 @@ import {
   type RouteSpec,
 } from '@wap/contracts';
 import { createSessionVerifier } from '@wap/auth';
-import { answerUnparsedRequest, createHttpEdge, createRequestSiteCheck } from '@wap/http';
+import {
+  answerUnparsedRequest,
+  closeWhenIdle,
+  createHttpEdge,
+  createRequestSiteCheck,
+} from '@wap/http';
 import type { Platform } from '@wap/platform';
 import type { GatewayConfig } from './config';
 import { createGatewayApp } from './http/app';
@@ -93,6 +98,7 @@ export async function startGateway(deps: {
     if (!serveRoute(req, res)) app(req, res);
   });
   server.on('clientError', answerUnparsedRequest);
+  const closeServer = closeWhenIdle(server);
   // Slightly above typical load-balancer idle timeouts, so the balancer closes idle sockets first.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -112,11 +118,10 @@ export async function startGateway(deps: {
   return {
     url,
     port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        closing.abort();
-        server.closeIdleConnections();
-      }),
+    stop: () => {
+      const closed = closeServer();
+      closing.abort();
+      return closed;
+    },
   };
 }

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { renderMetrics } from '@wap/observability';
 import { metricsCheck, type MetricsAccess } from './metrics-access';
+import { closeWhenIdle } from './server-close';
 
 export interface HealthServer {
   port: number;
@@ -50,6 +51,7 @@ export async function startHealthServer(options: {
     }
     return send(res, 404, { error: 'Not found', code: 'ROUTE_NOT_FOUND' });
   });
+  const closeServer = closeWhenIdle(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '0.0.0.0', resolve);
@@ -60,7 +62,7 @@ export async function startHealthServer(options: {
     port,
     close: async () => {
       draining = true;
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer();
     },
   };
 }

@@ -17,3 +17,4 @@ export {
 export { rawServiceRequestOf, type EdgeRequest } from './edge/edge-request';
 export { answerCors } from './edge/cors';
 export { createRequestSiteCheck, type RequestSiteCheck } from './edge/request-site';
+export { closeWhenIdle } from './server-close';

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { WEBHOOK_BODY_LIMIT_BYTES, type RouteSpec } from '@wap/contracts';
 import {
   answerUnparsedRequest,
+  closeWhenIdle,
   createHttpEdge,
   rawServiceRequestOf,
   type EdgeHandler,
@@ -62,6 +63,7 @@ export async function startDirectDoor(deps: {
   });
   const server: Server = createServer(serve);
   server.on('clientError', answerUnparsedRequest);
+  const closeServer = closeWhenIdle(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(deps.config.port, deps.config.host, () => {
@@ -75,11 +77,6 @@ export async function startDirectDoor(deps: {
   deps.logger.info({ webhookUrl: url, port }, 'webhook door listening');
   return {
     url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // Idle keep-alive connections would hold close() open until they time out.
-        server.closeIdleConnections();
-      }),
+    close: closeServer,
   };
 }
