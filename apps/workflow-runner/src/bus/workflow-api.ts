@@ -23,7 +23,8 @@ import {
 } from '@wap/platform';
 import type { CreditLedger } from '../credits/ledger';
 import { createRunFromRequest } from '../runs/consumer';
-import { toRun, type RunRepository } from '../runs/repository';
+import type { RunRepository } from '../runs/repository';
+import { toRun } from '../runs/run-api';
 import type { ModelRequirement } from '../workflows/model-requirement';
 import { toWorkflow, type WorkflowRepository } from '../workflows/repository';
 

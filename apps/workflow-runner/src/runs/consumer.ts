@@ -10,7 +10,8 @@ import { deadLettersFor } from '../bus/dead-letters';
 import { consumeWithMembers, envelopeReader } from '../bus/durable-consumers';
 import { createGroupCommit } from '../db/group-commit';
 import type { WorkflowRepository } from '../workflows/repository';
-import type { NewRun, RunRepository } from './repository';
+import type { RunRepository } from './repository';
+import type { NewRun } from './run-rows';
 
 /** Runs created in one statement at most; the handlers in flight wait for the same commit. */
 const MAX_BATCH = 64;

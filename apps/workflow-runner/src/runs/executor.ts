@@ -1,28 +1,13 @@
 import type { Logger } from 'pino';
-import { CREDIT_MESSAGES, creditShortfallMessage, type StepType } from '@wap/contracts';
-import { markSpanFailed, metrics, runInSpan } from '@wap/observability';
-import {
-  continueTrace,
-  toJsonbStorable,
-  type Clock,
-  type IdSource,
-  type KvBucket,
-} from '@wap/platform';
+import { continueTrace, type Clock, type IdSource, type KvBucket } from '@wap/platform';
 import type { CreditLedger } from '../credits/ledger';
 import { createGroupCommit } from '../db/group-commit';
 import type { CreditSnapshots } from '../credits/snapshots';
-import { STEP_PRICES } from '../workflows/step-catalog';
-import {
-  isFinalStepStatus,
-  type CreationLease,
-  type LoadedRun,
-  type RunProgress,
-  type RunRepository,
-  type RunRow,
-} from './repository';
+import type { RunRepository } from './repository';
+import type { CreationLease, LoadedRun, RunProgress, RunRow } from './run-rows';
+import { executeRun, type RunExecutionContext } from './run-execution';
 import type { StepExecutor } from './steps';
 import { createHeldRuns } from './held-runs';
-import { resolveTemplates } from './templates';
 
 /** How long a nudge waits for others to share its claim, in milliseconds. */
 const CLAIM_COALESCE_MS = 5;
@@ -73,6 +58,11 @@ export interface RunExecutor {
  * message, is what keeps a run: a crash at any point leaves the run leased to nobody once the
  * lease lapses, and the next claim resumes it at its first unfinished step. A step that was
  * running when the process died runs again (at least once); its credit charge is not repeated.
+ *
+ * Executing one run is `executeRun` (run-execution.ts); what stays here is one closure on
+ * purpose: the claim loop, the reservations and the held runs all read and change the count of
+ * runs in hand (`active`, `reserved`, `stopping`), and split apart they would each need it passed
+ * back and forth.
  */
 export function startRunExecutor(deps: {
   runs: RunRepository;
@@ -106,191 +96,23 @@ export function startRunExecutor(deps: {
     onDue: () => startHeldDue(),
   });
 
-  // Runs ending side by side share one commit.
-  const writeProgressOf = createGroupCommit(
-    (entries: { run: RunRow; progress: RunProgress }[]) => runs.writeProgress(entries),
-    { maxBatch: WRITE_BATCH },
-  );
-
-  /**
-   * An identical request may run again once the run has ended. The run's end is committed
-   * first: a crash before this delete leaves a key whose run has ended, which webhook-ingest
-   * takes over once the claim is old enough (decision 40).
-   */
-  async function releaseInflight(run: RunRow): Promise<void> {
-    if (!run.inflightKey) return;
-    await deps.inflight.delete(run.inflightKey);
-  }
-
-  async function execute(loaded: LoadedRun, balances: ReadonlyMap<string, number>): Promise<void> {
-    const { run, steps } = loaded;
-    if (run.status === 'waiting_approval') {
-      await runs.release(run.id, owner, null);
-      return;
-    }
-
-    // Free steps that end at once are kept here and written with the next write the run needs
-    // anyway (a paid step, a wait, the end): a run of free steps costs one commit, not one per
-    // start and end of each.
-    let progress: RunProgress = { started: null, endedSteps: [], finish: null };
-    const writeProgress = async (): Promise<void> => {
-      if (!progress.started && progress.endedSteps.length === 0 && !progress.finish) return;
-      await writeProgressOf({ run, progress });
-      progress = { started: null, endedSteps: [], finish: null };
-    };
-    // A run refused before it started (no credits) ends with the time it waited in the queue.
-    let runStartedAt = run.startedAt ?? run.createdAt;
-    const finish = async (status: 'succeeded' | 'failed', error: string | null) => {
-      const ended = new Set(progress.endedSteps.map((step) => step.stepIndex));
-      const skipRemaining = steps.some(
-        (step) => !isFinalStepStatus(step.status) && !ended.has(step.stepIndex),
-      );
-      progress.finish = { status, error, skipRemaining };
-      await writeProgress();
-      logger.info({ runId: run.id, status }, 'run ended');
-      metrics.runDuration.observe(
-        { status },
-        Math.max(0, clock.now().getTime() - runStartedAt.getTime()) / 1000,
-      );
-      await releaseInflight(run);
-    };
-
-    if (run.status === 'queued') {
-      const message = creditShortfallMessage(balances.get(run.workspaceId) ?? 0, run.creditCost);
-      if (message) {
-        await finish('failed', message);
-        return;
-      }
-      progress.started = clock.now();
-      runStartedAt = progress.started;
-      metrics.runsStarted.inc({ trigger: run.triggerType });
-    }
-
-    const outputs: Record<string, unknown> = {};
-    for (const step of steps) {
-      if (isFinalStepStatus(step.status)) {
-        outputs[step.name] = step.output;
-        continue;
-      }
-      if (step.status === 'waiting') {
-        await writeProgress();
-        await runs.release(run.id, owner, null);
-        return;
-      }
-      if (stopping) {
-        await writeProgress();
-        await runs.release(run.id, owner, clock.now());
-        return;
-      }
-      const startedAt = step.startedAt ?? clock.now();
-      const input = resolveTemplates(step.settings, { trigger: run.input, steps: outputs });
-      const price = STEP_PRICES[step.type as StepType];
-      const paid = price > 0;
-      if (paid) {
-        // A paid step's start is on record before it is charged and before it calls out.
-        await writeProgress();
-        await runs.startStep(run.id, step.stepIndex, { input, startedAt });
-        step.startedAt = startedAt;
-      }
-
-      if (paid && step.creditsCharged === 0) {
-        const charge = await deps.ledger.chargeStep({
-          workspaceId: run.workspaceId,
-          runId: run.id,
-          stepIndex: step.stepIndex,
-          amount: price,
-          reason: `run ${run.id} step ${step.stepIndex + 1} (${step.type})`,
-        });
-        if (!charge.charged) {
-          await runs.endStep(run.id, step, {
-            status: 'failed',
-            output: null,
-            error: CREDIT_MESSAGES.insufficient,
-          });
-          await finish('failed', CREDIT_MESSAGES.insufficient);
-          return;
-        }
-        await runs.setStepCharge(run.id, step.stepIndex, price);
-        await deps.snapshots.publish(run.workspaceId);
-      }
-
-      const outcome = await runInSpan(
-        `workflow step ${step.type}`,
-        { attributes: { 'wap.step.index': step.stepIndex, 'wap.step.name': step.name } },
-        async (span) => {
-          const stepOutcome = await deps.steps.execute(step.type as StepType, input, {
-            workspaceId: run.workspaceId,
-            actingUserId: run.actingUserId,
-            startedAt,
-            now: clock.now(),
-          });
-          if (stepOutcome.kind === 'failed') markSpanFailed(span, stepOutcome.error);
-          return stepOutcome;
-        },
-      );
-      if (outcome.kind === 'succeeded' || outcome.kind === 'failed') {
-        // What a step brings back comes from outside (a response, a tool): a NUL in it must
-        // not make the run's writes fail.
-        const output = toJsonbStorable(
-          outcome.kind === 'succeeded' ? outcome.output : (outcome.output ?? null),
-        );
-        const error = outcome.kind === 'failed' ? toJsonbStorable(outcome.error) : null;
-        if (paid && outcome.kind === 'failed' && outcome.refundable) {
-          await runs.failStepWithRefund(
-            run,
-            step,
-            { output, error: error ?? '' },
-            {
-              entryId: deps.ids.uuid(),
-              amount: price,
-              reason: `refund of run ${run.id} step ${step.stepIndex + 1} (${step.type}): it failed before anything left the platform`,
-            },
-          );
-          await deps.snapshots.publish(run.workspaceId);
-        } else if (paid) {
-          await runs.endStep(run.id, step, { status: outcome.kind, output, error });
-        } else {
-          progress.endedSteps.push({
-            stepIndex: step.stepIndex,
-            status: outcome.kind,
-            input,
-            output,
-            error,
-            startedAt,
-            finishedAt: clock.now(),
-          });
-        }
-        outputs[step.name] = output;
-        if (outcome.kind === 'failed' && run.stopOnNodeFailure) {
-          await finish('failed', `Step "${step.name}" failed: ${outcome.error}`);
-          return;
-        }
-        continue;
-      }
-      await writeProgress();
-      if (!paid) {
-        // The wait counts from this start, also after a resume.
-        await runs.startStep(run.id, step.stepIndex, { input, startedAt });
-      }
-      switch (outcome.kind) {
-        case 'wait_until':
-          await runs.setStepResumeAt(run.id, step.stepIndex, outcome.at);
-          await runs.release(run.id, owner, outcome.at);
-          return;
-        case 'wait_approval':
-          await runs.awaitApproval(run, step.stepIndex, {
-            id: deps.ids.uuid(),
-            reviewerIds: outcome.reviewerIds,
-            message: outcome.message,
-          });
-          await runs.release(run.id, owner, null);
-          return;
-        default:
-          assertNever(outcome);
-      }
-    }
-    await finish('succeeded', null);
-  }
+  const execution: RunExecutionContext = {
+    runs,
+    ledger: deps.ledger,
+    snapshots: deps.snapshots,
+    steps: deps.steps,
+    inflight: deps.inflight,
+    clock,
+    ids: deps.ids,
+    logger,
+    owner,
+    isStopping: () => stopping,
+    // Runs ending side by side share one commit.
+    writeProgress: createGroupCommit(
+      (entries: { run: RunRow; progress: RunProgress }[]) => runs.writeProgress(entries),
+      { maxBatch: WRITE_BATCH },
+    ),
+  };
 
   function track(loaded: LoadedRun, balances: ReadonlyMap<string, number>): void {
     const runId = loaded.run.id;
@@ -304,7 +126,7 @@ export function startRunExecutor(deps: {
     );
     // Claimed by a timer or created in a batch of other requests' runs: the run's own stored
     // trace, not the context at hand, is its parent.
-    const execution = continueTrace(
+    const executing = continueTrace(
       loaded.run.traceparent,
       'workflow run',
       {
@@ -312,7 +134,7 @@ export function startRunExecutor(deps: {
         'wap.workflow.id': loaded.run.workflowId,
         'wap.workspace.id': loaded.run.workspaceId,
       },
-      () => execute(loaded, balances),
+      () => executeRun(execution, loaded, balances),
     )
       .catch((error: unknown) => {
         // The lease lapses and another claim resumes the run; nothing is lost.
@@ -320,13 +142,13 @@ export function startRunExecutor(deps: {
       })
       .finally(() => {
         clearInterval(renewal);
-        active.delete(execution);
+        active.delete(executing);
         if (stopping) return;
         // Room freed: held runs that came due first, then a claim if due runs may be waiting.
         startHeldDue();
         if (dueRunsMayWait) nudge();
       });
-    active.add(execution);
+    active.add(executing);
   }
 
   async function poll(): Promise<void> {
@@ -486,8 +308,4 @@ export function startRunExecutor(deps: {
       }
     },
   };
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected outcome ${JSON.stringify(value)}`);
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '@wap/platform';
-import type { LoadedRun, RunRepository } from './repository';
+import type { RunRepository } from './repository';
+import type { LoadedRun } from './run-rows';
 
 export interface HeldRuns {
   /** Takes room for up to `wanted` runs about to be created; returns how many it took. */

@@ -9,7 +9,8 @@ import {
 import type { Clock, SqlDatabase } from '@wap/platform';
 import { creditLedger, runs, scheduleFires, workflows, workflowSchedules } from '../db/schema';
 import { anyOfUuids } from '../db/sql-executor';
-import type { CreationLease, LoadedRun, NewRun, RunRepository } from '../runs/repository';
+import type { RunRepository } from '../runs/repository';
+import type { CreationLease, LoadedRun, NewRun } from '../runs/run-rows';
 import { catchUp, decideFire, localDay, nextFireAfter, type ScheduleTiming } from './time-rules';
 
 export type ScheduleRow = typeof workflowSchedules.$inferSelect;

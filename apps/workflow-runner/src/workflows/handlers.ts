@@ -25,7 +25,7 @@ import {
 import type { DirectoryClient } from '@wap/workspace-directory';
 import type { CreditLedger } from '../credits/ledger';
 import type { RunRepository } from '../runs/repository';
-import { toRun } from '../runs/repository';
+import { toRun } from '../runs/run-api';
 import { toTestEvent, type TestEventRepository } from '../test-events/repository';
 import type { ModelRequirement } from './model-requirement';
 import { namedSteps, toWorkflow, type WorkflowRepository, type WorkflowRow } from './repository';

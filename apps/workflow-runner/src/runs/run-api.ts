@@ -1,0 +1,47 @@
+import type { Run, RunStatus, StepRunStatus, StepType } from '@wap/contracts';
+import { iso, type RunRow, type RunStepRow } from './run-rows';
+
+/**
+ * The API shape of a run. A `summary` (the run list) leaves out the trigger body and each step's
+ * input and output: a page of full runs could outgrow one bus message (1 MiB); GET /runs/{id}
+ * has them.
+ */
+export function toRun(
+  row: RunRow,
+  steps: readonly RunStepRow[],
+  options: { summary?: boolean } = {},
+): Run {
+  const detail = <T>(value: T): T | undefined => (options.summary ? undefined : value);
+  return {
+    id: row.id,
+    workflow_id: row.workflowId,
+    workspace_id: row.workspaceId,
+    status: row.status as RunStatus,
+    trigger: {
+      type: row.triggerType as Run['trigger']['type'],
+      event_id: row.eventId,
+      test_event_id: row.testEventId,
+      key_id: row.keyId,
+    },
+    input: detail(row.input),
+    steps: steps.map((step) => ({
+      index: step.stepIndex,
+      name: step.name,
+      type: step.type as StepType,
+      status: step.status as StepRunStatus,
+      input: detail(step.input),
+      output: detail(step.output),
+      error: step.error,
+      credits_charged: step.creditsCharged,
+      started_at: iso(step.startedAt),
+      finished_at: iso(step.finishedAt),
+      duration_ms: step.durationMs,
+    })),
+    credits_charged: row.creditsCharged,
+    error: row.error,
+    not_before: iso(row.notBefore),
+    created_at: row.createdAt.toISOString(),
+    started_at: iso(row.startedAt),
+    finished_at: iso(row.finishedAt),
+  };
+}

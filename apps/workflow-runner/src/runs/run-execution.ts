@@ -1,0 +1,309 @@
+import type { Logger } from 'pino';
+import { CREDIT_MESSAGES, creditShortfallMessage, type StepType } from '@wap/contracts';
+import { markSpanFailed, metrics, runInSpan } from '@wap/observability';
+import { toJsonbStorable, type Clock, type IdSource, type KvBucket } from '@wap/platform';
+import type { CreditLedger } from '../credits/ledger';
+import type { CreditSnapshots } from '../credits/snapshots';
+import { STEP_PRICES } from '../workflows/step-catalog';
+import type { RunRepository } from './repository';
+import {
+  isFinalStepStatus,
+  type EndedStep,
+  type LoadedRun,
+  type RunProgress,
+  type RunRow,
+  type RunStepRow,
+} from './run-rows';
+import type { StepExecutor, StepOutcome } from './steps';
+import { resolveTemplates } from './templates';
+
+/** What executing one run needs from the executor that claimed it. */
+export interface RunExecutionContext {
+  runs: RunRepository;
+  ledger: CreditLedger;
+  snapshots: CreditSnapshots;
+  steps: StepExecutor;
+  /** WEBHOOK_INFLIGHT_BUCKET */
+  inflight: KvBucket;
+  clock: Clock;
+  ids: IdSource;
+  logger: Logger;
+  /** The executor's name as a lease owner. */
+  owner: string;
+  /** The executor is stopping: the run goes back to the table after its current step. */
+  isStopping: () => boolean;
+  /** Writes a run's progress; runs ending side by side share one commit. */
+  writeProgress: (entry: { run: RunRow; progress: RunProgress }) => Promise<void>;
+}
+
+/** After a step: go on with the next one, or the run has ended or been parked. */
+type StepEnd = 'next' | 'stop';
+
+/** A step about to execute, with what its start decided. */
+interface StartedStep {
+  step: RunStepRow;
+  input: unknown;
+  startedAt: Date;
+  price: number;
+}
+
+/**
+ * Executes a claimed run from its first unfinished step until it ends, waits (a delay, an
+ * approval) or the executor stops; each step's outcome is on record before the next starts.
+ */
+export async function executeRun(
+  context: RunExecutionContext,
+  loaded: LoadedRun,
+  balances: ReadonlyMap<string, number>,
+): Promise<void> {
+  const { run, steps } = loaded;
+  const { runs, owner, clock } = context;
+  if (run.status === 'waiting_approval') {
+    await runs.release(run.id, owner, null);
+    return;
+  }
+  const record = createRunRecord(context, loaded);
+  if (run.status === 'queued') {
+    const message = creditShortfallMessage(balances.get(run.workspaceId) ?? 0, run.creditCost);
+    if (message) {
+      await record.finish('failed', message);
+      return;
+    }
+    record.start(clock.now());
+    metrics.runsStarted.inc({ trigger: run.triggerType });
+  }
+
+  const outputs: Record<string, unknown> = {};
+  for (const step of steps) {
+    if (isFinalStepStatus(step.status)) {
+      outputs[step.name] = step.output;
+      continue;
+    }
+    if (step.status === 'waiting') {
+      await record.flush();
+      await runs.release(run.id, owner, null);
+      return;
+    }
+    if (context.isStopping()) {
+      await record.flush();
+      await runs.release(run.id, owner, clock.now());
+      return;
+    }
+    if ((await executeStep(context, record, run, step, outputs)) === 'stop') return;
+  }
+  await record.finish('succeeded', null);
+}
+
+/**
+ * A run's progress not yet written. Free steps that end at once are kept here and written with
+ * the next write the run needs anyway (a paid step, a wait, the end): a run of free steps costs
+ * one commit, not one per start and end of each.
+ */
+function createRunRecord(context: RunExecutionContext, { run, steps }: LoadedRun) {
+  let progress: RunProgress = { started: null, endedSteps: [], finish: null };
+  // A run refused before it started (no credits) ends with the time it waited in the queue.
+  let runStartedAt = run.startedAt ?? run.createdAt;
+
+  async function flush(): Promise<void> {
+    if (!progress.started && progress.endedSteps.length === 0 && !progress.finish) return;
+    await context.writeProgress({ run, progress });
+    progress = { started: null, endedSteps: [], finish: null };
+  }
+
+  return {
+    flush,
+    start(at: Date): void {
+      progress.started = at;
+      runStartedAt = at;
+    },
+    endFreeStep(ended: EndedStep): void {
+      progress.endedSteps.push(ended);
+    },
+    async finish(status: 'succeeded' | 'failed', error: string | null): Promise<void> {
+      const ended = new Set(progress.endedSteps.map((step) => step.stepIndex));
+      const skipRemaining = steps.some(
+        (step) => !isFinalStepStatus(step.status) && !ended.has(step.stepIndex),
+      );
+      progress.finish = { status, error, skipRemaining };
+      await flush();
+      context.logger.info({ runId: run.id, status }, 'run ended');
+      metrics.runDuration.observe(
+        { status },
+        Math.max(0, context.clock.now().getTime() - runStartedAt.getTime()) / 1000,
+      );
+      await releaseInflight(context, run);
+    },
+  };
+}
+
+type RunRecord = ReturnType<typeof createRunRecord>;
+
+/**
+ * An identical request may run again once the run has ended. The run's end is committed
+ * first: a crash before this delete leaves a key whose run has ended, which webhook-ingest
+ * takes over once the claim is old enough (decision 40).
+ */
+async function releaseInflight(context: RunExecutionContext, run: RunRow): Promise<void> {
+  if (!run.inflightKey) return;
+  await context.inflight.delete(run.inflightKey);
+}
+
+async function executeStep(
+  context: RunExecutionContext,
+  record: RunRecord,
+  run: RunRow,
+  step: RunStepRow,
+  outputs: Record<string, unknown>,
+): Promise<StepEnd> {
+  const { runs, clock } = context;
+  const started: StartedStep = {
+    step,
+    startedAt: step.startedAt ?? clock.now(),
+    input: resolveTemplates(step.settings, { trigger: run.input, steps: outputs }),
+    price: STEP_PRICES[step.type as StepType],
+  };
+  if (started.price > 0) {
+    // A paid step's start is on record before it is charged and before it calls out.
+    await record.flush();
+    await runs.startStep(run.id, step.stepIndex, {
+      input: started.input,
+      startedAt: started.startedAt,
+    });
+    step.startedAt = started.startedAt;
+    if (step.creditsCharged === 0 && !(await chargeStep(context, record, run, started))) {
+      return 'stop';
+    }
+  }
+  const outcome = await runInSpan(
+    `workflow step ${step.type}`,
+    { attributes: { 'wap.step.index': step.stepIndex, 'wap.step.name': step.name } },
+    async (span) => {
+      const stepOutcome = await context.steps.execute(step.type as StepType, started.input, {
+        workspaceId: run.workspaceId,
+        actingUserId: run.actingUserId,
+        startedAt: started.startedAt,
+        now: clock.now(),
+      });
+      if (stepOutcome.kind === 'failed') markSpanFailed(span, stepOutcome.error);
+      return stepOutcome;
+    },
+  );
+  if (outcome.kind === 'succeeded' || outcome.kind === 'failed') {
+    return endStep(context, record, run, started, outcome, outputs);
+  }
+  await parkRun(context, record, run, started, outcome);
+  return 'stop';
+}
+
+/** Charges a paid step once; false when the workspace could not pay, which ends the run. */
+async function chargeStep(
+  context: RunExecutionContext,
+  record: RunRecord,
+  run: RunRow,
+  { step, price }: StartedStep,
+): Promise<boolean> {
+  const charge = await context.ledger.chargeStep({
+    workspaceId: run.workspaceId,
+    runId: run.id,
+    stepIndex: step.stepIndex,
+    amount: price,
+    reason: `run ${run.id} step ${step.stepIndex + 1} (${step.type})`,
+  });
+  if (!charge.charged) {
+    await context.runs.endStep(run.id, step, {
+      status: 'failed',
+      output: null,
+      error: CREDIT_MESSAGES.insufficient,
+    });
+    await record.finish('failed', CREDIT_MESSAGES.insufficient);
+    return false;
+  }
+  await context.runs.setStepCharge(run.id, step.stepIndex, price);
+  await context.snapshots.publish(run.workspaceId);
+  return true;
+}
+
+/** Records a step that succeeded or failed; a failure ends the run if the workflow says so. */
+async function endStep(
+  context: RunExecutionContext,
+  record: RunRecord,
+  run: RunRow,
+  { step, input, startedAt, price }: StartedStep,
+  outcome: Extract<StepOutcome, { kind: 'succeeded' | 'failed' }>,
+  outputs: Record<string, unknown>,
+): Promise<StepEnd> {
+  const paid = price > 0;
+  // What a step brings back comes from outside (a response, a tool): a NUL in it must not make
+  // the run's writes fail.
+  const output = toJsonbStorable(
+    outcome.kind === 'succeeded' ? outcome.output : (outcome.output ?? null),
+  );
+  const error = outcome.kind === 'failed' ? toJsonbStorable(outcome.error) : null;
+  if (paid && outcome.kind === 'failed' && outcome.refundable) {
+    await context.runs.failStepWithRefund(
+      run,
+      step,
+      { output, error: error ?? '' },
+      {
+        entryId: context.ids.uuid(),
+        amount: price,
+        reason: `refund of run ${run.id} step ${step.stepIndex + 1} (${step.type}): it failed before anything left the platform`,
+      },
+    );
+    await context.snapshots.publish(run.workspaceId);
+  } else if (paid) {
+    await context.runs.endStep(run.id, step, { status: outcome.kind, output, error });
+  } else {
+    record.endFreeStep({
+      stepIndex: step.stepIndex,
+      status: outcome.kind,
+      input,
+      output,
+      error,
+      startedAt,
+      finishedAt: context.clock.now(),
+    });
+  }
+  outputs[step.name] = output;
+  if (outcome.kind === 'failed' && run.stopOnNodeFailure) {
+    await record.finish('failed', `Step "${step.name}" failed: ${outcome.error}`);
+    return 'stop';
+  }
+  return 'next';
+}
+
+/** A step that waits (a delay, an approval): the run goes back to the table until then. */
+async function parkRun(
+  context: RunExecutionContext,
+  record: RunRecord,
+  run: RunRow,
+  { step, input, startedAt, price }: StartedStep,
+  outcome: Extract<StepOutcome, { kind: 'wait_until' | 'wait_approval' }>,
+): Promise<void> {
+  const { runs, owner } = context;
+  await record.flush();
+  if (price === 0) {
+    // The wait counts from this start, also after a resume.
+    await runs.startStep(run.id, step.stepIndex, { input, startedAt });
+  }
+  switch (outcome.kind) {
+    case 'wait_until':
+      await runs.setStepResumeAt(run.id, step.stepIndex, outcome.at);
+      await runs.release(run.id, owner, outcome.at);
+      return;
+    case 'wait_approval':
+      await runs.awaitApproval(run, step.stepIndex, {
+        id: context.ids.uuid(),
+        reviewerIds: outcome.reviewerIds,
+        message: outcome.message,
+      });
+      await runs.release(run.id, owner, null);
+      return;
+    default:
+      assertNever(outcome);
+  }
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unexpected outcome ${JSON.stringify(value)}`);
+}
