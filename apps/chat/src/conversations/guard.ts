@@ -3,7 +3,8 @@ import { AppError, type Actor, type WorkspaceRole } from '@wap/contracts';
 import type { DirectoryClient } from '@wap/workspace-directory';
 import { ChatAccessDenied } from '../http/access-denied';
 import { chatAccess, type ChatAccess } from './access';
-import type { ConversationRecord, ConversationRepository } from './repository';
+import type { ConversationRecord } from './records';
+import type { ConversationRepository } from './repository';
 
 /** A chat the caller may open, with what they may do in it. */
 export interface OpenedConversation {

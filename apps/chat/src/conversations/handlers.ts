@@ -29,7 +29,8 @@ import {
   updateRequirement,
 } from './access';
 import { chatNotFound, type ConversationGuard, type OpenedConversation } from './guard';
-import type { AccessRequestRecord, ConversationRepository } from './repository';
+import type { ConversationRepository } from './repository';
+import type { AccessRequestRecord } from './records';
 import { accessRequestView, conversationView, participantView } from './views';
 
 export type ConversationOperation =

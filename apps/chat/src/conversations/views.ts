@@ -2,7 +2,7 @@ import type { Participant, ViewedConversation } from '@wap/contracts';
 import type { z } from 'zod';
 import type { AccessRequest } from '@wap/contracts';
 import { STARRED_KEY } from './access';
-import type { AccessRequestRecord, ConversationRecord, ParticipantRecord } from './repository';
+import type { AccessRequestRecord, ConversationRecord, ParticipantRecord } from './records';
 
 /** What one viewer has of a chat besides its record. */
 export interface Viewer {
