@@ -8,7 +8,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { type z } from 'zod';
 import { createBusSigner, createBusVerifier, generateBusKeySet, mintSessionToken } from '@wap/auth';
-import { requestDigest } from '@wap/platform';
+import { requestDigest } from '@wap/bus-protocol';
 import {
   cpuTimeMs,
   createProcessGroup,

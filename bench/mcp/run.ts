@@ -21,14 +21,8 @@ import {
   directoryKey,
   type ServiceRequest,
 } from '@wap/contracts';
-import {
-  callApi,
-  callRoute,
-  createDistributedPlatform,
-  encodeJson,
-  serveApi,
-  withNamespace,
-} from '@wap/platform';
+import { createDistributedPlatform, encodeJson, withNamespace } from '@wap/platform';
+import { callApi, callRoute, serveApi } from '@wap/bus-protocol';
 import {
   asBusPrincipal,
   busKeyEnvironment,

@@ -5,7 +5,8 @@ import {
   type Actor,
   type ServiceRequest,
 } from '@wap/contracts';
-import { callApi, type Platform } from '@wap/platform';
+import { type Platform } from '@wap/platform';
+import { callApi } from '@wap/bus-protocol';
 
 /**
  * The platform as the admin CLI sees it: `platform` inside the deployment's namespace for the

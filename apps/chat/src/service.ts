@@ -6,7 +6,8 @@ import {
   STEP_SUBJECTS,
   chatRoutes,
 } from '@wap/contracts';
-import { serveApi, serveRoutes, type Platform, type Subscription } from '@wap/platform';
+import { type Platform, type Subscription } from '@wap/platform';
+import { serveApi, serveRoutes } from '@wap/bus-protocol';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { createDirectoryClient } from '@wap/workspace-directory';
 import { createAssistantPrompt } from './brain/assistant-prompt';

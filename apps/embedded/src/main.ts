@@ -9,7 +9,8 @@ import {
   platformMetrics,
   startTelemetry,
 } from '@wap/observability';
-import { createEmbeddedPlatform, withMetrics } from '@wap/platform';
+import { createEmbeddedPlatform } from '@wap/platform';
+import { withMetrics } from '@wap/bus-protocol';
 import { chatSettings } from '@wap/chat-service';
 import { gatewayConfigFromEnv, startGateway } from '@wap/gateway-service';
 import { toMcpRegistryConfig } from '@wap/mcp-registry-service';

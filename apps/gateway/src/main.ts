@@ -6,7 +6,8 @@ import {
   platformMetrics,
   startTelemetry,
 } from '@wap/observability';
-import { createDistributedPlatform, withMetrics, withNamespace } from '@wap/platform';
+import { createDistributedPlatform, withNamespace } from '@wap/platform';
+import { withMetrics } from '@wap/bus-protocol';
 import { inboxPrefixOf } from '@wap/contracts';
 import { withBusKeys } from '@wap/service-runtime';
 import { gatewayConfigFromEnv, loadGatewayEnv } from './config';

@@ -11,7 +11,8 @@ import {
   OperatorRewrapCredentialsRequest,
 } from '@wap/contracts';
 import { createGuardedFetch } from '@wap/egress';
-import { decodeJson, serveApi, serveRoutes, type Platform, type Subscription } from '@wap/platform';
+import { decodeJson, type Platform, type Subscription } from '@wap/platform';
+import { serveApi, serveRoutes } from '@wap/bus-protocol';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { createDirectoryClient } from '@wap/workspace-directory';
 import type { McpRegistryConfig } from './config';

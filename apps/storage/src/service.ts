@@ -24,7 +24,8 @@ import {
 } from '@wap/contracts';
 import type { ExtensionTokenIssuer } from '@wap/auth';
 import type { ActorRateLimits } from '@wap/http';
-import { serveApi, serveRoutes, type Platform, type Subscription } from '@wap/platform';
+import { type Platform, type Subscription } from '@wap/platform';
+import { serveApi, serveRoutes } from '@wap/bus-protocol';
 import { createDirectoryHandlers } from './directory/handlers';
 import { createMeCache } from './directory/me-cache';
 import { createDirectoryPublisher } from './directory/publisher';

@@ -17,7 +17,8 @@ import {
   WEBHOOK_EVENTS_STREAM_CONFIG,
 } from '@wap/contracts';
 import { createRateLimiter } from '@wap/http';
-import { callApi, createKvMirror, serveRoutes, type Platform } from '@wap/platform';
+import { createKvMirror, type Platform } from '@wap/platform';
+import { callApi, serveRoutes } from '@wap/bus-protocol';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { createDirectoryClient } from '@wap/workspace-directory';
 import { DEFAULT_WEBHOOK_INGEST_CONFIG, type WebhookIngestConfig } from './config';

@@ -1,14 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AppError, subjectTemplate } from '@wap/contracts';
-import {
-  callApi,
-  encodeJson,
-  serveApi,
-  withMetrics,
-  type Platform,
-  type StreamMessage,
-} from '@wap/platform';
+import { encodeJson, type Platform, type StreamMessage } from '@wap/platform';
+import { callApi, serveApi, withMetrics } from '@wap/bus-protocol';
 import {
   asBusPrincipal,
   eventually,

@@ -6,19 +6,21 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { DestinationStream } from 'pino';
 import { z } from 'zod';
 import {
-  activeTraceparent,
-  callApi,
-  continueTrace,
   createEmbeddedPlatform,
   decodeJson,
   encodeJson,
-  injectTraceHeaders,
-  serveApi,
-  withTraceFromHeaders,
   type Platform,
   type StreamConsumer,
   type Subscription,
 } from '@wap/platform';
+import {
+  activeTraceparent,
+  callApi,
+  continueTrace,
+  injectTraceHeaders,
+  serveApi,
+  withTraceFromHeaders,
+} from '@wap/bus-protocol';
 import { asBusPrincipal } from '@wap/testing';
 import { startInMemoryTracing, type InMemoryTracing } from './testing';
 import { createLogger } from './logger';

@@ -3,6 +3,9 @@ export type {
   Bus,
   BusCaller,
   Subscription,
+  BusMessage,
+  BusReply,
+  MessageHeaders,
   Streams,
   StreamConfig,
   StreamMessage,
@@ -23,35 +26,12 @@ export {
   KvConflictError,
   isDatabaseUnavailable,
 } from './errors';
-export {
-  serveApi,
-  callApi,
-  serveRoutes,
-  callRoute,
-  callRawRoute,
-  INLINE_BODY_LIMIT_BYTES,
-  encodeJson,
-  decodeJson,
-  injectTraceHeaders,
-  withTraceFromHeaders,
-  activeTraceparent,
-  continueTrace,
-  type RouteHandler,
-} from './rpc';
+export { encodeJson, decodeJson } from './json-codec';
 export { createDistributedPlatform } from './distributed';
 export { createEmbeddedPlatform } from './embedded';
+export { createEmbeddedBus } from './embedded/bus';
 export { withNamespace } from './namespace';
-export { withBusTrust, requestDigest, ASSERTION_HEADER } from './bus-trust';
-export { withMetrics } from './metered';
 export { isJsonbStorable, toJsonbStorable } from './jsonb';
-export { actorOf, parseRequestPart } from './route-requests';
-export {
-  encodeKeysetCursor,
-  decodeKeysetCursor,
-  encodeSeqCursor,
-  decodeSeqCursor,
-  type KeysetPosition,
-} from './page-cursors';
 export {
   generateNatsUsers,
   natsServerConfig,

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { decodeJson } from './rpc';
+import { decodeJson } from './json-codec';
 import type { Kv, KvEntry, KvWatchEvent } from './platform';
 
 /**

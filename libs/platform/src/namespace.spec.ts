@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { createDistributedPlatform } from './distributed';
-import { decodeJson, encodeJson } from './rpc';
+import { decodeJson, encodeJson } from './json-codec';
 import { withNamespace } from './namespace';
 import type { Platform, StreamMessage } from './platform';
 import { deleteStreams, recordingCreatedStreams } from './testing';

@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import { createBusSigner, createBusVerifier, type BusKeySet } from '@wap/auth';
 import type { BusPrincipal } from '@wap/contracts';
 import { platformMetrics } from '@wap/observability';
-import { withBusTrust, type Platform } from '@wap/platform';
+import { type Platform } from '@wap/platform';
+import { withBusTrust } from '@wap/bus-protocol';
 
 /** A principal's keys: its own private signing key and every signer's public key. */
 export interface BusKeys {

@@ -7,12 +7,8 @@ import {
   platformMetrics,
   startTelemetry,
 } from '@wap/observability';
-import {
-  createDistributedPlatform,
-  withMetrics,
-  withNamespace,
-  type Platform,
-} from '@wap/platform';
+import { createDistributedPlatform, withNamespace, type Platform } from '@wap/platform';
+import { withMetrics } from '@wap/bus-protocol';
 import { inboxPrefixOf, type ServiceName } from '@wap/contracts';
 import { withBusKeys } from './bus-keys';
 import type { ServiceEnv } from './service-env';

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { createBusSigner, createBusVerifier, generateBusKeySet, type BusKeySet } from '@wap/auth';
 import { subjectTemplate, type BusPrincipal, type RequestSubjectSpec } from '@wap/contracts';
-import { withBusTrust, type Platform } from '@wap/platform';
+import { type Platform } from '@wap/platform';
+import { withBusTrust } from '@wap/bus-protocol';
 import { testLogger } from './services';
 
 let keySet: BusKeySet | undefined;

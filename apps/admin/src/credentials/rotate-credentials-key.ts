@@ -1,5 +1,5 @@
 import { OPERATIONS_SUBJECTS, OperatorRewrapCredentialsReply } from '@wap/contracts';
-import { callApi } from '@wap/platform';
+import { callApi } from '@wap/bus-protocol';
 import type { AdminContext } from '../operator';
 
 /**

@@ -1,5 +1,5 @@
 import { AppError, CreditBalanceResponse, creditRoutes } from '@wap/contracts';
-import { callRoute } from '@wap/platform';
+import { callRoute } from '@wap/bus-protocol';
 import { operatorActor, operatorRequest, type AdminContext } from '../operator';
 
 const GRANT_ROUTE = creditRoutes.find((route) => route.operationId === 'grant_credits');

@@ -5,7 +5,8 @@ import {
   OperatorDeleteWorkspaceReply,
   directoryKey,
 } from '@wap/contracts';
-import { callApi, decodeJson } from '@wap/platform';
+import { decodeJson } from '@wap/platform';
+import { callApi } from '@wap/bus-protocol';
 import type { AdminContext } from '../operator';
 
 export interface WorkspaceSummary {

@@ -1,5 +1,5 @@
 import { and, desc, eq, isNotNull, isNull, or, sql } from 'drizzle-orm';
-import { type KeysetPosition } from '@wap/platform';
+import { type KeysetPosition } from '@wap/bus-protocol';
 import { conversations, participants, viewerStates } from '../db/schema';
 import { mergeSharedMetadata } from './access';
 import {

@@ -19,7 +19,7 @@ import {
   encodeKeysetCursor,
   parseRequestPart,
   type RouteHandler,
-} from '@wap/platform';
+} from '@wap/bus-protocol';
 import type { DirectoryClient } from '@wap/workspace-directory';
 import {
   chatAccess,

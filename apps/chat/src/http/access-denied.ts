@@ -1,5 +1,5 @@
 import type { AccessDeniedBody } from '@wap/contracts';
-import type { RouteHandler } from '@wap/platform';
+import type { RouteHandler } from '@wap/bus-protocol';
 
 /**
  * Spec endpoint 1's 403: a chat of the caller's workspace that is not shared with them. It is

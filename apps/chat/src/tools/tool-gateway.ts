@@ -6,7 +6,8 @@ import {
   type CancelToolCall,
   type ToolDescriptor,
 } from '@wap/contracts';
-import { callApi, encodeJson, injectTraceHeaders, type Bus } from '@wap/platform';
+import { encodeJson, type Bus } from '@wap/platform';
+import { callApi, injectTraceHeaders } from '@wap/bus-protocol';
 
 export type ToolDescription = z.infer<typeof ToolDescriptor>;
 export type ToolCallResult = z.infer<typeof CallToolReply>;

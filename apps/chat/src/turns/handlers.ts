@@ -16,14 +16,14 @@ import {
 } from '@wap/contracts';
 import { createActorRateLimit, type ActorRateLimits } from '@wap/http';
 import { metrics } from '@wap/observability';
+import { type Clock } from '@wap/platform';
 import {
   actorOf,
   decodeSeqCursor,
   encodeSeqCursor,
   parseRequestPart,
-  type Clock,
   type RouteHandler,
-} from '@wap/platform';
+} from '@wap/bus-protocol';
 import type { ConversationGuard } from '../conversations/guard';
 import type { ConversationRepository } from '../conversations/repository';
 import { ChatAccessDenied } from '../http/access-denied';

@@ -10,13 +10,12 @@ import {
 import {
   BusTimeoutError,
   NoRespondersError,
-  callApi,
-  serveApi,
   type Bus,
   type Clock,
   type IdSource,
   type Subscription,
 } from '@wap/platform';
+import { callApi, serveApi } from '@wap/bus-protocol';
 import {
   ModelError,
   type ChatCompletionMessageParam,

@@ -1,5 +1,5 @@
 import { AssistantPromptReply, STEP_SUBJECTS } from '@wap/contracts';
-import { callApi } from '@wap/platform';
+import { callApi } from '@wap/bus-protocol';
 import {
   eventually,
   startChatCompletionsProvider,

@@ -7,7 +7,7 @@ import {
   type McpServerView,
 } from '@wap/contracts';
 import { oauthRedirectUriFor } from '@wap/mcp-registry-service';
-import { callApi } from '@wap/platform';
+import { callApi } from '@wap/bus-protocol';
 import {
   eventually,
   startConnectedAccountServers,

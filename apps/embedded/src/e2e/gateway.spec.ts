@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { SignJWT } from 'jose';
 import { z } from 'zod';
 import { defineRoutes, ForwardedRequest, type RouteSpec } from '@wap/contracts';
-import { serveApi } from '@wap/platform';
+import { serveApi } from '@wap/bus-protocol';
 import { repositoryRoot } from '@wap/testing';
 import { http, RUNTIMES, SESSION_SECRET, startStack, uniqueEmail, type TestStack } from './stack';
 

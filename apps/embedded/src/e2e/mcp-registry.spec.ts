@@ -7,7 +7,7 @@ import {
   type McpToolRecord,
 } from '@wap/contracts';
 import { AppError } from '@wap/contracts';
-import { callApi } from '@wap/platform';
+import { callApi } from '@wap/bus-protocol';
 import {
   BASIC_PASSWORD,
   BASIC_USER,

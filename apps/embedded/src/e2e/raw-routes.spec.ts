@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { ROUTES, defineRoutes, type RawServiceRequest, type RouteSpec } from '@wap/contracts';
-import { serveRoutes } from '@wap/platform';
+import { serveRoutes } from '@wap/bus-protocol';
 import { http, RUNTIMES, startStack, uniqueEmail, type TestStack } from './stack';
 
 const testRoutes = defineRoutes([

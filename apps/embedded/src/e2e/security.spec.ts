@@ -17,7 +17,7 @@ import {
   type BusPrincipal,
   type RequestSubjectSpec,
 } from '@wap/contracts';
-import { ASSERTION_HEADER, requestDigest } from '@wap/platform';
+import { ASSERTION_HEADER, requestDigest } from '@wap/bus-protocol';
 import type { BusCredentials } from '@wap/service-runtime';
 import {
   createTestDatabase,

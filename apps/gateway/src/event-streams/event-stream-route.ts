@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { TurnEventsBatch, type RouteSpec } from '@wap/contracts';
 import type { EdgeHandler } from '@wap/http';
-import { callRoute } from '@wap/platform';
+import { callRoute } from '@wap/bus-protocol';
 import { unavailableWhenUnanswered, validParams, type ForwardingDeps } from '../routing/forwarding';
 
 function writeEvent(res: ServerResponse, event: TurnEventsBatch['events'][number]): void {

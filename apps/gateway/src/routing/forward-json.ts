@@ -1,6 +1,7 @@
 import { AppError, type RouteSpec, type ServiceRequest } from '@wap/contracts';
 import { validate, type EdgeHandler, type EdgeRequest } from '@wap/http';
-import { callRoute, isJsonbStorable } from '@wap/platform';
+import { isJsonbStorable } from '@wap/platform';
+import { callRoute } from '@wap/bus-protocol';
 import { unavailableWhenUnanswered, validParams, type ForwardingDeps } from './forwarding';
 
 function pickHeaders(request: EdgeRequest, names: readonly string[]): Record<string, string> {

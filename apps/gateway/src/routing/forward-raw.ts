@@ -1,6 +1,6 @@
 import type { RouteSpec } from '@wap/contracts';
 import { rawServiceRequestOf, type EdgeHandler } from '@wap/http';
-import { callRawRoute } from '@wap/platform';
+import { callRawRoute } from '@wap/bus-protocol';
 import { unavailableWhenUnanswered, type ForwardingDeps } from './forwarding';
 
 /**

@@ -1,5 +1,6 @@
 import { AppError, DIRECTORY_SUBJECTS, EnsureUserReply, type Actor } from '@wap/contracts';
-import { callApi, type Bus } from '@wap/platform';
+import { type Bus } from '@wap/platform';
+import { callApi } from '@wap/bus-protocol';
 import type { SessionClaims } from '@wap/auth';
 
 interface CachedUser {

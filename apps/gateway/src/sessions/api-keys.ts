@@ -5,7 +5,8 @@ import {
   type ApiKeyPrincipal,
 } from '@wap/contracts';
 import type { EdgeRequest } from '@wap/http';
-import { BusTimeoutError, NoRespondersError, callApi, type Bus } from '@wap/platform';
+import { BusTimeoutError, NoRespondersError, type Bus } from '@wap/platform';
+import { callApi } from '@wap/bus-protocol';
 
 const BEARER_API_KEY = /^bearer\s+(sk_[A-Za-z0-9_-]{8,200})$/i;
 

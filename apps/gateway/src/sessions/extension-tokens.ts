@@ -4,7 +4,8 @@ import {
   VerifyExtensionTokenReply,
   type Actor,
 } from '@wap/contracts';
-import { BusTimeoutError, NoRespondersError, callApi, type Bus } from '@wap/platform';
+import { BusTimeoutError, NoRespondersError, type Bus } from '@wap/platform';
+import { callApi } from '@wap/bus-protocol';
 
 /**
  * The person a browser extension's bearer token stands for, asked of storage on every request:

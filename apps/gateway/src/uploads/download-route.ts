@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError, StoredFile, type RouteSpec } from '@wap/contracts';
 import type { EdgeHandler } from '@wap/http';
-import { callRoute } from '@wap/platform';
+import { callRoute } from '@wap/bus-protocol';
 import { unavailableWhenUnanswered, validParams, type ForwardingDeps } from '../routing/forwarding';
 
 /**

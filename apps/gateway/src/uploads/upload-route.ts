@@ -10,7 +10,8 @@ import {
   type UploadRoute,
 } from '@wap/contracts';
 import type { EdgeHandler } from '@wap/http';
-import { callApi, callRoute, type ObjectStore } from '@wap/platform';
+import { type ObjectStore } from '@wap/platform';
+import { callApi, callRoute } from '@wap/bus-protocol';
 import { unavailableWhenUnanswered, validParams, type ForwardingDeps } from '../routing/forwarding';
 import {
   CompoundKindScanner,

@@ -5,7 +5,7 @@ import {
   McpServerIdParams,
   type McpAccountConnection,
 } from '@wap/contracts';
-import { actorOf, parseRequestPart, type RouteHandler } from '@wap/platform';
+import { actorOf, parseRequestPart, type RouteHandler } from '@wap/bus-protocol';
 import type { ServerRecord } from '../servers/repository';
 import type { McpAccountOperation } from '../servers/handlers';
 import type { ToolSync } from '../sync/tool-sync';

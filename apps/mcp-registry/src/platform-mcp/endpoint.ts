@@ -11,7 +11,8 @@ import {
   type RawServiceRequest,
   type ServiceReply,
 } from '@wap/contracts';
-import { BusTimeoutError, NoRespondersError, callApi, type Bus } from '@wap/platform';
+import { BusTimeoutError, NoRespondersError, type Bus } from '@wap/platform';
+import { callApi } from '@wap/bus-protocol';
 
 /** How long the workflow runner may take to answer one MCP tool call. */
 const WORKFLOW_CALL_TIMEOUT_MS = 10_000;

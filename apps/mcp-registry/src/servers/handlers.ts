@@ -16,7 +16,8 @@ import {
   type WorkspaceRole,
 } from '@wap/contracts';
 import { EgressBlockedError, assertPublicUrl, type EgressAllowlist } from '@wap/egress';
-import { actorOf, callApi, type Bus, type RouteHandler } from '@wap/platform';
+import { type Bus } from '@wap/platform';
+import { actorOf, callApi, type RouteHandler } from '@wap/bus-protocol';
 import type { DirectoryClient } from '@wap/workspace-directory';
 import type { AccountOAuth } from '../accounts/oauth';
 import type { ToolSync } from '../sync/tool-sync';

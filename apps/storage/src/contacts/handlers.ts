@@ -20,7 +20,7 @@ import {
   encodeSeqCursor,
   parseRequestPart,
   type RouteHandler,
-} from '@wap/platform';
+} from '@wap/bus-protocol';
 import { requireMember, requireVisible, type WorkspaceStanding } from '../directory/access';
 import { newestFirstPage, pageRequest } from '../http/pages';
 import type { ContactRecord, ContactsRepository, NoteRecord } from './repository';

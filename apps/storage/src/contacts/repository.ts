@@ -1,6 +1,7 @@
 import { and, arrayContains, desc, eq, lt, sql } from 'drizzle-orm';
 
-import { type KeysetPosition, type Clock, type IdSource, type SqlDatabase } from '@wap/platform';
+import { type Clock, type IdSource, type SqlDatabase } from '@wap/platform';
+import { type KeysetPosition } from '@wap/bus-protocol';
 import { isForeignKeyViolation } from '../db/errors';
 import { newestFirst } from '../db/newest-first';
 import { contactNotes, contacts } from '../db/schema';

@@ -1,6 +1,6 @@
 import { and, desc, eq, lt, or, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
-import { type KeysetPosition } from '@wap/platform';
+import { type KeysetPosition } from '@wap/bus-protocol';
 
 /**
  * The ordering and the "after this position" condition of a list newest first, ties by id:

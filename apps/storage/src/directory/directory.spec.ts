@@ -12,7 +12,8 @@ import {
   type Actor,
   type MeResponse,
 } from '@wap/contracts';
-import { callApi, decodeJson, type KvBucket, type Platform } from '@wap/platform';
+import { decodeJson, type KvBucket, type Platform } from '@wap/platform';
+import { callApi } from '@wap/bus-protocol';
 import { asBusPrincipal, testLogger, uniqueName } from '@wap/testing';
 import { apiKeys, users } from '../db/schema';
 import { startStorageService, type StorageService } from '../service';

@@ -24,7 +24,7 @@ import {
   type VerifyApiKeyReply,
   type VerifyApiKeyRequest,
 } from '@wap/contracts';
-import { actorOf, parseRequestPart, type RouteHandler } from '@wap/platform';
+import { actorOf, parseRequestPart, type RouteHandler } from '@wap/bus-protocol';
 import { requireMember, requireMemberForNotificationSettings, requireOwner } from './access';
 import type { MeCache, StoredMe } from './me-cache';
 import type { DirectoryPublisher } from './publisher';

@@ -12,7 +12,8 @@ import {
   type VerifyExtensionTokenReply,
   type VerifyExtensionTokenRequest,
 } from '@wap/contracts';
-import { actorOf, parseRequestPart, type Clock, type RouteHandler } from '@wap/platform';
+import { type Clock } from '@wap/platform';
+import { actorOf, parseRequestPart, type RouteHandler } from '@wap/bus-protocol';
 import type { ExtensionTokenRecord, ExtensionTokenRepository } from './repository';
 
 export type ExtensionTokenOperation = OperationsOf<typeof extensionTokenRoutes, 'storage'>;

@@ -1,5 +1,5 @@
 import { WORKSPACE_LIST_PAGE } from '@wap/contracts';
-import { decodeKeysetCursor, encodeKeysetCursor, type KeysetPosition } from '@wap/platform';
+import { decodeKeysetCursor, encodeKeysetCursor, type KeysetPosition } from '@wap/bus-protocol';
 
 /** A list request's page size and where it starts, from its `limit` and `cursor`. */
 export function pageRequest(

@@ -1,7 +1,8 @@
 import { and, asc, eq, gt, max, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { PropertyType } from '@wap/contracts';
-import { type KeysetPosition, type Clock, type IdSource, type SqlDatabase } from '@wap/platform';
+import { type Clock, type IdSource, type SqlDatabase } from '@wap/platform';
+import { type KeysetPosition } from '@wap/bus-protocol';
 import { newestFirst } from '../db/newest-first';
 import { dataTables, tableProperties, tableRows } from '../db/schema';
 

@@ -22,15 +22,8 @@ import {
 } from '@wap/contracts';
 import type { Logger } from 'pino';
 import { createActorRateLimit, type ActorRateLimits } from '@wap/http';
-import {
-  actorOf,
-  parseRequestPart,
-  type BusCaller,
-  type Clock,
-  type IdSource,
-  type ObjectStore,
-  type RouteHandler,
-} from '@wap/platform';
+import { type BusCaller, type Clock, type IdSource, type ObjectStore } from '@wap/platform';
+import { actorOf, parseRequestPart, type RouteHandler } from '@wap/bus-protocol';
 import { requireMember, requireVisible, type WorkspaceStanding } from '../directory/access';
 import { newestFirstPage, pageRequest } from '../http/pages';
 import {

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Attachment } from '@wap/contracts';
-import { type KeysetPosition, type Clock, type IdSource, type SqlDatabase } from '@wap/platform';
+import { type Clock, type IdSource, type SqlDatabase } from '@wap/platform';
+import { type KeysetPosition } from '@wap/bus-protocol';
 import { isForeignKeyViolation } from '../db/errors';
 import { newestFirst } from '../db/newest-first';
 import { taskAttachments, taskComments, tasks } from '../db/schema';

@@ -6,7 +6,8 @@ import {
   type Actor,
   type ServiceReply,
 } from '@wap/contracts';
-import { callApi, callRoute, type Platform } from '@wap/platform';
+import { type Platform } from '@wap/platform';
+import { callApi, callRoute } from '@wap/bus-protocol';
 import type { DirectoryOperation } from '../directory/handlers';
 import { testRuntimes } from '@wap/testing';
 

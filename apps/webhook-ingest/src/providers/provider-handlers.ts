@@ -20,7 +20,8 @@ import {
   type ServiceReply,
 } from '@wap/contracts';
 import { nestsDeeperThan } from '@wap/http';
-import { BusTimeoutError, NoRespondersError, callApi, type Platform } from '@wap/platform';
+import { BusTimeoutError, NoRespondersError, type Platform } from '@wap/platform';
+import { callApi } from '@wap/bus-protocol';
 import type { WebhookIngestConfig } from '../config';
 import type { Delivery } from '../http/deliveries';
 import type { DeliverySource } from '../trigger/trigger-handler';

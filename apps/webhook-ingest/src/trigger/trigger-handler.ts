@@ -18,13 +18,8 @@ import {
   type WebhookPayload,
   type WebhookTriggeredResponse,
 } from '@wap/contracts';
-import {
-  INLINE_BODY_LIMIT_BYTES,
-  encodeJson,
-  injectTraceHeaders,
-  type Platform,
-  type KvMirror,
-} from '@wap/platform';
+import { encodeJson, type Platform, type KvMirror } from '@wap/platform';
+import { INLINE_BODY_LIMIT_BYTES, injectTraceHeaders } from '@wap/bus-protocol';
 import type { DirectoryClient } from '@wap/workspace-directory';
 import type { WebhookIngestConfig } from '../config';
 import type { Delivery } from '../http/deliveries';

@@ -6,7 +6,8 @@ import {
   type Approval,
   type ServiceRequest,
 } from '@wap/contracts';
-import { actorOf, parseRequestPart, type KvBucket, type RouteHandler } from '@wap/platform';
+import { type KvBucket } from '@wap/platform';
+import { actorOf, parseRequestPart, type RouteHandler } from '@wap/bus-protocol';
 import type { DirectoryClient } from '@wap/workspace-directory';
 import type { ApprovalRepository, ApprovalView, Decision } from './repository';
 

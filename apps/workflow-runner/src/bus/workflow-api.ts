@@ -11,8 +11,6 @@ import {
 } from '@wap/contracts';
 import {
   encodeJson,
-  injectTraceHeaders,
-  serveApi,
   toJsonbStorable,
   type Bus,
   type Clock,
@@ -21,6 +19,7 @@ import {
   type Streams,
   type Subscription,
 } from '@wap/platform';
+import { injectTraceHeaders, serveApi } from '@wap/bus-protocol';
 import type { CreditLedger } from '../credits/ledger';
 import { createRunFromRequest } from '../runs/consumer';
 import type { RunRepository } from '../runs/repository';

@@ -1,5 +1,5 @@
 import { AppError, GrantCreditsBody, WorkspaceIdParams } from '@wap/contracts';
-import { actorOf, parseRequestPart, type RouteHandler } from '@wap/platform';
+import { actorOf, parseRequestPart, type RouteHandler } from '@wap/bus-protocol';
 import type { DirectoryClient } from '@wap/workspace-directory';
 import type { CreditLedger } from './ledger';
 import type { CreditSnapshots } from './snapshots';

@@ -7,7 +7,8 @@ import {
   GrantCreditsFromPaymentRequest,
   type GrantCreditsFromPaymentReply,
 } from '@wap/contracts';
-import { serveApi, type Bus, type Clock, type SqlDatabase, type Subscription } from '@wap/platform';
+import { type Bus, type Clock, type SqlDatabase, type Subscription } from '@wap/platform';
+import { serveApi } from '@wap/bus-protocol';
 import type { DirectoryClient } from '@wap/workspace-directory';
 import { creditLedger } from '../db/schema';
 import type { CreditSnapshots } from './snapshots';

@@ -1,7 +1,8 @@
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import { APPROVAL_SUBJECTS, ApprovalRecipientsReply } from '@wap/contracts';
-import { callApi, type Bus, type Clock, type IdSource, type SqlDatabase } from '@wap/platform';
+import { type Bus, type Clock, type IdSource, type SqlDatabase } from '@wap/platform';
+import { callApi } from '@wap/bus-protocol';
 import { approvalEmails, approvals, runs, runSteps, workflows } from '../db/schema';
 import { startPeriodicPasses } from '../runs/periodic-passes';
 import type { Mailer } from './mailer';

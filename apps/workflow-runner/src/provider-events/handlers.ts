@@ -12,16 +12,15 @@ import {
   type Actor,
   type ProviderEventTargetsReply,
 } from '@wap/contracts';
+import { type Bus, type Subscription } from '@wap/platform';
 import {
   actorOf,
   decodeKeysetCursor,
   encodeKeysetCursor,
   parseRequestPart,
   serveApi,
-  type Bus,
   type RouteHandler,
-  type Subscription,
-} from '@wap/platform';
+} from '@wap/bus-protocol';
 import type { DirectoryClient } from '@wap/workspace-directory';
 import { toWorkflow, type WorkflowRepository } from '../workflows/repository';
 import { AccountTakenError, type ProviderEventsRepository } from './repository';

@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Provider, ProviderAccount, ProviderDelivery } from '@wap/contracts';
-import type { Clock, IdSource, KeysetPosition, SqlDatabase } from '@wap/platform';
+import type { Clock, IdSource, SqlDatabase } from '@wap/platform';
+import type { KeysetPosition } from '@wap/bus-protocol';
 import type { SqlExecutor } from '../db/sql-executor';
 import {
   providerAccounts,

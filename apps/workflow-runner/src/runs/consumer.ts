@@ -1,11 +1,7 @@
 import type { Logger } from 'pino';
 import { RUNS_STREAM, START_RUN_SUBJECT, StartRun, RUNS_STREAM_CONFIG } from '@wap/contracts';
-import {
-  activeTraceparent,
-  withTraceFromHeaders,
-  type StreamConsumer,
-  type Streams,
-} from '@wap/platform';
+import { type StreamConsumer, type Streams } from '@wap/platform';
+import { activeTraceparent, withTraceFromHeaders } from '@wap/bus-protocol';
 import { deadLettersFor } from '../bus/dead-letters';
 import { consumeWithMembers, envelopeReader } from '../bus/durable-consumers';
 import { createGroupCommit } from '../db/group-commit';

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { continueTrace, type Clock, type IdSource, type KvBucket } from '@wap/platform';
+import { type Clock, type IdSource, type KvBucket } from '@wap/platform';
+import { continueTrace } from '@wap/bus-protocol';
 import type { CreditLedger } from '../credits/ledger';
 import { createGroupCommit } from '../db/group-commit';
 import type { CreditSnapshots } from '../credits/snapshots';

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, isNotNull, lt, notInArray, or, sql } from 'drizzle-orm';
 import { FINAL_RUN_STATUSES, type Run, type RunStatus } from '@wap/contracts';
-import type { KeysetPosition } from '@wap/platform';
+import type { KeysetPosition } from '@wap/bus-protocol';
 import { runs } from '../db/schema';
 import { RowIds, stepsOfRuns, type RunStore, type RunRow, type RunStepRow } from './run-rows';
 import { toRun } from './run-api';

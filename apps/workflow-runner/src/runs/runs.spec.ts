@@ -28,7 +28,8 @@ import {
   type WebhookReceived,
   RUNS_STREAM_CONFIG,
 } from '@wap/contracts';
-import { callApi, decodeJson, encodeJson, type Platform } from '@wap/platform';
+import { decodeJson, encodeJson, type Platform } from '@wap/platform';
+import { callApi } from '@wap/bus-protocol';
 import { asBusPrincipal, eventually, testLogger } from '@wap/testing';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { createCreditLedger } from '../credits/ledger';

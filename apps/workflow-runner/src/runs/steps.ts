@@ -10,7 +10,8 @@ import {
   type StepType,
 } from '@wap/contracts';
 import { EgressBlockedError, refusedBeforeSending } from '@wap/egress';
-import { BusTimeoutError, callApi, NoRespondersError, type Bus } from '@wap/platform';
+import { BusTimeoutError, NoRespondersError, type Bus } from '@wap/platform';
+import { callApi } from '@wap/bus-protocol';
 
 /** What one attempt at a step came to. */
 export type StepOutcome =

@@ -7,7 +7,7 @@ import {
   type ServiceRequest,
   type WorkflowSchedule,
 } from '@wap/contracts';
-import type { RouteHandler } from '@wap/platform';
+import type { RouteHandler } from '@wap/bus-protocol';
 import type { DirectoryClient } from '@wap/workspace-directory';
 import type { WorkflowRepository, WorkflowRow } from '../workflows/repository';
 import type { WebhookPublisher } from '../workflows/webhook-publisher';

@@ -15,7 +15,8 @@ import {
   WEBHOOK_RECEIVED_SUBJECT,
   WorkflowWithWebhook,
 } from '@wap/contracts';
-import { callRoute, encodeJson, type Platform } from '@wap/platform';
+import { encodeJson, type Platform } from '@wap/platform';
+import { callRoute } from '@wap/bus-protocol';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { asBusPrincipal, eventually, testLogger, testRuntimes } from '@wap/testing';
 import type { WorkflowRunnerSettings } from '../config';

@@ -8,14 +8,13 @@ import {
   WEBHOOK_EVENTS_STREAM_CONFIG,
 } from '@wap/contracts';
 import {
-  activeTraceparent,
-  withTraceFromHeaders,
   type ObjectStore,
   type SqlDatabase,
   type StreamConsumer,
   type StreamMessage,
   type Streams,
 } from '@wap/platform';
+import { activeTraceparent, withTraceFromHeaders } from '@wap/bus-protocol';
 import { deadLettersFor } from '../bus/dead-letters';
 import { consumeWithMembers, envelopeReader } from '../bus/durable-consumers';
 import { createGroupCommit } from '../db/group-commit';

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { RUN_OF_EVENT_SUBJECT, RunOfEventRequest, type RunStatus } from '@wap/contracts';
-import { serveApi, type Bus, type Subscription } from '@wap/platform';
+import { type Bus, type Subscription } from '@wap/platform';
+import { serveApi } from '@wap/bus-protocol';
 import type { RunRepository } from '../runs/repository';
 
 /**

@@ -13,15 +13,15 @@ import {
   type StepInput,
   type ServiceRequest,
 } from '@wap/contracts';
+import { type IdSource } from '@wap/platform';
 import {
   activeTraceparent,
   actorOf,
   parseRequestPart,
   decodeKeysetCursor,
   encodeKeysetCursor,
-  type IdSource,
   type RouteHandler,
-} from '@wap/platform';
+} from '@wap/bus-protocol';
 import type { DirectoryClient } from '@wap/workspace-directory';
 import type { CreditLedger } from '../credits/ledger';
 import type { RunRepository } from '../runs/repository';

@@ -1,5 +1,6 @@
 import { AppError, AssistantModelReply, STEP_SUBJECTS, type Step } from '@wap/contracts';
-import { BusTimeoutError, callApi, NoRespondersError, type Bus } from '@wap/platform';
+import { BusTimeoutError, NoRespondersError, type Bus } from '@wap/platform';
+import { callApi } from '@wap/bus-protocol';
 
 /** How long a Run or a set-live waits to learn whether the assistant has a model. */
 const MODEL_CHECK_TIMEOUT_MS = 2_000;

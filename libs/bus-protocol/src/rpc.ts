@@ -36,14 +36,12 @@ import type {
   MessageHeaders,
   ObjectStore,
   Subscription,
-} from './platform';
-import { isDatabaseUnavailable, NoRespondersError } from './errors';
+} from '@wap/platform';
+import { decodeJson, encodeJson, isDatabaseUnavailable, NoRespondersError } from '@wap/platform';
 import { parseRequestPart } from './route-requests';
 
 const ERROR_HEADER = 'wap-error';
 const tracer = trace.getTracer('@wap/platform');
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 const headerSetter: TextMapSetter<MessageHeaders> = {
   set: (carrier, key, value) => {
@@ -118,14 +116,6 @@ export function continueTrace<T>(
     ? propagation.extract(ROOT_CONTEXT, { traceparent }, headerGetter)
     : ROOT_CONTEXT;
   return runInSpanUnder(parent, spanName, { kind: SpanKind.INTERNAL, attributes }, fn);
-}
-
-export function encodeJson(value: unknown): Uint8Array {
-  return encoder.encode(JSON.stringify(value));
-}
-
-export function decodeJson(data: Uint8Array): unknown {
-  return JSON.parse(decoder.decode(data));
 }
 
 /**

@@ -7,7 +7,7 @@ import {
   type BusPrincipal,
   type RequestSubjectSpec,
 } from '@wap/contracts';
-import type { Bus, BusMessage, BusReply, MessageHeaders, Platform } from './platform';
+import type { Bus, BusMessage, BusReply, MessageHeaders, Platform } from '@wap/platform';
 import { RAW_META_HEADER, refusalReply } from './rpc';
 
 /** The header that carries a request's signed assertion (a compact JWS). */

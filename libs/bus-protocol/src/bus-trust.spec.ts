@@ -3,9 +3,10 @@ import { z } from 'zod';
 import { createBusSigner, createBusVerifier, generateBusKeySet, type BusKeySet } from '@wap/auth';
 import type { Actor, BusPrincipal, RequestSubjectSpec } from '@wap/contracts';
 import { ASSERTION_HEADER, requestDigest, trustedBus } from './bus-trust';
-import { createEmbeddedBus } from './embedded/bus';
-import type { Bus, BusCaller } from './platform';
-import { callApi, callRoute, decodeJson, encodeJson, serveApi, serveRoutes } from './rpc';
+import { createEmbeddedBus } from '@wap/platform';
+import type { Bus, BusCaller } from '@wap/platform';
+import { decodeJson, encodeJson } from '@wap/platform';
+import { callApi, callRoute, serveApi, serveRoutes } from './rpc';
 
 // The attacks a process on the bus can make, each sent as raw bytes on the real embedded bus
 // with real Ed25519 keys; only the trusted side is the code under test.

@@ -1,6 +1,6 @@
 import { subjectTemplate } from '@wap/contracts';
-import { BusTimeoutError, NoRespondersError } from './errors';
-import type { Bus, BusMessage, Platform, StreamMessage, Streams } from './platform';
+import { BusTimeoutError, NoRespondersError } from '@wap/platform';
+import type { Bus, BusMessage, Platform, StreamMessage, Streams } from '@wap/platform';
 import { replyOutcome } from './rpc';
 
 /** How one bus request went, for either side. */

@@ -1,0 +1,5 @@
+module.exports = {
+  ...require('../../jest.preset.cjs'),
+  displayName: 'bus-protocol',
+  rootDir: __dirname,
+};
