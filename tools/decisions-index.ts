@@ -11,7 +11,22 @@ interface DecisionRecord {
   number: number;
   file: string;
   title: string;
-  status: string | undefined;
+  status: string;
+}
+
+/** The sections every record has, in this order, after its Status line. */
+const SECTIONS = ['## Context', '## Decision', '## Consequences'];
+
+/** What keeps a record from the one form (Status, Context, Decision, Consequences); empty when none. */
+export function formProblems(text: string): string[] {
+  const problems = /^Status: \S/m.test(text) ? [] : ['no "Status: " line'];
+  let from = 0;
+  for (const section of SECTIONS) {
+    const at = text.indexOf(`\n${section}\n`, from);
+    if (at < 0) problems.push(`no "${section}" section after the ones before it`);
+    else from = at + 1;
+  }
+  return problems;
 }
 
 /** Verbs by which a newer record's Status line changes an older one ("Amends decision 71"). */
@@ -25,7 +40,9 @@ function readRecords(): DecisionRecord[] {
       const text = readFileSync(join(decisionsDir, file), 'utf8');
       const heading = /^# (\d+)\. (.+)$/m.exec(text);
       if (!heading?.[1] || !heading[2]) throw new Error(`${file} has no "# N. Title" heading`);
-      const status = /^Status: (.+(?:\n(?!\n).+)*)/m.exec(text)?.[1]?.replace(/\s+/g, ' ');
+      const problems = formProblems(text);
+      if (problems.length > 0) throw new Error(`${file}: ${problems.join('; ')}`);
+      const status = /^Status: (.+(?:\n(?!\n).+)*)/m.exec(text)?.[1]?.replace(/\s+/g, ' ') ?? '';
       return { number: Number(heading[1]), file, title: heading[2], status };
     })
     .sort((a, b) => a.number - b.number);
@@ -43,7 +60,7 @@ export async function decisionsIndex(): Promise<string> {
     }
   }
   const rows = records.map((record) => {
-    const status = record.status ?? 'accepted (recorded before Status lines)';
+    const { status } = record;
     const changes = changedBy.get(record.number);
     const cell = changes ? `${status} Changed later by ${changes.join(', ')}.` : status;
     return `| ${record.number} | [${record.title.replace(/\|/g, '\\|')}](${record.file}) | ${cell.replace(/\|/g, '\\|')} |`;
@@ -53,9 +70,9 @@ export async function decisionsIndex(): Promise<string> {
     '',
     'Why the platform is built as it is: one record per decision, newest last. A record keeps',
     'its number; a later record that changes it says so in its Status line, and the change is',
-    'shown here beside the older one. New records use the form of',
-    '[decision 141](0141-boundaries-by-tag-and-exports.md): a Status line, then Context, Decision',
-    'and Consequences.',
+    'shown here beside the older one. Every record has one form, as',
+    '[decision 141](0141-boundaries-by-tag-and-exports.md) shows: a Status line, then Context,',
+    'Decision and Consequences; this page is not written while one lacks a part.',
     '',
     'This page is written by `npm run docs:decisions`; `tools/decisions-index.spec.ts` fails when it',
     'is not current.',
