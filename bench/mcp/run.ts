@@ -15,11 +15,10 @@ import { z } from 'zod';
 import { generateCredentialKey } from '@wap/auth';
 import {
   AppError,
-  CallToolReply,
   DIRECTORY_BUCKET,
-  MCP_SUBJECTS,
   directoryKey,
   type ServiceRequest,
+  BUS_APIS,
 } from '@wap/contracts';
 import { createDistributedPlatform, encodeJson, withNamespace } from '@wap/platform';
 import { callApi, callRoute, serveApi } from '@wap/bus-protocol';
@@ -213,9 +212,8 @@ async function main(): Promise<void> {
     const viaRegistry = () =>
       callApi(
         chat.bus,
-        MCP_SUBJECTS.callTool,
+        BUS_APIS.callTool,
         { workspaceId, userId, serverId, toolName: 'echo', arguments: { message: 'hi' } },
-        CallToolReply,
         { timeoutMs: 30_000 },
       );
     const directly = () => direct.callTool({ name: 'echo', arguments: { message: 'hi' } });
@@ -232,8 +230,7 @@ async function main(): Promise<void> {
     // The bus hop alone (an echo subject on the same platform): the floor of any proxied call.
     const echo = serveApi(
       echoing.bus,
-      'bench.api.echo.v1',
-      EchoMessage,
+      { subject: 'bench.api.echo.v1', request: EchoMessage, reply: z.unknown() },
       async (message) => message,
       {
         queue: 'bench',
@@ -249,9 +246,14 @@ async function main(): Promise<void> {
       await Promise.all(
         Array.from({ length: CONCURRENCY }, () =>
           timed(busMs, () =>
-            callApi(echoing.bus, 'bench.api.echo.v1', { message: 'hi' }, EchoMessage, {
-              timeoutMs: 30_000,
-            }),
+            callApi(
+              echoing.bus,
+              { subject: 'bench.api.echo.v1', request: z.unknown(), reply: EchoMessage },
+              { message: 'hi' },
+              {
+                timeoutMs: 30_000,
+              },
+            ),
           ),
         ),
       );

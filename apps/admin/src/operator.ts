@@ -1,10 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  DIRECTORY_SUBJECTS,
-  EnsureUserReply,
-  type Actor,
-  type ServiceRequest,
-} from '@wap/contracts';
+import { type Actor, type ServiceRequest, BUS_APIS } from '@wap/contracts';
 import { type Platform } from '@wap/platform';
 import { callApi } from '@wap/bus-protocol';
 
@@ -31,13 +26,9 @@ const OPERATOR = {
 
 /** The operator as a platform administrator, as the gateway would forward a signed-in admin. */
 export async function operatorActor(context: AdminContext): Promise<Actor> {
-  const { userId } = await callApi(
-    context.platform.bus,
-    DIRECTORY_SUBJECTS.ensureUser,
-    OPERATOR,
-    EnsureUserReply,
-    { timeoutMs: context.timeoutMs },
-  );
+  const { userId } = await callApi(context.platform.bus, BUS_APIS.ensureUser, OPERATOR, {
+    timeoutMs: context.timeoutMs,
+  });
   return { userId, ...OPERATOR, platformAdmin: true };
 }
 

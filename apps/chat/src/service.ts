@@ -1,11 +1,6 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
-import {
-  AssistantModelRequest,
-  AssistantPromptRequest,
-  STEP_SUBJECTS,
-  chatRoutes,
-} from '@wap/contracts';
+import { chatRoutes, BUS_APIS } from '@wap/contracts';
 import { type Platform, type Subscription } from '@wap/platform';
 import { serveApi, serveRoutes } from '@wap/bus-protocol';
 import type { ServiceHandle } from '@wap/service-runtime';
@@ -100,15 +95,13 @@ export async function startChatService(deps: ChatServiceDeps): Promise<ServiceHa
     ...serveRoutes(platform.bus, chatRoutes, 'chat', handlers, serveOptions),
     serveApi(
       platform.bus,
-      STEP_SUBJECTS.assistantPrompt,
-      AssistantPromptRequest,
+      BUS_APIS.assistantPrompt,
       createAssistantPrompt({ model, directory }),
       serveOptions,
     ),
     serveApi(
       platform.bus,
-      STEP_SUBJECTS.assistantModel,
-      AssistantModelRequest,
+      BUS_APIS.assistantModel,
       async () => ({ configured: model.configured }),
       serveOptions,
     ),

@@ -1,14 +1,11 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import {
-  CallToolRequest,
   CancelToolCall,
-  ListToolsRequest,
   MCP_SUBJECTS,
   mcpRoutes,
-  OPERATIONS_SUBJECTS,
   SYNC_LOCKS_BUCKET,
-  OperatorRewrapCredentialsRequest,
+  BUS_APIS,
 } from '@wap/contracts';
 import { createGuardedFetch } from '@wap/egress';
 import { decodeJson, type Platform, type Subscription } from '@wap/platform';
@@ -150,20 +147,13 @@ export async function startMcpRegistryService(
       },
       { ...serveOptions, objects: platform.objects },
     ),
-    serveApi(
-      platform.bus,
-      MCP_SUBJECTS.listTools,
-      ListToolsRequest,
-      busApi.listTools,
-      serveOptions,
-    ),
-    serveApi(platform.bus, MCP_SUBJECTS.callTool, CallToolRequest, busApi.callTool, serveOptions),
+    serveApi(platform.bus, BUS_APIS.listTools, busApi.listTools, serveOptions),
+    serveApi(platform.bus, BUS_APIS.callTool, busApi.callTool, serveOptions),
     // The admin CLI's rotation: the same re-wrap as at start, on demand, once the replicas run
     // with the new key first (decision 25).
     serveApi(
       platform.bus,
-      OPERATIONS_SUBJECTS.rewrapCredentials,
-      OperatorRewrapCredentialsRequest,
+      BUS_APIS.operatorRewrapCredentials,
       async () => ({
         keyId: config.keyring.current.id,
         rewrapped: await rewrapCredentials({

@@ -4,8 +4,6 @@ import {
   CreditSnapshot,
   FINAL_RUN_STATUSES,
   ROUTES,
-  RUN_OF_EVENT_SUBJECT,
-  RunOfEventReply,
   WEBHOOKS_BUCKET,
   WEBHOOK_INFLIGHT_BUCKET,
   WEBHOOK_INFLIGHT_BUCKET_OPTIONS,
@@ -15,6 +13,7 @@ import {
   WEBHOOK_PAYLOADS_BUCKET_OPTIONS,
   WebhookAddress,
   WEBHOOK_EVENTS_STREAM_CONFIG,
+  BUS_APIS,
 } from '@wap/contracts';
 import { createRateLimiter } from '@wap/http';
 import { createKvMirror, type Platform } from '@wap/platform';
@@ -103,9 +102,8 @@ export async function startWebhookIngestService(deps: {
       try {
         const { run } = await callApi(
           platform.bus,
-          RUN_OF_EVENT_SUBJECT,
+          BUS_APIS.runOfEvent,
           { eventId },
-          RunOfEventReply,
           { timeoutMs: RUN_OF_EVENT_TIMEOUT_MS },
         );
         if (!run) return 'none';

@@ -59,8 +59,7 @@ describe('the bus trust layer', () => {
     for (const subject of [USER_SUBJECT, SERVICE_SUBJECT]) {
       serveApi(
         storage,
-        subject,
-        z.object({ value: z.number() }),
+        { subject: subject, request: z.object({ value: z.number() }), reply: z.unknown() },
         async (request, caller) => {
           seen.push(caller);
           return { value: request.value, userId: caller.user?.userId ?? null };
@@ -82,11 +81,16 @@ describe('the bus trust layer', () => {
 
   test('the gateway asks for a person and the handler sees who, from the assertion alone', async () => {
     const gateway = await as('gateway');
-    const reply = await callApi(gateway, USER_SUBJECT, { value: 1 }, z.unknown(), {
-      timeoutMs: 2_000,
-      onBehalfOf: ALICE,
-      requestId: 'req-1',
-    });
+    const reply = await callApi(
+      gateway,
+      { subject: USER_SUBJECT, request: z.unknown(), reply: z.unknown() },
+      { value: 1 },
+      {
+        timeoutMs: 2_000,
+        onBehalfOf: ALICE,
+        requestId: 'req-1',
+      },
+    );
     expect(reply).toEqual({ value: 1, userId: ALICE.userId });
     expect(seen).toEqual([{ principal: 'gateway', user: ALICE, requestId: 'req-1' }]);
   });
@@ -179,13 +183,28 @@ describe('the bus trust layer', () => {
     const runner = await as('workflow-runner');
     const gateway = await as('gateway');
     await expect(
-      callApi(runner, SERVICE_SUBJECT, { value: 7 }, z.unknown(), { timeoutMs: 2_000 }),
+      callApi(
+        runner,
+        { subject: SERVICE_SUBJECT, request: z.unknown(), reply: z.unknown() },
+        { value: 7 },
+        { timeoutMs: 2_000 },
+      ),
     ).resolves.toEqual({ value: 7, userId: null });
     await expect(
-      callApi(gateway, SERVICE_SUBJECT, { value: 8 }, z.unknown(), { timeoutMs: 2_000 }),
+      callApi(
+        gateway,
+        { subject: SERVICE_SUBJECT, request: z.unknown(), reply: z.unknown() },
+        { value: 8 },
+        { timeoutMs: 2_000 },
+      ),
     ).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
     await expect(
-      callApi(gateway, USER_SUBJECT, { value: 9 }, z.unknown(), { timeoutMs: 2_000 }),
+      callApi(
+        gateway,
+        { subject: USER_SUBJECT, request: z.unknown(), reply: z.unknown() },
+        { value: 9 },
+        { timeoutMs: 2_000 },
+      ),
     ).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
     expect(refused).toEqual(['caller', 'user_required']);
   });
@@ -260,10 +279,15 @@ describe('the bus trust layer', () => {
 
   test('a bus without the trust layer serves nothing', async () => {
     const subject = 'storage.api.spec_untrusted.v1';
-    const served = serveApi(raw, subject, z.unknown(), async () => ({ ok: true }), {
-      queue: 'storage',
-      logger,
-    });
+    const served = serveApi(
+      raw,
+      { subject: subject, request: z.unknown(), reply: z.unknown() },
+      async () => ({ ok: true }),
+      {
+        queue: 'storage',
+        logger,
+      },
+    );
     try {
       expect((await sendRaw(subject, {})).body).toEqual(REFUSED);
     } finally {

@@ -46,15 +46,19 @@ test('a bus handler whose database connection is terminated answers SERVICE_UNAV
   // The server ends the handler's own connection (57P01, as in a restart or failover).
   const served = serveApi(
     bus,
-    'test.api.read_row.v1',
-    z.object({}),
+    { subject: 'test.api.read_row.v1', request: z.object({}), reply: z.unknown() },
     () => platform.sql.db.execute(sql`select pg_terminate_backend(pg_backend_pid())`),
     { queue: 'test', logger },
   );
   try {
-    const failure = await callApi(bus, 'test.api.read_row.v1', {}, z.unknown(), {
-      timeoutMs: 5_000,
-    }).then(
+    const failure = await callApi(
+      bus,
+      { subject: 'test.api.read_row.v1', request: z.unknown(), reply: z.unknown() },
+      {},
+      {
+        timeoutMs: 5_000,
+      },
+    ).then(
       () => new Error('the call succeeded'),
       (error: unknown) => error,
     );

@@ -26,6 +26,7 @@ import {
   type RawServiceRequest,
   type RouteSpec,
   type ServiceName,
+  type BusApi,
 } from '@wap/contracts';
 import type {
   Bus,
@@ -193,22 +194,22 @@ export interface ServeOptions {
 }
 
 /**
- * Serves a JSON request/reply subject: the request is validated with `requestSchema`
- * (a bad payload is a VALIDATION_ERROR), an AppError thrown by the handler travels back
- * typed, anything else is logged with its stack and answered as INTERNAL_ERROR.
+ * Serves a bus API: the request is validated with the API's request schema (a bad payload is a
+ * VALIDATION_ERROR), an AppError thrown by the handler travels back typed, anything else is
+ * logged with its stack and answered as INTERNAL_ERROR. The handler's answer is typed by the
+ * API's reply schema, which its callers parse it with.
  */
-export function serveApi<Schema extends z.ZodType, Reply>(
+export function serveApi<Request extends z.ZodType, Reply extends z.ZodType>(
   bus: Bus,
-  subject: string,
-  requestSchema: Schema,
-  handler: (request: z.infer<Schema>, caller: BusCaller) => Promise<Reply>,
+  api: BusApi<Request, Reply>,
+  handler: (request: z.infer<Request>, caller: BusCaller) => Promise<z.input<Reply>>,
   options: ServeOptions,
 ): Subscription {
   return serveMessages(
     bus,
-    subject,
+    api.subject,
     async (message, caller) => {
-      const parsed = requestSchema.safeParse(decodeJson(message.data));
+      const parsed = api.request.safeParse(decodeJson(message.data));
       if (!parsed.success) {
         throw new AppError('VALIDATION_ERROR', 'Invalid request', {
           details: parsed.error.issues,
@@ -259,27 +260,30 @@ export interface CallOptions {
 }
 
 /**
- * Calls a JSON subject and validates the reply; a typed error reply is rethrown as the same
- * AppError. Bus failures (NoRespondersError, BusTimeoutError) propagate unchanged.
+ * Calls a bus API and validates the reply with its reply schema; a typed error reply is rethrown
+ * as the same AppError. Bus failures (NoRespondersError, BusTimeoutError) propagate unchanged.
  */
-export async function callApi<Schema extends z.ZodType>(
+export async function callApi<Request extends z.ZodType, Reply extends z.ZodType>(
   bus: Bus,
-  subject: string,
-  payload: unknown,
-  replySchema: Schema,
+  api: BusApi<Request, Reply>,
+  payload: z.input<Request>,
   options: CallOptions,
-): Promise<z.infer<Schema>> {
-  const reply = await tracer.startActiveSpan(subject, { kind: SpanKind.PRODUCER }, async (span) => {
-    try {
-      return await bus.request(subject, encodeJson(payload), {
-        ...options,
-        headers: injectTraceHeaders({ ...options.headers }),
-      });
-    } finally {
-      span.end();
-    }
-  });
-  return decodeReply(reply, replySchema);
+): Promise<z.infer<Reply>> {
+  const reply = await tracer.startActiveSpan(
+    api.subject,
+    { kind: SpanKind.PRODUCER },
+    async (span) => {
+      try {
+        return await bus.request(api.subject, encodeJson(payload), {
+          ...options,
+          headers: injectTraceHeaders({ ...options.headers }),
+        });
+      } finally {
+        span.end();
+      }
+    },
+  );
+  return decodeReply(reply, api.reply);
 }
 
 function decodeReply<Schema extends z.ZodType>(
@@ -331,8 +335,7 @@ export function serveRoutes<Routes extends readonly RouteSpec[], Owner extends S
       if (route.bodyKind !== 'raw') {
         return serveApi(
           bus,
-          route.subject,
-          ForwardedRequest,
+          { subject: route.subject, request: ForwardedRequest, reply: ServiceReply },
           (forwarded, caller) => {
             checkRouteParts(route, forwarded);
             return (handler as RouteHandler)({ ...forwarded, actor: caller.user ?? null });
@@ -484,7 +487,8 @@ export function callRoute(
   options: CallOptions,
 ): Promise<ServiceReply> {
   const request: ForwardedRequest = forwarded;
-  return callApi(bus, subject, request, ServiceReply, {
+  const api = { subject, request: ForwardedRequest, reply: ServiceReply };
+  return callApi(bus, api, request, {
     ...options,
     onBehalfOf: actor ?? undefined,
     requestId: forwarded.requestId,

@@ -69,7 +69,6 @@ export {
   extensionTokenRoutes,
   VerifyExtensionTokenRequest,
   VerifyExtensionTokenReply,
-  EXTENSION_TOKEN_SUBJECTS,
 } from './extension-tokens';
 export { CreditBalanceResponse, GrantCreditsBody, creditRoutes } from './credits';
 export {
@@ -88,8 +87,6 @@ export {
   PROVIDER_DELIVERIES_PAGE,
   ListProviderDeliveriesQuery,
   ProviderDeliveriesPage,
-  PROVIDER_EVENT_TARGETS_SUBJECT,
-  ProviderEventTargetsRequest,
   ProviderEventTargetsReply,
 } from './provider-events';
 export {
@@ -126,8 +123,6 @@ export {
   TableRowReply,
   AssistantPromptRequest,
   AssistantPromptReply,
-  AssistantModelReply,
-  AssistantModelRequest,
 } from './workflows';
 export {
   webhookRoutes,
@@ -135,7 +130,6 @@ export {
   IDEMPOTENCY_HEADERS,
   WebhookTriggeredResponse,
   WebhookInactiveResponse,
-  GRANT_CREDITS_FROM_PAYMENT_SUBJECT,
   GrantCreditsFromPaymentRequest,
   GrantCreditsFromPaymentReply,
   webhookReplicaAliveSubject,
@@ -184,9 +178,6 @@ export {
   WEBHOOK_INFLIGHT_BUCKET_OPTIONS,
   InflightClaim,
   inflightClaimOf,
-  RUN_OF_EVENT_SUBJECT,
-  RunOfEventRequest,
-  RunOfEventReply,
   FINAL_RUN_STATUSES,
   WebhookPayload,
   WEBHOOK_PAYLOADS_BUCKET,
@@ -200,13 +191,6 @@ export {
   START_RUN_SUBJECT,
   RUNS_STREAM_CONFIG,
   StartRun,
-  WORKFLOW_SUBJECTS,
-  ListWorkflowsRequest,
-  ListWorkflowsReply,
-  StartRunRequest,
-  StartRunReply,
-  GetRunRequest,
-  GetRunReply,
   MCP_SUBJECTS,
   ListToolsRequest,
   ToolDescriptor,
@@ -261,7 +245,6 @@ export {
   AttachmentType,
   UploadTarget,
   PrepareUploadRequest,
-  TASK_FILE_SUBJECTS,
   StoredUpload,
   StoredFile,
   TaskFileParams,
@@ -285,7 +268,6 @@ export {
   ApprovalResponse,
   ApprovalIdParams,
   DecideApprovalBody,
-  APPROVAL_SUBJECTS,
   ApprovalRecipientsRequest,
   ApprovalRecipientsReply,
 } from './approvals';
@@ -353,10 +335,8 @@ export {
   CommentParams,
 } from './workspace-data';
 export {
-  OPERATIONS_SUBJECTS,
   OperatorDeleteWorkspaceRequest,
   OperatorDeleteWorkspaceReply,
-  OperatorRewrapCredentialsRequest,
   OperatorRewrapCredentialsReply,
 } from './operations';
 export {
@@ -385,3 +365,4 @@ export {
   type DeadLetterReason,
 } from './dead-letters';
 export { breakingChanges, publishedSchemas, type SubjectSchemas } from './published-schemas';
+export { BUS_APIS, type BusApi } from './bus-apis';

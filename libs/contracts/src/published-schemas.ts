@@ -1,14 +1,17 @@
 import { z } from 'zod';
+import { BUS_APIS, type BusApi } from './bus-apis';
 import { ROUTES } from './routes';
 import type { RouteSpec } from './route-spec';
 
 /** A JSON Schema as zod writes it (draft 2020-12). */
 type JsonSchema = { [keyword: string]: unknown };
 
-/** What callers of one subject send and get back, as JSON Schema. */
+/**
+ * What callers of one subject send and get back, as JSON Schema. A route subject's replies are
+ * keyed by HTTP status; a bus API's request is its `body` and its one reply is `reply`.
+ */
 export interface SubjectSchemas {
   request: { params?: JsonSchema; query?: JsonSchema; body?: JsonSchema };
-  /** By HTTP status. */
   replies: Record<string, JsonSchema>;
 }
 
@@ -28,16 +31,25 @@ function schemasOf(route: RouteSpec): SubjectSchemas {
   return { request, replies };
 }
 
+const schemasOfBusApi = (api: BusApi): SubjectSchemas => ({
+  request: { body: asJsonSchema(api.request, 'input') },
+  replies: { reply: asJsonSchema(api.reply, 'output') },
+});
+
 /**
- * Every route subject's request and reply schemas, keyed by subject (`<owner>.api.<name>.v<n>`):
- * what `libs/contracts/published-schemas.json` keeps, and what a change is compared with.
+ * Every route subject's and bus API's request and reply schemas, keyed by subject
+ * (`<owner>.api.<name>.v<n>`): what `libs/contracts/published-schemas.json` keeps, and what a
+ * change is compared with.
  */
 export function publishedSchemas(): Record<string, SubjectSchemas> {
-  return Object.fromEntries(
-    [...ROUTES]
-      .sort((a, b) => a.subject.localeCompare(b.subject))
-      .map((route) => [route.subject, schemasOf(route)]),
-  );
+  const subjects: [string, SubjectSchemas][] = [
+    ...ROUTES.map((route): [string, SubjectSchemas] => [route.subject, schemasOf(route)]),
+    ...Object.values(BUS_APIS).map((api): [string, SubjectSchemas] => [
+      api.subject,
+      schemasOfBusApi(api),
+    ]),
+  ];
+  return Object.fromEntries(subjects.sort(([a], [b]) => a.localeCompare(b)));
 }
 
 const typesOf = (schema: JsonSchema): string[] | undefined =>

@@ -1,4 +1,6 @@
 import type { z } from 'zod';
+import type { BusApi } from './bus-apis';
+import type { UploadTarget } from './workspace-data';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -95,10 +97,10 @@ export interface UploadRoute {
   /** Largest file in bytes: 413 above, however the client framed the request. */
   maxBytes: number;
   /**
-   * Bus subject asked, with the actor and the path params, before a byte is stored: it answers
+   * The bus API asked, with the actor and the path params, before a byte is stored: it answers
    * where the file goes (UploadTarget) or refuses the caller.
    */
-  prepareSubject: string;
+  prepare: BusApi<z.ZodType<{ params: Record<string, string> }>, z.ZodType<UploadTarget>>;
 }
 
 /** Keeps the literal operation ids and owners so handler maps can be checked at compile time. */

@@ -674,10 +674,18 @@ export type UploadTarget = z.infer<typeof UploadTarget>;
 export const PrepareUploadRequest = z.object({
   params: z.record(z.string(), z.string()),
 });
+
 export type PrepareUploadRequest = z.infer<typeof PrepareUploadRequest>;
 export const TASK_FILE_SUBJECTS = {
   prepareUpload: 'storage.api.prepare_task_attachment.v1',
 } as const;
+
+/** Asked by the gateway before a task attachment's first byte is stored (one of BUS_APIS). */
+export const PREPARE_TASK_ATTACHMENT = {
+  subject: TASK_FILE_SUBJECTS.prepareUpload,
+  request: PrepareUploadRequest,
+  reply: UploadTarget,
+};
 
 /** What the gateway stored, sent as the JSON body of the multipart route's request. */
 export const StoredUpload = z.object({
@@ -839,7 +847,7 @@ export const taskRoutes = defineRoutes([
     upload: {
       fileField: 'file',
       maxBytes: ATTACHMENT_MAX_BYTES,
-      prepareSubject: TASK_FILE_SUBJECTS.prepareUpload,
+      prepare: PREPARE_TASK_ATTACHMENT,
     },
     responses: {
       200: { description: 'The Attachment', schema: Attachment },

@@ -73,8 +73,7 @@ describe.each(testRuntimes('metrics-spec'))('withMetrics on the %s runtime', (_l
     });
     const served = serveApi(
       trusted.bus,
-      subject('answer'),
-      Request,
+      { subject: subject('answer'), request: Request, reply: z.unknown() },
       async ({ kind }) => {
         if (kind === 'user') throw new AppError('NOT_FOUND', 'Nothing here');
         if (kind === 'bug') throw new Error('a bug');
@@ -93,7 +92,12 @@ describe.each(testRuntimes('metrics-spec'))('withMetrics on the %s runtime', (_l
     });
     try {
       const call = (kind: string) =>
-        callApi(trusted.bus, subject('answer'), { kind }, z.unknown(), { timeoutMs: 5_000 });
+        callApi(
+          trusted.bus,
+          { subject: subject('answer'), request: z.unknown(), reply: z.unknown() },
+          { kind },
+          { timeoutMs: 5_000 },
+        );
       await call('ok');
       await expect(call('user')).rejects.toMatchObject({ code: 'NOT_FOUND' });
       await expect(call('bug')).rejects.toMatchObject({ code: 'INTERNAL_ERROR' });

@@ -68,8 +68,7 @@ describe('trace propagation: gateway → service → stream consumer', () => {
 
     served = serveApi(
       platform.bus,
-      API_SUBJECT,
-      ThingRequest,
+      { subject: API_SUBJECT, request: ThingRequest, reply: z.unknown() },
       async ({ name }) => {
         const id = platform.ids.uuid();
         await platform.streams.publish(EVENT_SUBJECT, encodeJson({ id, name }), {
@@ -113,7 +112,12 @@ describe('trace propagation: gateway → service → stream consumer', () => {
   ): Promise<{ serverTraceId: string | undefined; handled: Handled }> {
     const { id, serverTraceId } = await runInServerSpan('POST /things', headers, async () => ({
       serverTraceId: currentTraceId(),
-      ...(await callApi(platform.bus, API_SUBJECT, { name }, ThingReply, { timeoutMs: 5000 })),
+      ...(await callApi(
+        platform.bus,
+        { subject: API_SUBJECT, request: z.unknown(), reply: ThingReply },
+        { name },
+        { timeoutMs: 5000 },
+      )),
     }));
     const handled = await new Promise<Handled>((resolve) => {
       waiting.set(id, resolve);

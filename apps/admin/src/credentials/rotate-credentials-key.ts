@@ -1,4 +1,4 @@
-import { OPERATIONS_SUBJECTS, OperatorRewrapCredentialsReply } from '@wap/contracts';
+import { type OperatorRewrapCredentialsReply, BUS_APIS } from '@wap/contracts';
 import { callApi } from '@wap/bus-protocol';
 import type { AdminContext } from '../operator';
 
@@ -11,9 +11,8 @@ export function rotateCredentialsKey(
 ): Promise<OperatorRewrapCredentialsReply> {
   return callApi(
     context.platform.bus,
-    OPERATIONS_SUBJECTS.rewrapCredentials,
+    BUS_APIS.operatorRewrapCredentials,
     {},
-    OperatorRewrapCredentialsReply,
     { timeoutMs: context.timeoutMs },
   );
 }

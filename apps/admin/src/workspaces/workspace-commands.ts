@@ -1,9 +1,9 @@
 import {
   DIRECTORY_BUCKET,
   DirectoryWorkspace,
-  OPERATIONS_SUBJECTS,
-  OperatorDeleteWorkspaceReply,
+  type OperatorDeleteWorkspaceReply,
   directoryKey,
+  BUS_APIS,
 } from '@wap/contracts';
 import { decodeJson } from '@wap/platform';
 import { callApi } from '@wap/bus-protocol';
@@ -56,9 +56,8 @@ export function deleteWorkspace(
 ): Promise<OperatorDeleteWorkspaceReply> {
   return callApi(
     context.platform.bus,
-    OPERATIONS_SUBJECTS.deleteWorkspace,
+    BUS_APIS.operatorDeleteWorkspace,
     { workspaceId },
-    OperatorDeleteWorkspaceReply,
     { timeoutMs: context.timeoutMs },
   );
 }

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import {
-  CallToolReply,
-  ListToolsReply,
+  type CallToolReply,
   MCP_SUBJECTS,
   type CancelToolCall,
   type ToolDescriptor,
+  BUS_APIS,
 } from '@wap/contracts';
 import { encodeJson, type Bus } from '@wap/platform';
 import { callApi, injectTraceHeaders } from '@wap/bus-protocol';
@@ -25,9 +25,8 @@ export function createToolGateway(deps: { bus: Bus; callTimeoutMs: number }) {
     async list(workspaceId: string, userId: string): Promise<ToolDescription[]> {
       const reply = await callApi(
         bus,
-        MCP_SUBJECTS.listTools,
+        BUS_APIS.listTools,
         { workspaceId, userId },
-        ListToolsReply,
         { timeoutMs: LIST_TIMEOUT_MS },
       );
       return reply.tools;
@@ -43,9 +42,8 @@ export function createToolGateway(deps: { bus: Bus; callTimeoutMs: number }) {
     }): Promise<ToolCallResult> {
       return callApi(
         bus,
-        MCP_SUBJECTS.callTool,
+        BUS_APIS.callTool,
         { ...request, timeoutMs: deps.callTimeoutMs },
-        CallToolReply,
         // The bus waits a little longer than the registry, whose timeout answers first.
         { timeoutMs: deps.callTimeoutMs + 5_000 },
       );

@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import {
   AppError,
-  ControlTurnReply,
-  ControlTurnRequest,
+  BUS_APIS,
+  type ControlTurnReply,
+  type ControlTurnRequest,
   controlTurnSubject,
   type Actor,
   type TurnStatus,
@@ -226,8 +227,7 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
       let entry: ActiveTurn | undefined;
       const controlSubscription = serveApi(
         bus,
-        controlTurnSubject(requestId),
-        ControlTurnRequest,
+        { ...BUS_APIS.controlTurn, subject: controlTurnSubject(requestId) },
         (request) => {
           if (!entry) throw new AppError('NOT_FOUND', 'Turn not found');
           return control(entry, request);
@@ -281,7 +281,8 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
         'stop forwarded to the replica running the turn',
       );
       try {
-        return await callApi(bus, controlTurnSubject(turn.requestId), request, ControlTurnReply, {
+        const api = { ...BUS_APIS.controlTurn, subject: controlTurnSubject(turn.requestId) };
+        return await callApi(bus, api, request, {
           timeoutMs: STOP_WAIT_MS + 1_000,
         });
       } catch (error) {

@@ -1,4 +1,4 @@
-import { AssistantPromptReply, STEP_SUBJECTS } from '@wap/contracts';
+import { BUS_APIS } from '@wap/contracts';
 import { callApi } from '@wap/bus-protocol';
 import {
   eventually,
@@ -485,9 +485,8 @@ describe.each(RUNTIMES)('chat turns and the assistant on the %s runtime', (runti
     provider.enqueue(textReply('A summary of the order.'));
     const answer = await callApi(
       (await stack.as('workflow-runner')).bus,
-      STEP_SUBJECTS.assistantPrompt,
+      BUS_APIS.assistantPrompt,
       { workspaceId, userId: owner.userId, prompt: 'Summarize the order' },
-      AssistantPromptReply,
       { timeoutMs: 5000 },
     );
     expect(answer).toEqual({ text: 'A summary of the order.' });
@@ -498,9 +497,8 @@ describe.each(RUNTIMES)('chat turns and the assistant on the %s runtime', (runti
     await expect(
       callApi(
         (await stack.as('workflow-runner')).bus,
-        STEP_SUBJECTS.assistantPrompt,
+        BUS_APIS.assistantPrompt,
         { workspaceId, userId: outsider.userId, prompt: 'Summarize the order' },
-        AssistantPromptReply,
         { timeoutMs: 5000 },
       ),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });

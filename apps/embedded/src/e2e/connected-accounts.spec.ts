@@ -1,11 +1,5 @@
 import { sql } from 'drizzle-orm';
-import {
-  AppError,
-  CallToolReply,
-  MCP_SUBJECTS,
-  type McpAccountConnection,
-  type McpServerView,
-} from '@wap/contracts';
+import { AppError, type McpAccountConnection, type McpServerView, BUS_APIS } from '@wap/contracts';
 import { oauthRedirectUriFor } from '@wap/mcp-registry-service';
 import { callApi } from '@wap/bus-protocol';
 import {
@@ -108,9 +102,8 @@ describe.each(RUNTIMES)('connected accounts on the %s runtime', (runtime) => {
   async function whoami(who: Person): Promise<string> {
     const reply = await callApi(
       (await stack.as('chat')).bus,
-      MCP_SUBJECTS.callTool,
+      BUS_APIS.callTool,
       { workspaceId: owner.workspaceId, userId: who.userId, serverId, toolName: 'whoami' },
-      CallToolReply,
       { timeoutMs: 15_000 },
     );
     return (reply.content[0] as { text: string }).text;

@@ -326,8 +326,7 @@ describe('gateway edge cases on the embedded runtime', () => {
     const stack = await startStack('embedded', { routes: failingRoute });
     const subscription = serveApi(
       (await stack.as('storage')).bus,
-      'test.api.explode.v1',
-      ForwardedRequest,
+      { subject: 'test.api.explode.v1', request: ForwardedRequest, reply: z.unknown() },
       async () => {
         throw new TypeError('secret internal detail at line 42');
       },
@@ -365,8 +364,7 @@ describe('gateway edge cases on the embedded runtime', () => {
     let delayMs = 2000;
     const subscription = serveApi(
       (await stack.as('storage')).bus,
-      'test.api.slow.v1',
-      ForwardedRequest,
+      { subject: 'test.api.slow.v1', request: ForwardedRequest, reply: z.unknown() },
       async () => {
         await new Promise((resolve) => setTimeout(resolve, delayMs));
         return { status: 200, body: { ok: true } };

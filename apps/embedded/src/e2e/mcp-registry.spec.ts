@@ -1,11 +1,5 @@
 import { sql } from 'drizzle-orm';
-import {
-  CallToolReply,
-  ListToolsReply,
-  MCP_SUBJECTS,
-  type McpServerView,
-  type McpToolRecord,
-} from '@wap/contracts';
+import { type McpServerView, type McpToolRecord, BUS_APIS } from '@wap/contracts';
 import { AppError } from '@wap/contracts';
 import { callApi } from '@wap/bus-protocol';
 import {
@@ -268,7 +262,7 @@ describe.each(RUNTIMES)('the MCP registry on the %s runtime', (runtime) => {
     await settled(serverId);
     const reply = await callApi(
       (await stack.as('chat')).bus,
-      MCP_SUBJECTS.callTool,
+      BUS_APIS.callTool,
       {
         workspaceId,
         userId: owner.userId,
@@ -276,16 +270,14 @@ describe.each(RUNTIMES)('the MCP registry on the %s runtime', (runtime) => {
         toolName: 'echo',
         arguments: { message: 'hello' },
       },
-      CallToolReply,
       { timeoutMs: 15_000 },
     );
     expect(reply).toEqual({ isError: false, content: [{ type: 'text', text: 'Echo: hello' }] });
 
     const listed = await callApi(
       (await stack.as('chat')).bus,
-      MCP_SUBJECTS.listTools,
+      BUS_APIS.listTools,
       { workspaceId, userId: owner.userId },
-      ListToolsReply,
       { timeoutMs: 5000 },
     );
     expect(listed.tools.some((tool) => tool.serverId === serverId && tool.name === 'echo')).toBe(
@@ -303,9 +295,8 @@ describe.each(RUNTIMES)('the MCP registry on the %s runtime', (runtime) => {
     const call = (message: string) =>
       callApi(
         chat.bus,
-        MCP_SUBJECTS.callTool,
+        BUS_APIS.callTool,
         { workspaceId, userId: owner.userId, serverId, toolName: 'echo', arguments: { message } },
-        CallToolReply,
         { timeoutMs: 15_000 },
       );
     expect((await call('first')).content).toEqual([{ type: 'text', text: 'Echo: first' }]);
@@ -321,7 +312,7 @@ describe.each(RUNTIMES)('the MCP registry on the %s runtime', (runtime) => {
     expect(view).toMatchObject({ sync_status: 'succeeded', transport: 'sse' });
     const reply = await callApi(
       (await stack.as('chat')).bus,
-      MCP_SUBJECTS.callTool,
+      BUS_APIS.callTool,
       {
         workspaceId,
         userId: owner.userId,
@@ -329,7 +320,6 @@ describe.each(RUNTIMES)('the MCP registry on the %s runtime', (runtime) => {
         toolName: 'echo',
         arguments: { message: 'over sse' },
       },
-      CallToolReply,
       { timeoutMs: 15_000 },
     );
     expect(reply.content).toEqual([{ type: 'text', text: 'Echo: over sse' }]);
@@ -530,7 +520,7 @@ describe.each(RUNTIMES)('the MCP registry on the %s runtime', (runtime) => {
       }
       const call = callApi(
         (await stack.as('chat')).bus,
-        MCP_SUBJECTS.callTool,
+        BUS_APIS.callTool,
         {
           workspaceId,
           userId: who.userId,
@@ -538,7 +528,6 @@ describe.each(RUNTIMES)('the MCP registry on the %s runtime', (runtime) => {
           toolName: 'echo',
           arguments: { message: 'x' },
         },
-        CallToolReply,
         { timeoutMs: 15_000 },
       );
       if (visible) await expect(call).resolves.toMatchObject({ isError: false });
@@ -601,9 +590,8 @@ describe.each(RUNTIMES)('the MCP registry on the %s runtime', (runtime) => {
 
     const offered = await callApi(
       (await stack.as('chat')).bus,
-      MCP_SUBJECTS.listTools,
+      BUS_APIS.listTools,
       { workspaceId, userId: owner.userId },
-      ListToolsReply,
       { timeoutMs: 5000 },
     );
     expect(offered.tools.some((tool) => tool.id === echo?.id)).toBe(false);

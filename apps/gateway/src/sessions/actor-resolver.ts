@@ -1,4 +1,4 @@
-import { AppError, DIRECTORY_SUBJECTS, EnsureUserReply, type Actor } from '@wap/contracts';
+import { AppError, type Actor, BUS_APIS } from '@wap/contracts';
 import { type Bus } from '@wap/platform';
 import { callApi } from '@wap/bus-protocol';
 import type { SessionClaims } from '@wap/auth';
@@ -34,9 +34,8 @@ export function createActorResolver(deps: { bus: Bus; timeoutMs: number; now: ()
     }
     const reply = await callApi(
       deps.bus,
-      DIRECTORY_SUBJECTS.ensureUser,
+      BUS_APIS.ensureUser,
       { subject: claims.sub, email: claims.email, name: claims.name },
-      EnsureUserReply,
       { timeoutMs: deps.timeoutMs },
     ).catch((error: unknown) => {
       if (error instanceof AppError) throw error;

@@ -1,9 +1,4 @@
-import {
-  AppError,
-  DIRECTORY_SUBJECTS,
-  VerifyApiKeyReply,
-  type ApiKeyPrincipal,
-} from '@wap/contracts';
+import { AppError, type ApiKeyPrincipal, BUS_APIS } from '@wap/contracts';
 import type { EdgeRequest } from '@wap/http';
 import { BusTimeoutError, NoRespondersError, type Bus } from '@wap/platform';
 import { callApi } from '@wap/bus-protocol';
@@ -20,9 +15,8 @@ export function createApiKeyAuthenticator(deps: { bus: Bus; timeoutMs: number })
     if (!match?.[1]) throw new AppError('UNAUTHORIZED', 'A workspace API key is required');
     const verdict = await callApi(
       deps.bus,
-      DIRECTORY_SUBJECTS.verifyApiKey,
+      BUS_APIS.verifyApiKey,
       { key: match[1] },
-      VerifyApiKeyReply,
       { timeoutMs: deps.timeoutMs },
     ).catch((error: unknown) => {
       if (error instanceof NoRespondersError || error instanceof BusTimeoutError) {

@@ -1,9 +1,4 @@
-import {
-  AppError,
-  EXTENSION_TOKEN_SUBJECTS,
-  VerifyExtensionTokenReply,
-  type Actor,
-} from '@wap/contracts';
+import { AppError, type Actor, BUS_APIS } from '@wap/contracts';
 import { BusTimeoutError, NoRespondersError, type Bus } from '@wap/platform';
 import { callApi } from '@wap/bus-protocol';
 
@@ -16,9 +11,8 @@ export function createExtensionTokenAuthenticator(deps: { bus: Bus; timeoutMs: n
   return async function authenticateExtensionToken(token: string): Promise<Actor> {
     const verdict = await callApi(
       deps.bus,
-      EXTENSION_TOKEN_SUBJECTS.verify,
+      BUS_APIS.verifyExtensionToken,
       { token },
-      VerifyExtensionTokenReply,
       { timeoutMs: deps.timeoutMs },
     ).catch((error: unknown) => {
       if (error instanceof NoRespondersError || error instanceof BusTimeoutError) {

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import Busboy from 'busboy';
 import {
   AppError,
-  UploadTarget,
+  type UploadTarget,
   type AttachmentType,
   type RouteSpec,
   type StoredUpload,
@@ -213,11 +213,16 @@ export function uploadHandler(
       if (mediaType !== 'multipart/form-data') {
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be multipart/form-data');
       }
-      target = await callApi(deps.bus, upload.prepareSubject, { params }, UploadTarget, {
-        timeoutMs: deps.requestTimeoutMs,
-        onBehalfOf: actor,
-        requestId: request.requestId,
-      }).catch(unavailableWhenUnanswered(route));
+      target = await callApi(
+        deps.bus,
+        upload.prepare,
+        { params },
+        {
+          timeoutMs: deps.requestTimeoutMs,
+          onBehalfOf: actor,
+          requestId: request.requestId,
+        },
+      ).catch(unavailableWhenUnanswered(route));
       const received = await receive(request.incoming, upload, target, deps.objects);
       const body: StoredUpload = {
         bucket: target.bucket,

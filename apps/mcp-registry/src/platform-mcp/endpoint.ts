@@ -3,12 +3,10 @@ import { z } from 'zod';
 import { McpServer, createMcpHandler, type CallToolResult } from '@modelcontextprotocol/server';
 import {
   AppError,
-  GetRunReply,
-  ListWorkflowsReply,
-  StartRunReply,
-  WORKFLOW_SUBJECTS,
+  BUS_APIS,
   type ApiKeyPrincipal,
   type RawServiceRequest,
+  type BusApi,
   type ServiceReply,
 } from '@wap/contracts';
 import { BusTimeoutError, NoRespondersError, type Bus } from '@wap/platform';
@@ -42,15 +40,12 @@ function principalOf(extra: Record<string, unknown> | undefined): ApiKeyPrincipa
 /** The platform's own MCP server: its tools act for the API key's workspace. */
 function buildServer(bus: Bus, principal: ApiKeyPrincipal): McpServer {
   const server = new McpServer({ name: 'workspace-automation', version: '1.0.0' });
-  const call = async <Schema extends z.ZodType>(
-    subject: string,
-    payload: unknown,
-    reply: Schema,
+  const call = async <Request extends z.ZodType, Reply extends z.ZodType>(
+    api: BusApi<Request, Reply>,
+    payload: z.input<Request>,
   ): Promise<CallToolResult> => {
     try {
-      return result(
-        await callApi(bus, subject, payload, reply, { timeoutMs: WORKFLOW_CALL_TIMEOUT_MS }),
-      );
+      return result(await callApi(bus, api, payload, { timeoutMs: WORKFLOW_CALL_TIMEOUT_MS }));
     } catch (error) {
       return failure(error);
     }
@@ -58,12 +53,7 @@ function buildServer(bus: Bus, principal: ApiKeyPrincipal): McpServer {
   server.registerTool(
     'list_workflows',
     { description: 'List the workflows of this workspace with their status and credit cost.' },
-    () =>
-      call(
-        WORKFLOW_SUBJECTS.listWorkflows,
-        { workspaceId: principal.workspaceId },
-        ListWorkflowsReply,
-      ),
+    () => call(BUS_APIS.listWorkflows, { workspaceId: principal.workspaceId }),
   );
   server.registerTool(
     'run_workflow',
@@ -76,16 +66,12 @@ function buildServer(bus: Bus, principal: ApiKeyPrincipal): McpServer {
       }),
     },
     ({ workflowId, input }) =>
-      call(
-        WORKFLOW_SUBJECTS.startRun,
-        {
-          workspaceId: principal.workspaceId,
-          workflowId,
-          keyId: principal.keyId,
-          input: input ?? {},
-        },
-        StartRunReply,
-      ),
+      call(BUS_APIS.startRun, {
+        workspaceId: principal.workspaceId,
+        workflowId,
+        keyId: principal.keyId,
+        input: input ?? {},
+      }),
   );
   server.registerTool(
     'get_run',
@@ -93,8 +79,7 @@ function buildServer(bus: Bus, principal: ApiKeyPrincipal): McpServer {
       description: 'The status, steps and credits of one run of this workspace.',
       inputSchema: z.object({ runId: z.uuid().describe('The run id run_workflow returned') }),
     },
-    ({ runId }) =>
-      call(WORKFLOW_SUBJECTS.getRun, { workspaceId: principal.workspaceId, runId }, GetRunReply),
+    ({ runId }) => call(BUS_APIS.getRun, { workspaceId: principal.workspaceId, runId }),
   );
   return server;
 }

@@ -3,8 +3,6 @@ import type { z } from 'zod';
 import type { CredentialKeyring } from '@wap/auth';
 import {
   AppError,
-  DIRECTORY_SUBJECTS,
-  FirstWorkspaceReply,
   McpServerIdParams,
   McpToolIdParams,
   RegisterMcpServerBody,
@@ -14,6 +12,7 @@ import {
   type mcpRoutes,
   type OperationsOf,
   type WorkspaceRole,
+  BUS_APIS,
 } from '@wap/contracts';
 import { EgressBlockedError, assertPublicUrl, type EgressAllowlist } from '@wap/egress';
 import { type Bus } from '@wap/platform';
@@ -294,9 +293,8 @@ export function createServerHandlers(
         (
           await callApi(
             deps.bus,
-            DIRECTORY_SUBJECTS.firstWorkspace,
+            BUS_APIS.firstWorkspace,
             { userId: actor.userId },
-            FirstWorkspaceReply,
             { timeoutMs: 5000 },
           )
         ).workspaceId;

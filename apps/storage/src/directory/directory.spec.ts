@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import pino from 'pino';
+import { z } from 'zod';
 import { hashApiKey } from '@wap/auth';
 import {
   DIRECTORY_BUCKET,
-  DIRECTORY_SUBJECTS,
   DirectoryWorkspace,
-  FirstWorkspaceReply,
-  VerifyApiKeyReply,
   directoryKey,
   type Actor,
   type MeResponse,
+  BUS_APIS,
 } from '@wap/contracts';
 import { decodeJson, type KvBucket, type Platform } from '@wap/platform';
 import { callApi } from '@wap/bus-protocol';
@@ -88,14 +87,24 @@ describe.each(runtimes)('storage directory on %s', (_runtime, startRuntime) => {
   }
 
   const firstWorkspace = (userId: string) =>
-    callApi(mcpRegistry.bus, DIRECTORY_SUBJECTS.firstWorkspace, { userId }, FirstWorkspaceReply, {
-      timeoutMs: CALL_TIMEOUT_MS,
-    });
+    callApi(
+      mcpRegistry.bus,
+      BUS_APIS.firstWorkspace,
+      { userId },
+      {
+        timeoutMs: CALL_TIMEOUT_MS,
+      },
+    );
 
   const verifyApiKey = (key: string) =>
-    callApi(platform.bus, DIRECTORY_SUBJECTS.verifyApiKey, { key }, VerifyApiKeyReply, {
-      timeoutMs: CALL_TIMEOUT_MS,
-    });
+    callApi(
+      platform.bus,
+      BUS_APIS.verifyApiKey,
+      { key },
+      {
+        timeoutMs: CALL_TIMEOUT_MS,
+      },
+    );
 
   async function createApiKey(actor: Actor, workspaceId: string, name = 'CI') {
     const reply = await callDirectoryRoute(platform, 'create_api_key', actor, {
@@ -165,9 +174,15 @@ describe.each(runtimes)('storage directory on %s', (_runtime, startRuntime) => {
 
     test('an invalid request is a VALIDATION_ERROR', async () => {
       const failure = await failureOf(
-        callApi(platform.bus, DIRECTORY_SUBJECTS.ensureUser, { email: 'x' }, FirstWorkspaceReply, {
-          timeoutMs: CALL_TIMEOUT_MS,
-        }),
+        callApi(
+          platform.bus,
+          // A payload the subject's request schema refuses, sent past the types on purpose.
+          { ...BUS_APIS.ensureUser, request: z.unknown() },
+          { email: 'x' },
+          {
+            timeoutMs: CALL_TIMEOUT_MS,
+          },
+        ),
       );
       expect(failure).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
     });

@@ -1,11 +1,4 @@
-import {
-  AppError,
-  DIRECTORY_SUBJECTS,
-  directoryRoutes,
-  EnsureUserReply,
-  type Actor,
-  type ServiceReply,
-} from '@wap/contracts';
+import { AppError, directoryRoutes, type Actor, type ServiceReply, BUS_APIS } from '@wap/contracts';
 import { type Platform } from '@wap/platform';
 import { callApi, callRoute } from '@wap/bus-protocol';
 import type { DirectoryOperation } from '../directory/handlers';
@@ -56,15 +49,9 @@ export async function signIn(
   platform: Platform,
   identity: { subject: string; email: string; name: string },
 ): Promise<Actor> {
-  const reply = await callApi(
-    platform.bus,
-    DIRECTORY_SUBJECTS.ensureUser,
-    identity,
-    EnsureUserReply,
-    {
-      timeoutMs: CALL_TIMEOUT_MS,
-    },
-  );
+  const reply = await callApi(platform.bus, BUS_APIS.ensureUser, identity, {
+    timeoutMs: CALL_TIMEOUT_MS,
+  });
   return { userId: reply.userId, ...identity, platformAdmin: false };
 }
 

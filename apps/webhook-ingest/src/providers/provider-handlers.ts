@@ -10,14 +10,11 @@ import {
 } from '@wap/auth';
 import {
   AppError,
-  GRANT_CREDITS_FROM_PAYMENT_SUBJECT,
-  GrantCreditsFromPaymentReply,
-  PROVIDER_EVENT_TARGETS_SUBJECT,
-  ProviderEventTargetsReply,
   type GrantCreditsFromPaymentRequest,
   type Provider,
   type RawServiceRequest,
   type ServiceReply,
+  BUS_APIS,
 } from '@wap/contracts';
 import { nestsDeeperThan } from '@wap/http';
 import { BusTimeoutError, NoRespondersError, type Platform } from '@wap/platform';
@@ -161,13 +158,12 @@ export function createProviderHandlers(deps: ProviderHandlerDeps) {
       () =>
         callApi(
           platform.bus,
-          PROVIDER_EVENT_TARGETS_SUBJECT,
+          BUS_APIS.providerEventTargets,
           {
             provider,
             ...identity,
             receivedAt: platform.clock.now().toISOString(),
           },
-          ProviderEventTargetsReply,
           { timeoutMs: deps.grantTimeoutMs },
         ),
       'The delivery could not be recorded yet',
@@ -205,13 +201,9 @@ export function createProviderHandlers(deps: ProviderHandlerDeps) {
     // Stripe retries a 503 for days: the grant is made when workflow-runner is back.
     const reply = await askRunner(
       () =>
-        callApi(
-          platform.bus,
-          GRANT_CREDITS_FROM_PAYMENT_SUBJECT,
-          grant,
-          GrantCreditsFromPaymentReply,
-          { timeoutMs: deps.grantTimeoutMs },
-        ),
+        callApi(platform.bus, BUS_APIS.grantCreditsFromPayment, grant, {
+          timeoutMs: deps.grantTimeoutMs,
+        }),
       'Credits could not be granted yet',
     );
     logger.info(

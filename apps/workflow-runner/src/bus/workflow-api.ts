@@ -2,12 +2,9 @@ import type { Logger } from 'pino';
 import {
   AppError,
   creditShortfallMessage,
-  GetRunRequest,
-  ListWorkflowsRequest,
   START_RUN_SUBJECT,
-  StartRunRequest,
-  WORKFLOW_SUBJECTS,
   type StartRun,
+  BUS_APIS,
 } from '@wap/contracts';
 import {
   encodeJson,
@@ -48,8 +45,7 @@ export function serveWorkflowApi(deps: {
   return [
     serveApi(
       deps.bus,
-      WORKFLOW_SUBJECTS.listWorkflows,
-      ListWorkflowsRequest,
+      BUS_APIS.listWorkflows,
       async (request) => {
         const rows = await deps.workflows.listByWorkspace(request.workspaceId);
         return {
@@ -66,8 +62,7 @@ export function serveWorkflowApi(deps: {
 
     serveApi(
       deps.bus,
-      WORKFLOW_SUBJECTS.startRun,
-      StartRunRequest,
+      BUS_APIS.startRun,
       async (request) => {
         const workflow = await deps.workflows.find(request.workflowId);
         if (!workflow || workflow.workspaceId !== request.workspaceId) {
@@ -106,8 +101,7 @@ export function serveWorkflowApi(deps: {
 
     serveApi(
       deps.bus,
-      WORKFLOW_SUBJECTS.getRun,
-      GetRunRequest,
+      BUS_APIS.getRun,
       async (request) => {
         const found = await deps.runs.get(request.runId);
         if (!found || found.run.workspaceId !== request.workspaceId) {

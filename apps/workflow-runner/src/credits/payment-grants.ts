@@ -1,12 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { eq, sql } from 'drizzle-orm';
-import {
-  AppError,
-  GRANT_CREDITS_FROM_PAYMENT_SUBJECT,
-  GrantCreditsFromPaymentRequest,
-  type GrantCreditsFromPaymentReply,
-} from '@wap/contracts';
+import { AppError, type GrantCreditsFromPaymentReply, BUS_APIS } from '@wap/contracts';
 import { type Bus, type Clock, type SqlDatabase, type Subscription } from '@wap/platform';
 import { serveApi } from '@wap/bus-protocol';
 import type { DirectoryClient } from '@wap/workspace-directory';
@@ -34,8 +29,7 @@ export function servePaymentGrants(deps: {
 }): Subscription {
   return serveApi(
     deps.bus,
-    GRANT_CREDITS_FROM_PAYMENT_SUBJECT,
-    GrantCreditsFromPaymentRequest,
+    BUS_APIS.grantCreditsFromPayment,
     async (grant): Promise<GrantCreditsFromPaymentReply> => {
       if (!(await deps.directory.confirmedWorkspace(grant.workspaceId))) {
         throw new AppError('NOT_FOUND', 'Workspace not found');

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
-import { APPROVAL_SUBJECTS, ApprovalRecipientsReply } from '@wap/contracts';
+import { BUS_APIS } from '@wap/contracts';
 import { type Bus, type Clock, type IdSource, type SqlDatabase } from '@wap/platform';
 import { callApi } from '@wap/bus-protocol';
 import { approvalEmails, approvals, runs, runSteps, workflows } from '../db/schema';
@@ -62,9 +62,8 @@ export function startApprovalEmails(deps: {
         : [];
       const recipients = await callApi(
         deps.bus,
-        APPROVAL_SUBJECTS.recipients,
+        BUS_APIS.approvalRecipients,
         { workspaceId: approval.workspaceId, userIds: reviewerIds },
-        ApprovalRecipientsReply,
         { timeoutMs: deps.busTimeoutMs },
       );
       const wanted = recipients.emailOnApproval

@@ -5,12 +5,11 @@ import {
   eventMatches,
   ListProviderDeliveriesQuery,
   PROVIDER_DELIVERIES_PAGE,
-  PROVIDER_EVENT_TARGETS_SUBJECT,
   ProviderAccountIdParams,
-  ProviderEventTargetsRequest,
   WorkspaceIdParams,
   type Actor,
   type ProviderEventTargetsReply,
+  BUS_APIS,
 } from '@wap/contracts';
 import { type Bus, type Subscription } from '@wap/platform';
 import {
@@ -134,8 +133,7 @@ export function serveProviderEventTargets(deps: {
 }): Subscription {
   return serveApi(
     deps.bus,
-    PROVIDER_EVENT_TARGETS_SUBJECT,
-    ProviderEventTargetsRequest,
+    BUS_APIS.providerEventTargets,
     async (request): Promise<ProviderEventTargetsReply> => {
       const account = await deps.providerEvents.connectedAccount(
         request.provider,

@@ -11,22 +11,19 @@ import {
   DEAD_LETTERS_STREAM,
   WEBHOOK_EVENTS_STREAM,
   CreditSnapshot,
-  GetRunReply,
   InflightClaim,
-  ListWorkflowsReply,
   START_RUN_SUBJECT,
-  StartRunReply,
   WEBHOOK_INFLIGHT_BUCKET,
   WEBHOOK_INFLIGHT_BUCKET_OPTIONS,
   WEBHOOK_RECEIVED_SUBJECT,
   WEBHOOKS_BUCKET,
   webhookKey,
-  WORKFLOW_SUBJECTS,
   type Actor,
   type StartRun,
   type StepInput,
   type WebhookReceived,
   RUNS_STREAM_CONFIG,
+  BUS_APIS,
 } from '@wap/contracts';
 import { decodeJson, encodeJson, type Platform } from '@wap/platform';
 import { callApi } from '@wap/bus-protocol';
@@ -681,9 +678,8 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     ]);
     const listed = await callApi(
       registry.bus,
-      WORKFLOW_SUBJECTS.listWorkflows,
+      BUS_APIS.listWorkflows,
       { workspaceId },
-      ListWorkflowsReply,
       { timeoutMs: CALL_TIMEOUT_MS },
     );
     expect(listed.workflows).toEqual([
@@ -692,9 +688,8 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     const start = (input: Record<string, unknown>, forWorkspace = workspaceId) =>
       callApi(
         registry.bus,
-        WORKFLOW_SUBJECTS.startRun,
+        BUS_APIS.startRun,
         { workspaceId: forWorkspace, workflowId: created.workflow.id, keyId: randomUUID(), input },
-        StartRunReply,
         { timeoutMs: CALL_TIMEOUT_MS },
       );
     await expect(start({})).rejects.toMatchObject({
@@ -719,9 +714,8 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     await runReaching(platform, owner, runId, ['succeeded']);
     const read = await callApi(
       registry.bus,
-      WORKFLOW_SUBJECTS.getRun,
+      BUS_APIS.getRun,
       { workspaceId, runId },
-      GetRunReply,
       {
         timeoutMs: CALL_TIMEOUT_MS,
       },
@@ -732,9 +726,8 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     await expect(
       callApi(
         registry.bus,
-        WORKFLOW_SUBJECTS.getRun,
+        BUS_APIS.getRun,
         { workspaceId: randomUUID(), runId },
-        GetRunReply,
         {
           timeoutMs: CALL_TIMEOUT_MS,
         },

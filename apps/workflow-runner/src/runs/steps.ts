@@ -1,13 +1,11 @@
 import type { z } from 'zod';
 import {
   AppError,
-  AssistantPromptReply,
-  CallToolReply,
   MCP_SUBJECTS,
   STEP_SETTINGS,
   STEP_SUBJECTS,
-  TableRowReply,
   type StepType,
+  BUS_APIS,
 } from '@wap/contracts';
 import { EgressBlockedError, refusedBeforeSending } from '@wap/egress';
 import { BusTimeoutError, NoRespondersError, type Bus } from '@wap/platform';
@@ -202,14 +200,13 @@ export function createStepExecutor(deps: StepExecutorDeps) {
     try {
       const reply = await callApi(
         deps.bus,
-        MCP_SUBJECTS.callTool,
+        BUS_APIS.callTool,
         {
           workspaceId: context.workspaceId,
           userId: context.actingUserId,
           ...parsed.value,
           timeoutMs: deps.busTimeoutMs,
         },
-        CallToolReply,
         // The registry's own timeout fires first and answers; this one only guards a lost reply.
         { timeoutMs: deps.busTimeoutMs + 5_000 },
       );
@@ -228,9 +225,8 @@ export function createStepExecutor(deps: StepExecutorDeps) {
     try {
       const reply = await callApi(
         deps.bus,
-        STEP_SUBJECTS.tableRow,
+        BUS_APIS.tableRow,
         { workspaceId: context.workspaceId, userId: context.actingUserId, ...parsed.value },
-        TableRowReply,
         { timeoutMs: deps.busTimeoutMs },
       );
       return { kind: 'succeeded', output: reply };
@@ -245,9 +241,8 @@ export function createStepExecutor(deps: StepExecutorDeps) {
     try {
       const reply = await callApi(
         deps.bus,
-        STEP_SUBJECTS.assistantPrompt,
+        BUS_APIS.assistantPrompt,
         { workspaceId: context.workspaceId, userId: context.actingUserId, ...parsed.value },
-        AssistantPromptReply,
         { timeoutMs: deps.busTimeoutMs },
       );
       return { kind: 'succeeded', output: reply };

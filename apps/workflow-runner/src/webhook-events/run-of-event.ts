@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { RUN_OF_EVENT_SUBJECT, RunOfEventRequest, type RunStatus } from '@wap/contracts';
+import { type RunStatus, BUS_APIS } from '@wap/contracts';
 import { type Bus, type Subscription } from '@wap/platform';
 import { serveApi } from '@wap/bus-protocol';
 import type { RunRepository } from '../runs/repository';
@@ -15,8 +15,7 @@ export function serveRunOfEvent(deps: {
 }): Subscription {
   return serveApi(
     deps.bus,
-    RUN_OF_EVENT_SUBJECT,
-    RunOfEventRequest,
+    BUS_APIS.runOfEvent,
     async (request) => {
       const run = await deps.runs.findByEvent(request.eventId);
       return { run: run ? { id: run.id, status: run.status as RunStatus } : null };

@@ -1,4 +1,4 @@
-import { AppError, AssistantModelReply, STEP_SUBJECTS, type Step } from '@wap/contracts';
+import { AppError, type Step, BUS_APIS } from '@wap/contracts';
 import { BusTimeoutError, NoRespondersError, type Bus } from '@wap/platform';
 import { callApi } from '@wap/bus-protocol';
 
@@ -15,9 +15,14 @@ export function createModelRequirement(deps: { bus: Bus }) {
   return async function requireModelFor(steps: readonly Step[]): Promise<void> {
     const asking = steps.find((step) => step.type === 'assistant_prompt');
     if (!asking) return;
-    const reply = await callApi(deps.bus, STEP_SUBJECTS.assistantModel, {}, AssistantModelReply, {
-      timeoutMs: MODEL_CHECK_TIMEOUT_MS,
-    }).catch((error: unknown) => {
+    const reply = await callApi(
+      deps.bus,
+      BUS_APIS.assistantModel,
+      {},
+      {
+        timeoutMs: MODEL_CHECK_TIMEOUT_MS,
+      },
+    ).catch((error: unknown) => {
       if (error instanceof NoRespondersError || error instanceof BusTimeoutError) return null;
       throw error;
     });
