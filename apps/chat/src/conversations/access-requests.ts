@@ -1,6 +1,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { SqlDatabase } from '@wap/platform';
 import { accessRequests, conversations, participants, people } from '../db/schema';
+import { personName } from './people';
 import {
   toRequest,
   type AccessRequestRecord,
@@ -15,12 +16,16 @@ async function requestWithName(
   db: SqlDatabase,
   row: AccessRequestRow,
 ): Promise<AccessRequestRecord> {
-  const [person] = await db
-    .select({ name: people.name })
-    .from(people)
-    .where(eq(people.userId, row.userId));
-  return toRequest(row, person?.name ?? null);
+  return toRequest(row, await personName({ db }, row.userId));
 }
+
+/** The requester's pending request of the chat (at most one: a partial unique index). */
+const pendingRequestOf = (conversationId: string, userId: string) =>
+  and(
+    eq(accessRequests.conversationId, conversationId),
+    eq(accessRequests.userId, userId),
+    eq(accessRequests.status, 'pending'),
+  );
 
 /** Whether the user has a pending access request for the chat. */
 export async function hasPendingAccessRequest(
@@ -31,13 +36,7 @@ export async function hasPendingAccessRequest(
   const [row] = await db
     .select({ id: accessRequests.id })
     .from(accessRequests)
-    .where(
-      and(
-        eq(accessRequests.conversationId, conversationId),
-        eq(accessRequests.userId, userId),
-        eq(accessRequests.status, 'pending'),
-      ),
-    );
+    .where(pendingRequestOf(conversationId, userId));
   return row !== undefined;
 }
 
@@ -72,13 +71,7 @@ export async function requestAccess(
     const [pending] = await db
       .select()
       .from(accessRequests)
-      .where(
-        and(
-          eq(accessRequests.conversationId, conversationId),
-          eq(accessRequests.userId, userId),
-          eq(accessRequests.status, 'pending'),
-        ),
-      );
+      .where(pendingRequestOf(conversationId, userId));
     if (pending) return { request: await requestWithName(db, pending), created: false };
   }
   throw new Error('access request neither created nor found pending');

@@ -10,7 +10,7 @@ export type RememberedNames = Map<string, string>;
 
 /** The name last seen for a user, null when never seen. */
 export async function personName(
-  { db }: ConversationStore,
+  { db }: Pick<ConversationStore, 'db'>,
   userId: string,
 ): Promise<string | null> {
   const [person] = await db

@@ -1,13 +1,12 @@
-import type { Logger } from 'pino';
-import { type Clock, type IdSource, type KvBucket } from '@wap/platform';
+
+
 import { continueTrace } from '@wap/bus-protocol';
-import type { CreditLedger } from '../credits/ledger';
+
 import { createGroupCommit } from '../db/group-commit';
-import type { CreditSnapshots } from '../credits/snapshots';
-import type { RunRepository } from './repository';
+
 import type { CreationLease, LoadedRun, RunProgress, RunRow } from './run-rows';
 import { executeRun, type RunExecutionContext } from './run-execution';
-import type { StepExecutor } from './steps';
+
 import { createHeldRuns } from './held-runs';
 
 /** How long a nudge waits for others to share its claim, in milliseconds. */
@@ -65,18 +64,11 @@ export interface RunExecutor {
  * runs in hand (`active`, `reserved`, `stopping`), and split apart they would each need it passed
  * back and forth.
  */
-export function startRunExecutor(deps: {
-  runs: RunRepository;
-  ledger: CreditLedger;
-  snapshots: CreditSnapshots;
-  steps: StepExecutor;
-  /** WEBHOOK_INFLIGHT_BUCKET */
-  inflight: KvBucket;
-  clock: Clock;
-  ids: IdSource;
-  logger: Logger;
-  config: RunExecutorConfig;
-}): RunExecutor {
+export function startRunExecutor(
+  deps: Omit<RunExecutionContext, 'owner' | 'isStopping' | 'writeProgress'> & {
+    config: RunExecutorConfig;
+  },
+): RunExecutor {
   const { runs, clock, logger, config } = deps;
   const owner = `runner-${deps.ids.uuid()}`;
   const active = new Set<Promise<void>>();
