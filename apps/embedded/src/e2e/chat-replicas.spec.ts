@@ -142,8 +142,16 @@ describe('chat turns across two chat processes on the distributed runtime', () =
       await stream.ended;
       expect(stream.events.at(-1)?.data).toEqual({ status: 'stopped' });
 
-      const owner = REPLICAS.find((name) =>
-        logOf(name).includes(`"requestId":"${requestId}","status":"stopped"`),
+      // The owner logs the turn's end after storing it, which the stream and the stop's answer
+      // already saw: the line may still be on its way through the process's stdout.
+      const ended = new RegExp(`"requestId":"${requestId}","status":"stopped"`);
+      const owner = await Promise.any(
+        REPLICAS.map(async (name) => {
+          const running = processes.get(name);
+          if (!running) throw new Error(`${name} is not running`);
+          await running.waitForLine(ended, 10_000);
+          return name;
+        }),
       );
       const forwarder = REPLICAS.find((name) =>
         new RegExp(`"requestId":"${requestId}".*stop forwarded`).test(logOf(name)),

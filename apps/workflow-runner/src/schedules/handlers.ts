@@ -11,7 +11,8 @@ import type { RouteHandler } from '@wap/bus-protocol';
 import type { DirectoryClient } from '@wap/workspace-directory';
 import type { WorkflowRepository, WorkflowRow } from '../workflows/repository';
 import type { WebhookPublisher } from '../workflows/webhook-publisher';
-import type { FireRow, ScheduleRepository, ScheduleRow } from './repository';
+import type { ScheduleRepository } from './repository';
+import type { FireRow, ScheduleRow } from './schedule-rows';
 
 export type ScheduleOperation =
   'get_workflow_schedule' | 'put_workflow_schedule' | 'list_schedule_fires';

@@ -21,7 +21,8 @@ import {
   startRunner,
   type RuntimeUnderTest,
 } from '../testing/runner-harness';
-import { createScheduleRepository, runIdOfFire } from './repository';
+import { createScheduleRepository } from './repository';
+import { runIdOfFire } from './schedule-rows';
 import { startScheduler, type Scheduler } from './scheduler';
 
 /** A clock the test moves by hand: every time rule runs without sleeping. */

@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '@wap/platform';
 import type { RunExecutor } from '../runs/executor';
 import { startPeriodicPasses } from '../runs/periodic-passes';
-import type { DecidedFire, ScheduleRepository } from './repository';
+import type { ScheduleRepository } from './repository';
+import type { DecidedFire } from './schedule-rows';
 
 /** Schedules decided per transaction; a pass takes batches until one comes back short. */
 const SCHEDULES_PER_BATCH = 500;
