@@ -1,5 +1,3 @@
-
-
 import { continueTrace } from '@wap/bus-protocol';
 
 import { createGroupCommit } from '../db/group-commit';
