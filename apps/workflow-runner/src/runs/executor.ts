@@ -1,11 +1,8 @@
 import { continueTrace } from '@wap/bus-protocol';
-
 import { createGroupCommit } from '../db/group-commit';
-
-import type { CreationLease, LoadedRun, RunProgress, RunRow } from './run-rows';
-import { executeRun, type RunExecutionContext } from './run-execution';
-
 import { createHeldRuns } from './held-runs';
+import { executeRun, type RunExecutionContext } from './run-execution';
+import type { CreationLease, LoadedRun, RunProgress, RunRow } from './run-rows';
 
 /** How long a nudge waits for others to share its claim, in milliseconds. */
 const CLAIM_COALESCE_MS = 5;
