@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { breakingChanges, breakingChangesOf, type SubjectSchemas } from './published-schemas';
+import { BUS_APIS } from './bus-apis';
+import {
+  breakingChanges,
+  breakingChangesOf,
+  publishedSchemas,
+  type SubjectSchemas,
+} from './published-schemas';
 
 const json = (schema: z.ZodType, io: 'input' | 'output') =>
   z.toJSONSchema(schema, { io }) as Record<string, unknown>;
@@ -71,5 +77,24 @@ describe('breakingChanges', () => {
         'storage.api.create_thing.v1': schemas(Body.extend({ note: z.string() })),
       }),
     ).toEqual(['storage.api.create_thing.v1 request body.note: newly required']);
+  });
+});
+
+describe('publishedSchemas', () => {
+  test('records every bus API, and a field dropped from its reply is a break', () => {
+    const published = publishedSchemas();
+    for (const api of Object.values(BUS_APIS)) {
+      expect(published[api.subject]?.replies['reply']).toBeDefined();
+    }
+    const subject = BUS_APIS.ensureUser.subject;
+    const entry = published[subject];
+    if (!entry) throw new Error(`${subject} is not published`);
+    const withoutUserId: SubjectSchemas = {
+      ...entry,
+      replies: { reply: { ...entry.replies['reply'], properties: {}, required: [] } },
+    };
+    expect(breakingChanges(published, { ...published, [subject]: withoutUserId })).toEqual([
+      `${subject} reply reply.userId: removed`,
+    ]);
   });
 });
