@@ -1,5 +1,10 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import { checkRunningHours, creditShortfallMessage, type RunningHours } from '@wap/contracts';
+import {
+  FINAL_RUN_STATUSES,
+  checkRunningHours,
+  creditShortfallMessage,
+  type RunningHours,
+} from '@wap/contracts';
 import type { SqlDatabase } from '@wap/platform';
 import { creditLedger, runs, scheduleFires, workflows, workflowSchedules } from '../db/schema';
 import { anyOfUuids } from '../db/sql-executor';
@@ -7,7 +12,6 @@ import type { RunRepository } from '../runs/repository';
 import type { CreationLease, LoadedRun, NewRun } from '../runs/run-rows';
 import type { WorkflowRow } from '../workflows/repository';
 import {
-  FINAL_RUN_STATUSES,
   runIdOfFire,
   timingOf,
   type DecidedBatch,
@@ -165,7 +169,9 @@ function decideScheduleFire(
     workflowLive: workflow.status === 'live',
     runsOnFireDay,
     maxRunsPerDay: schedule.maxRunsPerDay,
-    previousRunActive: previousStatus !== undefined && !FINAL_RUN_STATUSES.includes(previousStatus),
+    previousRunActive:
+      previousStatus !== undefined &&
+      !(FINAL_RUN_STATUSES as readonly string[]).includes(previousStatus),
     creditShortfall: creditShortfallMessage(
       balanceOf.get(schedule.workspaceId) ?? 0,
       workflow.creditCost,

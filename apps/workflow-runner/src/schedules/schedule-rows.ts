@@ -7,8 +7,6 @@ import type { ScheduleTiming } from './time-rules';
 export type ScheduleRow = typeof workflowSchedules.$inferSelect;
 export type FireRow = typeof scheduleFires.$inferSelect;
 
-export const FINAL_RUN_STATUSES = ['succeeded', 'failed', 'cancelled'];
-
 export function timingOf(row: ScheduleRow): ScheduleTiming {
   return {
     scheduleType: row.scheduleType as ScheduleTiming['scheduleType'],
