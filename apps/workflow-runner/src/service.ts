@@ -13,7 +13,7 @@ import { createCreditLedger } from './credits/ledger';
 import { servePaymentGrants } from './credits/payment-grants';
 import { createCreditSnapshots } from './credits/snapshots';
 import { consumeRunRequests } from './runs/consumer';
-import { startRunExecutor } from './runs/executor';
+import { startRunExecutor, type RunExecutor } from './runs/executor';
 import { startRunHistoryPruner } from './runs/history-pruner';
 import { startInflightClaimRefresh } from './runs/inflight-claims';
 import { createRunRepository } from './runs/repository';
@@ -35,48 +35,52 @@ import { createModelRequirement } from './workflows/model-requirement';
 import { createWorkflowRepository } from './workflows/repository';
 import { createWebhookPublisher } from './workflows/webhook-publisher';
 
-/**
- * Composes the workflow runner: credit ledger, workflows and their webhook addresses, test
- * events and the runs they start (consumers of WEBHOOK_EVENTS and RUNS, scheduler table, executor) and the MCP server's bus API.
- */
-export async function startWorkflowRunnerService(deps: {
+interface RunnerContext {
   platform: Platform;
   logger: Logger;
-  migrationsFolder?: string;
-  /** The runner's settings; any left out take their defaults (see config.ts). */
-  settings?: Partial<WorkflowRunnerSettings>;
-}): Promise<ServiceHandle> {
-  const { platform, logger } = deps;
-  const settings = WorkflowRunnerSettings.parse(deps.settings ?? {});
-  await platform.sql.migrate({
-    schema: 'workflow_runner',
-    migrationsFolder: deps.migrationsFolder ?? join(__dirname, '../migrations'),
-  });
+  settings: WorkflowRunnerSettings;
+}
+
+/** The runner's tables and KV views, each behind the repository or client that owns it. */
+async function openStores({ platform, logger, settings }: RunnerContext) {
   const { db } = platform.sql;
   const { clock, ids } = platform;
   const directory = await createDirectoryClient({ kv: platform.kv, logger });
   const ledger = createCreditLedger({ db, clock, ids });
   const snapshots = await createCreditSnapshots({ kv: platform.kv, ledger, logger });
   const workflows = createWorkflowRepository({ db, clock, ids });
-  const providerEvents = createProviderEventsRepository({ db, clock, ids });
   const runs = createRunRepository({ db, clock });
-  const testEvents = createTestEventRepository({
-    db,
-    capPerWorkflow: settings.TEST_EVENTS_PER_WORKFLOW,
-  });
   const publisher = await createWebhookPublisher({ kv: platform.kv, workflows, logger });
   await publisher.publishAll();
   await snapshots.publishAll();
+  return {
+    directory,
+    ledger,
+    snapshots,
+    workflows,
+    runs,
+    publisher,
+    providerEvents: createProviderEventsRepository({ db, clock, ids }),
+    testEvents: createTestEventRepository({
+      db,
+      capPerWorkflow: settings.TEST_EVENTS_PER_WORKFLOW,
+    }),
+    schedules: createScheduleRepository({ db, clock, runs }),
+    approvals: createApprovalRepository({ db, clock }),
+    inflight: await platform.kv.bucket(WEBHOOK_INFLIGHT_BUCKET, WEBHOOK_INFLIGHT_BUCKET_OPTIONS),
+  };
+}
+type RunnerStores = Awaited<ReturnType<typeof openStores>>;
 
-  const inflight = await platform.kv.bucket(
-    WEBHOOK_INFLIGHT_BUCKET,
-    WEBHOOK_INFLIGHT_BUCKET_OPTIONS,
-  );
+/** The executor and the loops beside it: claim refresh, history pruning, the scheduler. */
+function startRunWork({ platform, logger, settings }: RunnerContext, stores: RunnerStores) {
+  const { clock, ids } = platform;
+  const { runs, inflight } = stores;
   const httpFetch = createGuardedFetch({ allowlist: parseAllowlist(settings.SSRF_ALLOWLIST) });
   const executor = startRunExecutor({
     runs,
-    ledger,
-    snapshots,
+    ledger: stores.ledger,
+    snapshots: stores.snapshots,
     steps: createStepExecutor({
       bus: platform.bus,
       httpFetch,
@@ -94,13 +98,8 @@ export async function startWorkflowRunnerService(deps: {
       leaseMs: settings.RUN_LEASE_MS,
     },
   });
-  const claimRefresh = startInflightClaimRefresh({
-    runs,
-    inflight,
-    ttlMs: WEBHOOK_INFLIGHT_BUCKET_OPTIONS.ttlMs,
-    clock,
-    logger,
-  });
+  const ttlMs = WEBHOOK_INFLIGHT_BUCKET_OPTIONS.ttlMs;
+  const claimRefresh = startInflightClaimRefresh({ runs, inflight, ttlMs, clock, logger });
   const historyPruner =
     settings.RUN_HISTORY_DAYS > 0
       ? startRunHistoryPruner({
@@ -111,8 +110,28 @@ export async function startWorkflowRunnerService(deps: {
           logger,
         })
       : null;
-  const onRunCreated = () => executor.nudge();
-  const requireModelFor = createModelRequirement({ bus: platform.bus });
+  const scheduler = startScheduler({
+    schedules: stores.schedules,
+    clock,
+    logger,
+    intervalMs: settings.SCHEDULER_INTERVAL_MS,
+    lookaheadMs: settings.SCHEDULER_LOOKAHEAD_MS,
+    loop: settings.SCHEDULER_INTERVAL_MS > 0,
+    executor,
+  });
+  return {
+    executor,
+    stop: async () => {
+      await scheduler.stop();
+      await executor.stop();
+      await claimRefresh.stop();
+      await historyPruner?.stop();
+      await httpFetch.close();
+    },
+  };
+}
+
+function startApprovalMail({ platform, logger, settings }: RunnerContext) {
   const mailer = createMailer({
     smtpUrl: settings.SMTP_URL,
     from: settings.MAIL_FROM,
@@ -120,10 +139,10 @@ export async function startWorkflowRunnerService(deps: {
     logger,
   });
   const approvalEmails = startApprovalEmails({
-    db,
+    db: platform.sql.db,
     bus: platform.bus,
-    clock,
-    ids,
+    clock: platform.clock,
+    ids: platform.ids,
     mailer,
     logger,
     intervalMs: settings.MAIL_INTERVAL_MS,
@@ -132,23 +151,27 @@ export async function startWorkflowRunnerService(deps: {
     busTimeoutMs: settings.STEP_BUS_TIMEOUT_MS,
     appBaseUrl: settings.PUBLIC_BASE_URL,
   });
-  const schedules = createScheduleRepository({ db, clock, runs });
-  const scheduler = startScheduler({
-    schedules,
-    clock,
-    logger,
-    intervalMs: settings.SCHEDULER_INTERVAL_MS,
-    lookaheadMs: settings.SCHEDULER_LOOKAHEAD_MS,
-    loop: settings.SCHEDULER_INTERVAL_MS > 0,
-    executor,
-  });
-  const consumers = [
+  return {
+    stop: async () => {
+      await approvalEmails.stop();
+      mailer.close();
+    },
+  };
+}
+
+async function consumeStreams(
+  { platform, logger, settings }: RunnerContext,
+  stores: RunnerStores,
+  executor: RunExecutor,
+) {
+  const { runs, workflows } = stores;
+  return [
     await consumeWebhookEvents({
       streams: platform.streams,
       objects: platform.objects,
-      db,
-      testEvents,
-      providerEvents,
+      db: platform.sql.db,
+      testEvents: stores.testEvents,
+      providerEvents: stores.providerEvents,
       runs,
       workflows,
       logger,
@@ -162,44 +185,54 @@ export async function startWorkflowRunnerService(deps: {
       workflows,
       logger,
       members: settings.RUNS_CONSUMER_MEMBERS,
-      onRunCreated,
+      onRunCreated: () => executor.nudge(),
     }),
   ];
-  const subscriptions = [
-    ...serveRoutes(
-      platform.bus,
-      ROUTES,
-      'workflow-runner',
-      {
-        ...creditHandlers({ ledger, directory, snapshots }),
-        ...providerEventHandlers({ providerEvents, directory }),
-        ...scheduleHandlers({ schedules, workflows, publisher, directory }),
-        ...approvalHandlers({
-          approvals: createApprovalRepository({ db, clock }),
-          directory,
-          inflight,
-          onRunDue: onRunCreated,
-        }),
-        ...workflowHandlers({
-          workflows,
-          runs,
-          testEvents,
-          ledger,
-          publisher,
-          directory,
-          ids,
-          publicBaseUrl: settings.PUBLIC_BASE_URL,
-          requireModelFor,
-          onRunCreated,
-        }),
-      },
-      { queue: 'workflow-runner', logger },
-    ),
-    servePaymentGrants({ bus: platform.bus, db, clock, directory, snapshots, logger }),
-    serveRunOfEvent({ bus: platform.bus, runs, logger }),
-    serveProviderEventTargets({ bus: platform.bus, providerEvents, workflows, logger }),
+}
+
+function serveSubjects(
+  { platform, logger, settings }: RunnerContext,
+  stores: RunnerStores,
+  executor: RunExecutor,
+) {
+  const { bus, clock, ids } = platform;
+  const { directory, ledger, snapshots, workflows, runs, publisher, inflight } = stores;
+  const onRunCreated = () => executor.nudge();
+  const requireModelFor = createModelRequirement({ bus });
+  const routeHandlers = {
+    ...creditHandlers({ ledger, directory, snapshots }),
+    ...providerEventHandlers({ providerEvents: stores.providerEvents, directory }),
+    ...scheduleHandlers({ schedules: stores.schedules, workflows, publisher, directory }),
+    ...approvalHandlers({
+      approvals: stores.approvals,
+      directory,
+      inflight,
+      onRunDue: onRunCreated,
+    }),
+    ...workflowHandlers({
+      workflows,
+      runs,
+      testEvents: stores.testEvents,
+      ledger,
+      publisher,
+      directory,
+      ids,
+      publicBaseUrl: settings.PUBLIC_BASE_URL,
+      requireModelFor,
+      onRunCreated,
+    }),
+  };
+  const { db } = platform.sql;
+  return [
+    ...serveRoutes(bus, ROUTES, 'workflow-runner', routeHandlers, {
+      queue: 'workflow-runner',
+      logger,
+    }),
+    servePaymentGrants({ bus, db, clock, directory, snapshots, logger }),
+    serveRunOfEvent({ bus, runs, logger }),
+    serveProviderEventTargets({ bus, providerEvents: stores.providerEvents, workflows, logger }),
     ...serveWorkflowApi({
-      bus: platform.bus,
+      bus,
       streams: platform.streams,
       objects: platform.objects,
       workflows,
@@ -212,18 +245,37 @@ export async function startWorkflowRunnerService(deps: {
       onRunCreated,
     }),
   ];
+}
+
+/**
+ * Composes the workflow runner: credit ledger, workflows and their webhook addresses, test
+ * events and the runs they start (consumers of WEBHOOK_EVENTS and RUNS, scheduler table, executor) and the MCP server's bus API.
+ */
+export async function startWorkflowRunnerService(deps: {
+  platform: Platform;
+  logger: Logger;
+  migrationsFolder?: string;
+  /** The runner's settings; any left out take their defaults (see config.ts). */
+  settings?: Partial<WorkflowRunnerSettings>;
+}): Promise<ServiceHandle> {
+  const { platform, logger } = deps;
+  const context = { platform, logger, settings: WorkflowRunnerSettings.parse(deps.settings ?? {}) };
+  await platform.sql.migrate({
+    schema: 'workflow_runner',
+    migrationsFolder: deps.migrationsFolder ?? join(__dirname, '../migrations'),
+  });
+  const stores = await openStores(context);
+  const runWork = startRunWork(context, stores);
+  const approvalMail = startApprovalMail(context);
+  const consumers = await consumeStreams(context, stores, runWork.executor);
+  const subscriptions = serveSubjects(context, stores, runWork.executor);
   return {
     stop: async () => {
       await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));
       await Promise.all(consumers.map((consumer) => consumer.stop()));
-      await scheduler.stop();
-      await approvalEmails.stop();
-      mailer.close();
-      await executor.stop();
-      await claimRefresh.stop();
-      await historyPruner?.stop();
-      await httpFetch.close();
-      await directory.stop();
+      await approvalMail.stop();
+      await runWork.stop();
+      await stores.directory.stop();
     },
   };
 }

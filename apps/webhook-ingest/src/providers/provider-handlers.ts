@@ -21,7 +21,7 @@ import { BusTimeoutError, NoRespondersError, type Platform } from '@wap/platform
 import { callApi } from '@wap/bus-protocol';
 import type { WebhookIngestConfig } from '../config';
 import type { Delivery } from '../http/deliveries';
-import type { DeliverySource } from '../trigger/trigger-handler';
+import type { DeliverySource } from '../trigger/trigger-deps';
 import { deliveryIdentityOf } from './delivery-identity';
 
 const PROVIDER_NAMES: Record<Provider, string> = {
