@@ -6,7 +6,7 @@ import { serveApi, serveRoutes } from '@wap/bus-protocol';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { createDirectoryClient } from '@wap/workspace-directory';
 import { createAssistantPrompt } from './brain/assistant-prompt';
-import { createModelClient } from './brain/model-client';
+import { createModelClient, type ModelClient } from './brain/model-client';
 import { chatSettings, type ChatSettings } from './config';
 import { createConversationGuard } from './conversations/guard';
 import { createConversationHandlers } from './conversations/handlers';
@@ -30,6 +30,36 @@ export interface ChatServiceDeps {
   migrationsFolder?: string;
 }
 
+/** The assistant's turns: their rows, the runner that streams them, the waiters on their end. */
+async function createTurns(
+  platform: Platform,
+  logger: Logger,
+  settings: ChatSettings,
+  model: ModelClient,
+) {
+  const repository = createTurnRepository({
+    db: platform.sql.db,
+    clock: platform.clock,
+    ids: platform.ids,
+  });
+  const waiters = await createTurnWaiters({ bus: platform.bus, repository, logger });
+  const tools = createToolGateway({
+    bus: platform.bus,
+    callTimeoutMs: settings.CHAT_TOOL_CALL_TIMEOUT_MS,
+  });
+  const runner = createTurnRunner({
+    bus: platform.bus,
+    repository,
+    model,
+    tools,
+    settings,
+    clock: platform.clock,
+    ids: platform.ids,
+    logger,
+  });
+  return { repository, waiters, runner };
+}
+
 /**
  * Composes the chat service: conversations with sharing and access requests (spec endpoint 1),
  * and turns of the assistant that stream from an OpenAI-compatible provider, call the caller's
@@ -49,32 +79,11 @@ export async function startChatService(deps: ChatServiceDeps): Promise<ServiceHa
   const guard = createConversationGuard({ repository: conversations, directory });
 
   const model = createModelClient(settings, logger);
-  const tools = createToolGateway({
-    bus: platform.bus,
-    callTimeoutMs: settings.CHAT_TOOL_CALL_TIMEOUT_MS,
-  });
-  const turnRepository = createTurnRepository(store);
-  const waiters = await createTurnWaiters({
-    bus: platform.bus,
-    repository: turnRepository,
-    logger,
-  });
-  const runner = createTurnRunner({
-    bus: platform.bus,
-    repository: turnRepository,
-    model,
-    tools,
-    settings,
-    clock: platform.clock,
-    ids: platform.ids,
-    logger,
-  });
+  const turns = await createTurns(platform, logger, settings, model);
   const turnHandlers = createTurnHandlers({
     guard,
     conversations,
-    repository: turnRepository,
-    runner,
-    waiters,
+    ...turns,
     clock: platform.clock,
     messageLimits: {
       perUserPerMinute: settings.CHAT_MESSAGES_PER_MINUTE_PER_USER,
@@ -106,7 +115,7 @@ export async function startChatService(deps: ChatServiceDeps): Promise<ServiceHa
       serveOptions,
     ),
   ];
-  runner.start();
+  turns.runner.start();
   logger.info(
     { subjects: subscriptions.length, model: model.describe(), runtime: platform.runtime },
     'chat service serving',
@@ -115,8 +124,8 @@ export async function startChatService(deps: ChatServiceDeps): Promise<ServiceHa
   return {
     async stop() {
       await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));
-      await runner.stop();
-      await waiters.stop();
+      await turns.runner.stop();
+      await turns.waiters.stop();
       await directory.stop();
     },
   };

@@ -19,70 +19,37 @@ import { WEBHOOK_SECRET_KEYS, webhookIngestConfigFromEnv } from '@wap/webhook-in
 import { generateBusKeySet } from '@wap/auth';
 import { busKeysOf, withBusKeys } from '@wap/service-runtime';
 import { startAllServices } from './compose';
-import { loadEmbeddedEnv } from './config';
+import { loadEmbeddedEnv, type EmbeddedEnv } from './config';
 import { dataDirSecret } from './secrets';
 
-/** Every service in one process on the embedded runtime: `npm start`. */
-async function main(): Promise<void> {
-  const env = loadEmbeddedEnv(process.env);
-  const dataDir = resolve(env.DATA_DIR);
-  mkdirSync(dataDir, { recursive: true });
-  const loggerFor = (service: string) => createLogger({ service, level: env.LOG_LEVEL });
-  const logger = loggerFor('embedded');
-  logger.info(
-    {
-      config: redactConfig(env, [
-        'SESSION_JWT_SECRET',
-        'METRICS_TOKEN',
-        'CREDENTIALS_ENCRYPTION_KEYS',
-        'SMTP_URL',
-        'LLM_API_KEY',
-        'EXTENSION_TOKEN_SECRET',
-        ...WEBHOOK_SECRET_KEYS,
-      ]),
-    },
-    'starting',
-  );
-  collectProcessMetrics('embedded');
-  const telemetry = startTelemetry({
-    serviceName: 'embedded',
-    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
-  });
+const SECRET_SETTINGS: readonly (keyof EmbeddedEnv)[] = [
+  'SESSION_JWT_SECRET',
+  'METRICS_TOKEN',
+  'CREDENTIALS_ENCRYPTION_KEYS',
+  'SMTP_URL',
+  'LLM_API_KEY',
+  'EXTENSION_TOKEN_SECRET',
+  ...WEBHOOK_SECRET_KEYS,
+];
 
+/** The gateway's settings; the cookie's Secure attribute follows the scheme (plain http here). */
+function gatewayConfigOf(env: EmbeddedEnv, dataDir: string) {
   const sessionSecret =
     env.SESSION_JWKS_URL || env.SESSION_JWT_SECRET || env.NODE_ENV === 'production'
       ? env.SESSION_JWT_SECRET
       : dataDirSecret(dataDir, 'session-secret');
-  // The cookie's Secure attribute follows the scheme: plain http on this machine by default.
-  const gatewayConfig = gatewayConfigFromEnv({
+  return gatewayConfigFromEnv({
     ...env,
     SESSION_JWT_SECRET: sessionSecret,
     PUBLIC_BASE_URL: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
   });
-  const platform = withMetrics(await createEmbeddedPlatform({ dataDir, logger }), platformMetrics);
-  // One process holds every key: fresh ones at each start, since an assertion lives 30 seconds.
-  const busKeys = generateBusKeySet();
+}
+
+/** Every service's settings, with secrets kept in the data folder when none are given. */
+function serviceOptionsOf(env: EmbeddedEnv, dataDir: string, publicBaseUrl: string) {
   const credentialKeys =
     env.CREDENTIALS_ENCRYPTION_KEYS ?? `local:${dataDirSecret(dataDir, 'credentials-key')}`;
-  // The gateway listens first, not ready until the services are: with PORT=0 its port is known
-  // only then, and webhook addresses name it.
-  let servicesStarted = false;
-  let draining = false;
-  const gateway = await startGateway({
-    platform: await withBusKeys(
-      platform,
-      'gateway',
-      busKeysOf(busKeys, 'gateway'),
-      loggerFor('gateway'),
-    ),
-    logger: loggerFor('gateway'),
-    config: gatewayConfig,
-    isReady: () => servicesStarted && !draining && platform.isReady(),
-    routes: ROUTES,
-  });
-
-  const publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${gateway.port}`;
-  const services = await startAllServices(platform, busKeys, loggerFor, {
+  return {
     mcpRegistry: {
       config: toMcpRegistryConfig({
         ...env,
@@ -110,7 +77,47 @@ async function main(): Promise<void> {
           env.EXTENSION_TOKEN_SECRET ?? dataDirSecret(dataDir, 'extension-token-secret'),
       }),
     },
+  };
+}
+
+/** Every service in one process on the embedded runtime: `npm start`. */
+async function main(): Promise<void> {
+  const env = loadEmbeddedEnv(process.env);
+  const dataDir = resolve(env.DATA_DIR);
+  mkdirSync(dataDir, { recursive: true });
+  const loggerFor = (service: string) => createLogger({ service, level: env.LOG_LEVEL });
+  const logger = loggerFor('embedded');
+  logger.info({ config: redactConfig(env, SECRET_SETTINGS) }, 'starting');
+  collectProcessMetrics('embedded');
+  const telemetry = startTelemetry({
+    serviceName: 'embedded',
+    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
   });
+
+  const gatewayConfig = gatewayConfigOf(env, dataDir);
+  const platform = withMetrics(await createEmbeddedPlatform({ dataDir, logger }), platformMetrics);
+  // One process holds every key: fresh ones at each start, since an assertion lives 30 seconds.
+  const busKeys = generateBusKeySet();
+  // The gateway listens first, not ready until the services are: with PORT=0 its port is known
+  // only then, and webhook addresses name it.
+  let servicesStarted = false;
+  let draining = false;
+  const gatewayLogger = loggerFor('gateway');
+  const gateway = await startGateway({
+    platform: await withBusKeys(platform, 'gateway', busKeysOf(busKeys, 'gateway'), gatewayLogger),
+    logger: gatewayLogger,
+    config: gatewayConfig,
+    isReady: () => servicesStarted && !draining && platform.isReady(),
+    routes: ROUTES,
+  });
+
+  const publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${gateway.port}`;
+  const services = await startAllServices(
+    platform,
+    busKeys,
+    loggerFor,
+    serviceOptionsOf(env, dataDir, publicBaseUrl),
+  );
   servicesStarted = true;
 
   onShutdown({

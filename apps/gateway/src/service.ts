@@ -34,6 +34,24 @@ export interface GatewayHandle {
   stop(): Promise<void>;
 }
 
+/** Who a request is: a session cookie or bearer token, or a browser extension's token. */
+function createAuthenticator(platform: Pick<Platform, 'bus' | 'clock'>, config: GatewayConfig) {
+  const verifier = createSessionVerifier(config.session);
+  const nowMs = () => platform.clock.now().getTime();
+  return createSessionAuthenticator({
+    verify: cacheVerifiedSessions((token) => verifier.verify(token), nowMs),
+    resolveActor: createActorResolver({
+      bus: platform.bus,
+      timeoutMs: config.requestTimeoutMs,
+      now: nowMs,
+    }),
+    authenticateExtensionToken: createExtensionTokenAuthenticator({
+      bus: platform.bus,
+      timeoutMs: config.requestTimeoutMs,
+    }),
+  });
+}
+
 /** Starts the HTTP edge: sessions, the route table forwarded over the bus, Error bodies. */
 export async function startGateway(deps: {
   /** The gateway uses the bus, and the object store for raw bodies too large for one message. */
@@ -48,21 +66,8 @@ export async function startGateway(deps: {
   // Parked bodies may outlive their request as a webhook event's body: the bucket's age limit
   // removes what nothing deleted.
   await deps.platform.objects.ensureBucket(REQUEST_BODIES_BUCKET, REQUEST_BODIES_BUCKET_OPTIONS);
-  const verifier = createSessionVerifier(config.session);
+  const authenticator = createAuthenticator(deps.platform, config);
   const isFromTrustedSite = createRequestSiteCheck([config.publicOrigin, config.webOrigin]);
-  const nowMs = () => deps.platform.clock.now().getTime();
-  const authenticator = createSessionAuthenticator({
-    verify: cacheVerifiedSessions((token) => verifier.verify(token), nowMs),
-    resolveActor: createActorResolver({
-      bus: deps.platform.bus,
-      timeoutMs: config.requestTimeoutMs,
-      now: nowMs,
-    }),
-    authenticateExtensionToken: createExtensionTokenAuthenticator({
-      bus: deps.platform.bus,
-      timeoutMs: config.requestTimeoutMs,
-    }),
-  });
   const closing = new AbortController();
   const serveRoute = createHttpEdge({
     routes: edgeRoutesOf(routes, {

@@ -8,7 +8,7 @@ import {
   BUS_APIS,
 } from '@wap/contracts';
 import { createGuardedFetch } from '@wap/egress';
-import { decodeJson, type Platform, type Subscription } from '@wap/platform';
+import { decodeJson, type KvBucket, type Platform, type Subscription } from '@wap/platform';
 import { serveApi, serveRoutes } from '@wap/bus-protocol';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { createDirectoryClient } from '@wap/workspace-directory';
@@ -16,10 +16,10 @@ import type { McpRegistryConfig } from './config';
 import { createPlatformMcpEndpoint } from './platform-mcp/endpoint';
 import { createAccountHandlers } from './accounts/handlers';
 import { createAccountOAuth } from './accounts/oauth';
-import { createAccountRepository } from './accounts/repository';
+import { createAccountRepository, type AccountRepository } from './accounts/repository';
 import { createServerHandlers, createServerLookup } from './servers/handlers';
 import { rewrapCredentials } from './servers/key-rotation';
-import { createServerRepository } from './servers/repository';
+import { createServerRepository, type ServerRepository } from './servers/repository';
 import { createConnect } from './sync/connections';
 import { createToolSync } from './sync/tool-sync';
 import { createToolBusApi } from './tools/bus-api';
@@ -27,7 +27,6 @@ import { createConnectionPool } from './tools/connection-pool';
 
 const QUEUE_GROUP = 'mcp-registry';
 const SQL_SCHEMA = 'mcp_registry';
-/** KV bucket of per-server sync locks; its TTL frees the lock of a replica that died mid-sync. */
 /** Pooled sessions for tool calls close after this long without a call. */
 const POOL_IDLE_MS = 60_000;
 
@@ -41,30 +40,14 @@ export interface McpRegistryServiceDeps {
   migrationsFolder?: string;
 }
 
-/**
- * Composes mcp-registry: registered MCP servers with encrypted credentials, tool sync through
- * the SDK, the bus API for tool listing and calls, and the platform's own MCP server.
- */
-export async function startMcpRegistryService(
+/** The outbound side: guarded fetch, OAuth accounts, connections, tool sync and their pool. */
+function createOutbound(
   deps: McpRegistryServiceDeps,
-): Promise<ServiceHandle> {
+  repository: ServerRepository,
+  accountRepository: AccountRepository,
+  locks: KvBucket,
+) {
   const { platform, logger, config } = deps;
-  await platform.sql.migrate({
-    schema: SQL_SCHEMA,
-    migrationsFolder: deps.migrationsFolder ?? path.join(__dirname, '../migrations'),
-  });
-  const repository = createServerRepository({
-    db: platform.sql.db,
-    clock: platform.clock,
-    ids: platform.ids,
-  });
-  const accountRepository = createAccountRepository({ db: platform.sql.db, clock: platform.clock });
-  await rewrapCredentials({ repository, accountRepository, keyring: config.keyring, logger });
-
-  const directory = await createDirectoryClient({ kv: platform.kv, logger });
-  const locks = await platform.kv.bucket(SYNC_LOCKS_BUCKET, {
-    ttlMs: config.syncTimeoutMs + 60_000,
-  });
   const guardedFetch = createGuardedFetch({
     allowlist: config.egressAllowlist,
     ca: config.extraCaCerts,
@@ -103,6 +86,48 @@ export async function startMcpRegistryService(
     // A server that says its tools changed gets a fresh sync (skipped when one is running).
     onToolsChanged: (server, userId) => toolSync.runInBackground(server, userId),
   });
+  return {
+    accounts,
+    toolSync,
+    pool,
+    async close() {
+      await toolSync.drain();
+      await accounts.drain();
+      await pool.closeAll();
+      await guardedFetch.close();
+    },
+  };
+}
+
+/**
+ * Composes mcp-registry: registered MCP servers with encrypted credentials, tool sync through
+ * the SDK, the bus API for tool listing and calls, and the platform's own MCP server.
+ */
+export async function startMcpRegistryService(
+  deps: McpRegistryServiceDeps,
+): Promise<ServiceHandle> {
+  const { platform, logger, config } = deps;
+  await platform.sql.migrate({
+    schema: SQL_SCHEMA,
+    migrationsFolder: deps.migrationsFolder ?? path.join(__dirname, '../migrations'),
+  });
+  const repository = createServerRepository({
+    db: platform.sql.db,
+    clock: platform.clock,
+    ids: platform.ids,
+  });
+  const accountRepository = createAccountRepository({ db: platform.sql.db, clock: platform.clock });
+  const rewrap = () =>
+    rewrapCredentials({ repository, accountRepository, keyring: config.keyring, logger });
+  await rewrap();
+
+  const directory = await createDirectoryClient({ kv: platform.kv, logger });
+  // Per-server sync locks; the TTL frees the lock of a replica that died mid-sync.
+  const locks = await platform.kv.bucket(SYNC_LOCKS_BUCKET, {
+    ttlMs: config.syncTimeoutMs + 60_000,
+  });
+  const outbound = createOutbound(deps, repository, accountRepository, locks);
+  const { accounts, toolSync, pool } = outbound;
   const busApi = createToolBusApi({
     repository,
     directory,
@@ -133,20 +158,18 @@ export async function startMcpRegistryService(
   const endpoint = createPlatformMcpEndpoint({ bus: platform.bus, logger });
 
   const serveOptions = { queue: QUEUE_GROUP, logger };
+  const routeHandlers = {
+    ...rest,
+    ...accountHandlers,
+    mcp_endpoint: endpoint.post,
+    mcp_endpoint_stream: endpoint.stream,
+    mcp_endpoint_session: endpoint.session,
+  };
   const subscriptions: Subscription[] = [
-    ...serveRoutes(
-      platform.bus,
-      mcpRoutes,
-      'mcp-registry',
-      {
-        ...rest,
-        ...accountHandlers,
-        mcp_endpoint: endpoint.post,
-        mcp_endpoint_stream: endpoint.stream,
-        mcp_endpoint_session: endpoint.session,
-      },
-      { ...serveOptions, objects: platform.objects },
-    ),
+    ...serveRoutes(platform.bus, mcpRoutes, 'mcp-registry', routeHandlers, {
+      ...serveOptions,
+      objects: platform.objects,
+    }),
     serveApi(platform.bus, BUS_APIS.listTools, busApi.listTools, serveOptions),
     serveApi(platform.bus, BUS_APIS.callTool, busApi.callTool, serveOptions),
     // The admin CLI's rotation: the same re-wrap as at start, on demand, once the replicas run
@@ -154,15 +177,7 @@ export async function startMcpRegistryService(
     serveApi(
       platform.bus,
       BUS_APIS.operatorRewrapCredentials,
-      async () => ({
-        keyId: config.keyring.current.id,
-        rewrapped: await rewrapCredentials({
-          repository,
-          accountRepository,
-          keyring: config.keyring,
-          logger,
-        }),
-      }),
+      async () => ({ keyId: config.keyring.current.id, rewrapped: await rewrap() }),
       serveOptions,
     ),
     // Every replica hears a cancel: only the one running the call has it to abort.
@@ -177,11 +192,8 @@ export async function startMcpRegistryService(
   return {
     async stop() {
       await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));
-      await toolSync.drain();
-      await accounts.drain();
-      await pool.closeAll();
+      await outbound.close();
       await endpoint.close();
-      await guardedFetch.close();
       await directory.stop();
     },
   };

@@ -58,12 +58,11 @@ export interface StorageService {
   stop(): Promise<void>;
 }
 
-export async function startStorageService(deps: StorageServiceDeps): Promise<StorageService> {
-  const { platform, logger } = deps;
-  await platform.sql.migrate({
-    schema: SQL_SCHEMA,
-    migrationsFolder: deps.migrationsFolder ?? path.join(__dirname, '../migrations'),
-  });
+const serveOptionsOf = (logger: Logger) => ({ queue: QUEUE_GROUP, logger });
+
+/** Users, workspaces, members and API keys: the directory's routes and bus APIs. */
+async function serveDirectory({ platform, logger }: StorageServiceDeps) {
+  const bus = platform.bus;
   const bucket = await platform.kv.bucket(DIRECTORY_BUCKET);
   const repository = createDirectoryRepository({
     db: platform.sql.db,
@@ -72,16 +71,32 @@ export async function startStorageService(deps: StorageServiceDeps): Promise<Sto
   });
   const publisher = createDirectoryPublisher({ bucket, repository, logger });
   await publisher.publishAll();
-
-  const meCache = createMeCache({
-    bus: platform.bus,
-    logger,
-    now: () => platform.clock.now().getTime(),
-  });
+  const meCache = createMeCache({ bus, logger, now: () => platform.clock.now().getTime() });
   const directory = createDirectoryHandlers({ repository, publisher, meCache, logger });
-  const serveOptions = { queue: QUEUE_GROUP, logger };
+  const serveOptions = serveOptionsOf(logger);
+  const subscriptions = [
+    ...serveRoutes(bus, directoryRoutes, 'storage', directory.routes, serveOptions),
+    serveApi(bus, BUS_APIS.ensureUser, directory.ensureUser, serveOptions),
+    serveApi(bus, BUS_APIS.firstWorkspace, directory.firstWorkspace, serveOptions),
+    serveApi(bus, BUS_APIS.verifyApiKey, directory.verifyApiKey, serveOptions),
+    serveApi(
+      bus,
+      BUS_APIS.operatorDeleteWorkspace,
+      directory.operatorDeleteWorkspace,
+      serveOptions,
+    ),
+  ];
+  return { subscriptions, meCache, standingOf: repository.standingOf };
+}
+
+type StandingOf = Awaited<ReturnType<typeof serveDirectory>>['standingOf'];
+
+/** Tables, contacts, tasks and their attachments, and the workflow steps' row writes. */
+async function serveWorkspaceData(deps: StorageServiceDeps, standingOf: StandingOf) {
+  const { platform, logger } = deps;
+  const bus = platform.bus;
+  const serveOptions = serveOptionsOf(logger);
   const storeDeps = { db: platform.sql.db, clock: platform.clock, ids: platform.ids };
-  const standingOf = repository.standingOf;
   const tables = createTablesRepository(storeDeps);
   const workspaceDataHandlers = {
     ...createTablesHandlers({
@@ -101,16 +116,27 @@ export async function startStorageService(deps: StorageServiceDeps): Promise<Sto
     objects: platform.objects,
     logger,
   });
+  const rowWriter = createWorkflowRowWriter({ repository: tables, standingOf });
+  const recipients = createApprovalRecipients({ db: platform.sql.db });
+  return [
+    ...serveRoutes(bus, workspaceDataRoutes, 'storage', workspaceDataHandlers, serveOptions),
+    ...serveRoutes(bus, taskRoutes, 'storage', taskHandlers.routes, serveOptions),
+    serveApi(bus, BUS_APIS.tableRow, rowWriter, serveOptions),
+    serveApi(bus, BUS_APIS.approvalRecipients, recipients, serveOptions),
+    serveApi(bus, BUS_APIS.prepareTaskAttachment, taskHandlers.prepareUpload, serveOptions),
+  ];
+}
 
+function serveExtensionTokens({ platform, logger, extensionTokenIssuer }: StorageServiceDeps) {
+  const storeDeps = { db: platform.sql.db, clock: platform.clock, ids: platform.ids };
   const extensionTokens = createExtensionTokenHandlers({
     repository: createExtensionTokenRepository(storeDeps),
-    issuer: deps.extensionTokenIssuer,
+    issuer: extensionTokenIssuer,
     clock: platform.clock,
     logger,
   });
-
-  const subscriptions: Subscription[] = [
-    ...serveRoutes(platform.bus, directoryRoutes, 'storage', directory.routes, serveOptions),
+  const serveOptions = serveOptionsOf(logger);
+  return [
     ...serveRoutes(
       platform.bus,
       extensionTokenRoutes,
@@ -119,41 +145,20 @@ export async function startStorageService(deps: StorageServiceDeps): Promise<Sto
       serveOptions,
     ),
     serveApi(platform.bus, BUS_APIS.verifyExtensionToken, extensionTokens.verify, serveOptions),
-    ...serveRoutes(
-      platform.bus,
-      workspaceDataRoutes,
-      'storage',
-      workspaceDataHandlers,
-      serveOptions,
-    ),
-    ...serveRoutes(platform.bus, taskRoutes, 'storage', taskHandlers.routes, serveOptions),
-    serveApi(
-      platform.bus,
-      BUS_APIS.tableRow,
-      createWorkflowRowWriter({ repository: tables, standingOf }),
-      serveOptions,
-    ),
-    serveApi(
-      platform.bus,
-      BUS_APIS.approvalRecipients,
-      createApprovalRecipients({ db: platform.sql.db }),
-      serveOptions,
-    ),
-    serveApi(
-      platform.bus,
-      BUS_APIS.prepareTaskAttachment,
-      taskHandlers.prepareUpload,
-      serveOptions,
-    ),
-    serveApi(platform.bus, BUS_APIS.ensureUser, directory.ensureUser, serveOptions),
-    serveApi(platform.bus, BUS_APIS.firstWorkspace, directory.firstWorkspace, serveOptions),
-    serveApi(platform.bus, BUS_APIS.verifyApiKey, directory.verifyApiKey, serveOptions),
-    serveApi(
-      platform.bus,
-      BUS_APIS.operatorDeleteWorkspace,
-      directory.operatorDeleteWorkspace,
-      serveOptions,
-    ),
+  ];
+}
+
+export async function startStorageService(deps: StorageServiceDeps): Promise<StorageService> {
+  const { platform, logger } = deps;
+  await platform.sql.migrate({
+    schema: SQL_SCHEMA,
+    migrationsFolder: deps.migrationsFolder ?? path.join(__dirname, '../migrations'),
+  });
+  const directory = await serveDirectory(deps);
+  const subscriptions: Subscription[] = [
+    ...directory.subscriptions,
+    ...serveExtensionTokens(deps),
+    ...(await serveWorkspaceData(deps, directory.standingOf)),
   ];
   logger.info({ subjects: subscriptions.length }, 'storage service serving');
 
@@ -161,7 +166,7 @@ export async function startStorageService(deps: StorageServiceDeps): Promise<Sto
     async stop() {
       await Promise.all([
         ...subscriptions.map((subscription) => subscription.unsubscribe()),
-        meCache.stop(),
+        directory.meCache.stop(),
       ]);
     },
   };

@@ -24,7 +24,11 @@ import { DEFAULT_WEBHOOK_INGEST_CONFIG, type WebhookIngestConfig } from './confi
 import { acceptedProviderDelivery, countDeliveries } from './http/deliveries';
 import { startDirectDoor, type DirectDoor } from './http/direct-door';
 import { createProviderHandlers } from './providers/provider-handlers';
-import { IDEMPOTENCY_BUCKET, createDuplicateClaims } from './trigger/duplicate-claims';
+import {
+  IDEMPOTENCY_BUCKET,
+  createDuplicateClaims,
+  type EventRunState,
+} from './trigger/duplicate-claims';
 import { startReplicaLiveness } from './trigger/replica-liveness';
 import { createTriggerHandlers } from './trigger/trigger-handler';
 
@@ -46,6 +50,58 @@ const LIVENESS_PROBE_TIMEOUT_MS = 1_000;
 /** A started webhook-ingest: `webhookUrl` is its direct HTTP door, when it has one. */
 export interface WebhookIngestHandle extends ServiceHandle {
   webhookUrl?: string;
+}
+
+/** Where the run an old claim's event started is, as workflow-runner tells; undefined when it cannot. */
+function askRunOfEvent(platform: Platform, logger: Logger) {
+  return async (eventId: string): Promise<EventRunState | undefined> => {
+    try {
+      const { run } = await callApi(
+        platform.bus,
+        BUS_APIS.runOfEvent,
+        { eventId },
+        { timeoutMs: RUN_OF_EVENT_TIMEOUT_MS },
+      );
+      if (!run) return 'none';
+      return FINAL_RUN_STATUSES.includes(run.status) ? 'ended' : 'active';
+    } catch (error) {
+      logger.warn({ err: error, eventId }, 'could not ask workflow-runner for the run of an event');
+      return undefined;
+    }
+  };
+}
+
+/** This replica's liveness key and the duplicate claims that use it to take over dead ones'. */
+async function startDuplicateClaims(
+  platform: Platform,
+  config: WebhookIngestConfig,
+  logger: Logger,
+  nowMs: () => number,
+) {
+  const liveness = await startReplicaLiveness({
+    kv: platform.kv,
+    bus: platform.bus,
+    id: platform.ids.uuid(),
+    heartbeatMs: HEARTBEAT_MS,
+    ttlMs: LIVENESS_TTL_MS,
+    probeTimeoutMs: LIVENESS_PROBE_TIMEOUT_MS,
+    nowMs,
+    logger,
+  });
+  const claims = createDuplicateClaims({
+    replica: liveness,
+    idempotency: await platform.kv.bucket(IDEMPOTENCY_BUCKET, {
+      ttlMs: config.idempotencyWindowMs,
+    }),
+    inflight: await platform.kv.bucket(WEBHOOK_INFLIGHT_BUCKET, WEBHOOK_INFLIGHT_BUCKET_OPTIONS),
+    nowMs,
+    leaseMs: CLAIM_LEASE_MS,
+    waitForFirstMs: 5_000,
+    pollMs: 5,
+    inflightAbandonMs: config.inflightAbandonMs,
+    runOfEvent: askRunOfEvent(platform, logger),
+  });
+  return { liveness, claims };
 }
 
 /**
@@ -77,46 +133,7 @@ export async function startWebhookIngestService(deps: {
     logger,
   });
   const nowMs = () => platform.clock.now().getTime();
-  const liveness = await startReplicaLiveness({
-    kv: platform.kv,
-    bus: platform.bus,
-    id: platform.ids.uuid(),
-    heartbeatMs: HEARTBEAT_MS,
-    ttlMs: LIVENESS_TTL_MS,
-    probeTimeoutMs: LIVENESS_PROBE_TIMEOUT_MS,
-    nowMs,
-    logger,
-  });
-  const claims = createDuplicateClaims({
-    replica: liveness,
-    idempotency: await platform.kv.bucket(IDEMPOTENCY_BUCKET, {
-      ttlMs: config.idempotencyWindowMs,
-    }),
-    inflight: await platform.kv.bucket(WEBHOOK_INFLIGHT_BUCKET, WEBHOOK_INFLIGHT_BUCKET_OPTIONS),
-    nowMs,
-    leaseMs: CLAIM_LEASE_MS,
-    waitForFirstMs: 5_000,
-    pollMs: 5,
-    inflightAbandonMs: config.inflightAbandonMs,
-    runOfEvent: async (eventId) => {
-      try {
-        const { run } = await callApi(
-          platform.bus,
-          BUS_APIS.runOfEvent,
-          { eventId },
-          { timeoutMs: RUN_OF_EVENT_TIMEOUT_MS },
-        );
-        if (!run) return 'none';
-        return FINAL_RUN_STATUSES.includes(run.status) ? 'ended' : 'active';
-      } catch (error) {
-        logger.warn(
-          { err: error, eventId },
-          'could not ask workflow-runner for the run of an event',
-        );
-        return undefined;
-      }
-    },
-  });
+  const { liveness, claims } = await startDuplicateClaims(platform, config, logger, nowMs);
   const trigger = createTriggerHandlers({
     platform,
     addresses,
