@@ -1,24 +1,9 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ESLint } from 'eslint';
+import { lintMessages } from './lint-probe';
 import { projectRoots, repoRoot } from './project-roots';
 
 const RULE = '@nx/enforce-module-boundaries';
-
-/**
- * Lints a throwaway file, written into a project's sources as a change would be, and returns
- * what `rule` says of it.
- */
-async function lintMessages(file: string, source: string, rule: string): Promise<string[]> {
-  const path = join(repoRoot, file);
-  writeFileSync(path, source);
-  try {
-    const [result] = await new ESLint({ cwd: repoRoot }).lintFiles([path]);
-    return (result?.messages ?? []).filter((m) => m.ruleId === rule).map((m) => m.message);
-  } finally {
-    rmSync(path, { force: true });
-  }
-}
 
 /** What the module-boundary rule says of a file holding one import. */
 function boundaryMessages(file: string, specifier: string): Promise<string[]> {

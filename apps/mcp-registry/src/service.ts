@@ -99,6 +99,33 @@ function createOutbound(
   };
 }
 
+/** The tool listing, calls and cancels other services send, and the operators' key rotation. */
+function serveBusApis(
+  { platform, logger, config }: McpRegistryServiceDeps,
+  busApi: ReturnType<typeof createToolBusApi>,
+  rewrap: () => Promise<number>,
+): Subscription[] {
+  const serveOptions = { queue: QUEUE_GROUP, logger };
+  return [
+    serveApi(platform.bus, BUS_APIS.listTools, busApi.listTools, serveOptions),
+    serveApi(platform.bus, BUS_APIS.callTool, busApi.callTool, serveOptions),
+    // The admin CLI's rotation: the same re-wrap as at start, on demand, once the replicas run
+    // with the new key first (decision 25).
+    serveApi(
+      platform.bus,
+      BUS_APIS.operatorRewrapCredentials,
+      async () => ({ keyId: config.keyring.current.id, rewrapped: await rewrap() }),
+      serveOptions,
+    ),
+    // Every replica hears a cancel: only the one running the call has it to abort.
+    platform.bus.subscribe(MCP_SUBJECTS.cancelToolCall, (message) => {
+      const parsed = CancelToolCall.safeParse(decodeJson(message.data));
+      if (parsed.success) busApi.cancelToolCall(parsed.data);
+      else logger.warn({ issues: parsed.error.issues }, 'ignoring a malformed tool call cancel');
+    }),
+  ];
+}
+
 /**
  * Composes mcp-registry: registered MCP servers with encrypted credentials, tool sync through
  * the SDK, the bus API for tool listing and calls, and the platform's own MCP server.
@@ -157,7 +184,6 @@ export async function startMcpRegistryService(
   });
   const endpoint = createPlatformMcpEndpoint({ bus: platform.bus, logger });
 
-  const serveOptions = { queue: QUEUE_GROUP, logger };
   const routeHandlers = {
     ...rest,
     ...accountHandlers,
@@ -167,25 +193,11 @@ export async function startMcpRegistryService(
   };
   const subscriptions: Subscription[] = [
     ...serveRoutes(platform.bus, mcpRoutes, 'mcp-registry', routeHandlers, {
-      ...serveOptions,
+      queue: QUEUE_GROUP,
+      logger,
       objects: platform.objects,
     }),
-    serveApi(platform.bus, BUS_APIS.listTools, busApi.listTools, serveOptions),
-    serveApi(platform.bus, BUS_APIS.callTool, busApi.callTool, serveOptions),
-    // The admin CLI's rotation: the same re-wrap as at start, on demand, once the replicas run
-    // with the new key first (decision 25).
-    serveApi(
-      platform.bus,
-      BUS_APIS.operatorRewrapCredentials,
-      async () => ({ keyId: config.keyring.current.id, rewrapped: await rewrap() }),
-      serveOptions,
-    ),
-    // Every replica hears a cancel: only the one running the call has it to abort.
-    platform.bus.subscribe(MCP_SUBJECTS.cancelToolCall, (message) => {
-      const parsed = CancelToolCall.safeParse(decodeJson(message.data));
-      if (parsed.success) busApi.cancelToolCall(parsed.data);
-      else logger.warn({ issues: parsed.error.issues }, 'ignoring a malformed tool call cancel');
-    }),
+    ...serveBusApis(deps, busApi, rewrap),
   ];
   logger.info({ subjects: subscriptions.length }, 'mcp-registry service serving');
 

@@ -104,6 +104,38 @@ async function startDuplicateClaims(
   return { liveness, claims };
 }
 
+/** One handler per route, behind both doors: the gateway's bus request and the direct door. */
+function routeHandlers(
+  trigger: ReturnType<typeof createTriggerHandlers>,
+  providers: ReturnType<typeof createProviderHandlers>,
+) {
+  return {
+    stripe_webhook: acceptedProviderDelivery('stripe', providers.stripe),
+    github_webhook: acceptedProviderDelivery('github', providers.github),
+    linear_webhook: acceptedProviderDelivery('linear', providers.linear),
+    slack_events: acceptedProviderDelivery('slack', providers.slackEvents),
+    trigger_webhook: countDeliveries('custom', trigger.trigger),
+    describe_webhook: trigger.describe,
+  };
+}
+
+/** The direct door's routes: each handler with the delivery counter it reports under. */
+function directRoutes(handlers: ReturnType<typeof routeHandlers>) {
+  const entries = {
+    stripe_webhook: 'stripe',
+    github_webhook: 'github',
+    linear_webhook: 'linear',
+    slack_events: 'slack',
+    trigger_webhook: 'custom',
+    describe_webhook: undefined,
+  } as const;
+  return ROUTES.filter((route) => route.owner === 'webhook-ingest').map((route) => ({
+    route,
+    handler: handlers[route.operationId],
+    entry: entries[route.operationId],
+  }));
+}
+
 /**
  * Composes webhook-ingest: the Custom Webhook trigger (endpoint 11) and the signed provider
  * webhooks. It keeps nothing in SQL: addresses and credit balances are local mirrors of the
@@ -155,23 +187,7 @@ export async function startWebhookIngestService(deps: {
     grantTimeoutMs: 10_000,
     deliverProviderEvent: trigger.deliverProviderEvent,
   });
-  // One handler per route, behind both doors: the gateway's bus request and the direct door.
-  const handlers = {
-    stripe_webhook: acceptedProviderDelivery('stripe', providers.stripe),
-    github_webhook: acceptedProviderDelivery('github', providers.github),
-    linear_webhook: acceptedProviderDelivery('linear', providers.linear),
-    slack_events: acceptedProviderDelivery('slack', providers.slackEvents),
-    trigger_webhook: countDeliveries('custom', trigger.trigger),
-    describe_webhook: trigger.describe,
-  };
-  const entries = {
-    stripe_webhook: 'stripe',
-    github_webhook: 'github',
-    linear_webhook: 'linear',
-    slack_events: 'slack',
-    trigger_webhook: 'custom',
-    describe_webhook: undefined,
-  } as const;
+  const handlers = routeHandlers(trigger, providers);
   const subscriptions = serveRoutes(platform.bus, ROUTES, 'webhook-ingest', handlers, {
     queue: 'webhook-ingest',
     logger,
@@ -179,15 +195,7 @@ export async function startWebhookIngestService(deps: {
   });
   let door: DirectDoor | undefined;
   if (config.direct) {
-    door = await startDirectDoor({
-      routes: ROUTES.filter((route) => route.owner === 'webhook-ingest').map((route) => ({
-        route,
-        handler: handlers[route.operationId],
-        entry: entries[route.operationId],
-      })),
-      config: config.direct,
-      logger,
-    });
+    door = await startDirectDoor({ routes: directRoutes(handlers), config: config.direct, logger });
   }
   logger.info({ runtime: platform.runtime }, 'webhook-ingest service started');
   return {

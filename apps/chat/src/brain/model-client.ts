@@ -51,6 +51,8 @@ export interface ModelClient {
 const REQUEST_TIMEOUT_MS = 10 * 60_000;
 
 /** A Chat Completions client for any OpenAI-compatible provider, through the official client. */
+/* eslint-disable-next-line max-lines-per-function --
+  the client's short methods share one provider configuration and its connection pool */
 export function createModelClient(settings: ChatSettings, logger: Logger): ModelClient {
   const baseUrl = settings.LLM_BASE_URL;
   const model = settings.LLM_MODEL;

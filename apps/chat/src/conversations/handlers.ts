@@ -71,6 +71,8 @@ function openedView(opened: OpenedConversation) {
   });
 }
 
+/* eslint-disable-next-line max-lines-per-function --
+  route handlers: one short handler per route over the dependencies they share */
 export function createConversationHandlers(
   deps: ConversationHandlersDeps,
 ): Record<ConversationOperation, RouteHandler> {

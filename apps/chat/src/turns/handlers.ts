@@ -79,6 +79,8 @@ function lastEventIdOf(headers: Record<string, string>): number {
   return value !== undefined && /^[0-9]{1,9}$/.test(value) ? Number(value) : 0;
 }
 
+/* eslint-disable-next-line max-lines-per-function --
+  route handlers: one short handler per route over the dependencies they share */
 export function createTurnHandlers(deps: {
   guard: ConversationGuard;
   conversations: ConversationRepository;

@@ -61,6 +61,8 @@ export interface TurnOutcome {
 
 export type TurnRepository = ReturnType<typeof createTurnRepository>;
 
+/* eslint-disable-next-line max-lines-per-function --
+  a repository: one short method per query over the one database handle its callers share */
 export function createTurnRepository(deps: { db: SqlDatabase; clock: Clock; ids: IdSource }) {
   const { db, clock, ids } = deps;
 

@@ -81,6 +81,8 @@ export interface TurnRunnerDeps {
  * caller's MCP tools, the events every replica serves, stops that reach it over the bus, the
  * heartbeat that keeps its turns its own and the sweep that ends turns whose replica died.
  */
+/* eslint-disable-next-line max-lines-per-function --
+  the turns' short steps share the map of turns running here and their abort controllers */
 export function createTurnRunner(deps: TurnRunnerDeps) {
   const { bus, repository, model, settings, logger } = deps;
   /** This process: the owner written on the turns it runs. */

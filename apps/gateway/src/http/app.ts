@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { RouteSpec } from '@wap/contracts';
 import {
@@ -29,21 +29,9 @@ export interface GatewayAppDeps {
   clock: Clock;
 }
 
-/**
- * The gateway's own routes, on Express: health, metrics, the OpenAPI document, the web app and
- * sign-in. The route table's routes never reach it; the HTTP edge serves them.
- */
-
-export function createGatewayApp(deps: GatewayAppDeps): Express {
-  const { config, logger } = deps;
-  const app = express();
-  app.disable('x-powered-by');
-  // API responses are not conditional-GET targets; hashing every body for an ETag is wasted work.
-  app.set('etag', false);
-  app.set('trust proxy', config.trustProxyHops);
-  app.set('query parser', 'simple');
-
-  app.use((req, res, next) => {
+/** Each request's id, child logger, server span, metric and log line. */
+function observedRequests(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
     const id = requestIdFor(req.get('x-request-id'));
     res.locals['requestId'] = id;
@@ -74,7 +62,24 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
         'request',
       );
     });
-  });
+  };
+}
+
+/**
+ * The gateway's own routes, on Express: health, metrics, the OpenAPI document, the web app and
+ * sign-in. The route table's routes never reach it; the HTTP edge serves them.
+ */
+
+export function createGatewayApp(deps: GatewayAppDeps): Express {
+  const { config, logger } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  // API responses are not conditional-GET targets; hashing every body for an ETag is wasted work.
+  app.set('etag', false);
+  app.set('trust proxy', config.trustProxyHops);
+  app.set('query parser', 'simple');
+
+  app.use(observedRequests(logger));
   app.use(corsForOrigin(config.webOrigin));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

@@ -89,6 +89,8 @@ function oauthFailure(error: unknown): string {
  * each user authorizes with the authorization code grant and PKCE. Tokens are sealed per user
  * and refreshed before they expire; disconnecting revokes them (decision 138).
  */
+/* eslint-disable-next-line max-lines-per-function --
+  the OAuth flows' short steps share the pending-flow table and the per-account refresh locks */
 export function createAccountOAuth(deps: AccountOAuthDeps) {
   const { repository, keyring, clock, logger } = deps;
   const fetchFn = (url: string | URL, init?: RequestInit) =>

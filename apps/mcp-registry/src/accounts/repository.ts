@@ -11,6 +11,8 @@ export type PendingAuthorizationRecord = typeof pendingAuthorizations.$inferSele
 export type AccountRepository = ReturnType<typeof createAccountRepository>;
 
 /** Connected accounts: OAuth clients per server, authorizations under way, tokens per user. */
+/* eslint-disable-next-line max-lines-per-function --
+  a repository: one short method per query over the one database handle its callers share */
 export function createAccountRepository(deps: { db: SqlDatabase; clock: Clock }) {
   const { db, clock } = deps;
   const connectionOf = (serverId: string, userId: string) =>

@@ -83,6 +83,8 @@ function parse<Schema extends z.ZodType>(schema: Schema, value: unknown): z.infe
 }
 
 /** The route handlers of the registry's REST API. */
+/* eslint-disable-next-line max-lines-per-function --
+  route handlers: one short handler per route over the dependencies they share */
 export function createServerHandlers(
   deps: ServerHandlersDeps,
 ): Record<McpRestOperation, RouteHandler> {

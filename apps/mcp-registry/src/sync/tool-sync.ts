@@ -53,6 +53,8 @@ export type ToolSync = ReturnType<typeof createToolSync>;
  * Discovers a server's tools and stores them. One sync per server at a time across replicas:
  * the lock is an atomic KV create in a bucket whose TTL frees the lock of a crashed replica.
  */
+/* eslint-disable-next-line max-lines-per-function --
+  the sync's short steps share the syncs running in this process */
 export function createToolSync(deps: {
   repository: ServerRepository;
   locks: KvBucket;

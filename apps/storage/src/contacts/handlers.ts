@@ -75,6 +75,8 @@ function noteBody(note: NoteRecord): ContactNote {
   };
 }
 
+/* eslint-disable-next-line max-lines-per-function --
+  route handlers: one short handler per route over the dependencies they share */
 export function createContactsHandlers(
   deps: ContactsHandlersDeps,
 ): Record<ContactOperation, RouteHandler> {

@@ -39,6 +39,8 @@ export interface ContactChanges {
 
 export type ContactsRepository = ReturnType<typeof createContactsRepository>;
 
+/* eslint-disable-next-line max-lines-per-function --
+  a repository: one short method per query over the one database handle its callers share */
 export function createContactsRepository(deps: { db: SqlDatabase; clock: Clock; ids: IdSource }) {
   const { db, clock, ids } = deps;
 

@@ -53,6 +53,8 @@ export interface DirectoryHandlersDeps {
 
 const INVALID_KEY: VerifyApiKeyReply = { valid: false, workspaceId: null, keyId: null };
 
+/* eslint-disable-next-line max-lines-per-function --
+  route handlers: one short handler per route over the dependencies they share */
 export function createDirectoryHandlers(deps: DirectoryHandlersDeps): DirectoryHandlers {
   const { repository, publisher, meCache, logger } = deps;
 

@@ -23,6 +23,8 @@ export interface ExtensionTokenHolder {
 /** How stale `last_used_at` may get: one write a minute per token, not one per request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+/* eslint-disable-next-line max-lines-per-function --
+  a repository: one short method per query over the one database handle its callers share */
 export function createExtensionTokenRepository(deps: {
   db: SqlDatabase;
   clock: Clock;

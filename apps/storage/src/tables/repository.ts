@@ -92,6 +92,8 @@ async function lockedProperties(
   return properties.map((property) => ({ ...property, type: property.type as PropertyType }));
 }
 
+/* eslint-disable-next-line max-lines-per-function --
+  a repository: one short method per query over the one database handle its callers share */
 export function createTablesRepository(deps: { db: SqlDatabase; clock: Clock; ids: IdSource }) {
   const { db, clock, ids } = deps;
 

@@ -139,6 +139,8 @@ function commentBody(comment: CommentRecord): TaskComment {
   };
 }
 
+/* eslint-disable-next-line max-lines-per-function --
+  route handlers: one short handler per route over the dependencies they share */
 export function createTasksHandlers(deps: TasksHandlersDeps) {
   const uploadLimit = createActorRateLimit(deps.uploadLimits, 'uploads', () =>
     deps.clock.now().getTime(),

@@ -62,6 +62,8 @@ export class ClaimPendingError extends Error {}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/* eslint-disable-next-line max-lines-per-function --
+  the two kinds of claim share the buckets, the lease and the wait for a first request */
 export function createDuplicateClaims(deps: DuplicateClaimsDeps) {
   /** A holder other than this replica that is known to be dead. */
   async function heldByDeadReplica(holder: string | undefined): Promise<boolean> {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { z } from 'zod';
 import {
   AppError,
   creditShortfallMessage,
@@ -24,11 +25,7 @@ import { toRun } from '../runs/run-api';
 import type { ModelRequirement } from '../workflows/model-requirement';
 import { toWorkflow, type WorkflowRepository } from '../workflows/repository';
 
-/**
- * The bus API of the platform's MCP server: a workspace API key lists its workspace's
- * workflows, starts runs (credits checked like a webhook run) and reads them.
- */
-export function serveWorkflowApi(deps: {
+interface WorkflowApiDeps {
   bus: Bus;
   streams: Streams;
   objects: ObjectStore;
@@ -40,7 +37,51 @@ export function serveWorkflowApi(deps: {
   logger: Logger;
   requireModelFor: ModelRequirement;
   onRunCreated: () => void;
-}): Subscription[] {
+}
+
+/** A run started by a workspace API key: the workflow must be the key's workspace's. */
+async function startRunForKey(
+  deps: WorkflowApiDeps,
+  request: z.infer<(typeof BUS_APIS.startRun)['request']>,
+): Promise<{ runId: string }> {
+  const workflow = await deps.workflows.find(request.workflowId);
+  if (!workflow || workflow.workspaceId !== request.workspaceId) {
+    throw new AppError('NOT_FOUND', 'Workflow not found');
+  }
+  await deps.requireModelFor(toWorkflow(workflow).steps);
+  const shortfall = creditShortfallMessage(
+    await deps.ledger.balanceOf(workflow.workspaceId),
+    workflow.creditCost,
+  );
+  if (shortfall) throw new AppError('INSUFFICIENT_CREDITS', shortfall);
+  const start: StartRun = {
+    runId: deps.ids.uuid(),
+    workflowId: workflow.id,
+    workspaceId: workflow.workspaceId,
+    trigger: { type: 'mcp', keyId: request.keyId, input: toJsonbStorable(request.input) },
+  };
+  await deps.streams.publish(
+    START_RUN_SUBJECT,
+    encodeJson({
+      type: START_RUN_SUBJECT,
+      id: start.runId,
+      time: deps.clock.now().toISOString(),
+      data: start,
+    }),
+    { messageId: start.runId, headers: injectTraceHeaders() },
+  );
+  // The consumer would create it too (idempotently); creating it here lets the caller read
+  // the run at once.
+  await createRunFromRequest(deps, start);
+  deps.onRunCreated();
+  return { runId: start.runId };
+}
+
+/**
+ * The bus API of the platform's MCP server: a workspace API key lists its workspace's
+ * workflows, starts runs (credits checked like a webhook run) and reads them.
+ */
+export function serveWorkflowApi(deps: WorkflowApiDeps): Subscription[] {
   const options = { queue: 'workflow-runner', logger: deps.logger };
   return [
     serveApi(
@@ -60,44 +101,7 @@ export function serveWorkflowApi(deps: {
       options,
     ),
 
-    serveApi(
-      deps.bus,
-      BUS_APIS.startRun,
-      async (request) => {
-        const workflow = await deps.workflows.find(request.workflowId);
-        if (!workflow || workflow.workspaceId !== request.workspaceId) {
-          throw new AppError('NOT_FOUND', 'Workflow not found');
-        }
-        await deps.requireModelFor(toWorkflow(workflow).steps);
-        const shortfall = creditShortfallMessage(
-          await deps.ledger.balanceOf(workflow.workspaceId),
-          workflow.creditCost,
-        );
-        if (shortfall) throw new AppError('INSUFFICIENT_CREDITS', shortfall);
-        const start: StartRun = {
-          runId: deps.ids.uuid(),
-          workflowId: workflow.id,
-          workspaceId: workflow.workspaceId,
-          trigger: { type: 'mcp', keyId: request.keyId, input: toJsonbStorable(request.input) },
-        };
-        await deps.streams.publish(
-          START_RUN_SUBJECT,
-          encodeJson({
-            type: START_RUN_SUBJECT,
-            id: start.runId,
-            time: deps.clock.now().toISOString(),
-            data: start,
-          }),
-          { messageId: start.runId, headers: injectTraceHeaders() },
-        );
-        // The consumer would create it too (idempotently); creating it here lets the caller read
-        // the run at once.
-        await createRunFromRequest(deps, start);
-        deps.onRunCreated();
-        return { runId: start.runId };
-      },
-      options,
-    ),
+    serveApi(deps.bus, BUS_APIS.startRun, (request) => startRunForKey(deps, request), options),
 
     serveApi(
       deps.bus,

@@ -6,6 +6,8 @@ import { creditLedger } from '../db/schema';
 export type CreditEntryKind = 'grant' | 'correction' | 'charge' | 'refund';
 
 /** The credit ledger of every workspace: grants, corrections, charges and refunds, and their sum. */
+/* eslint-disable-next-line max-lines-per-function --
+  the ledger's short methods share one database handle and its locking order */
 export function createCreditLedger(deps: { db: SqlDatabase; clock: Clock; ids: IdSource }) {
   const { db } = deps;
 

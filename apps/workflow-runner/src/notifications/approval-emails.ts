@@ -19,6 +19,8 @@ const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
  * next sends what is due, retrying with a doubling delay and recording a failure after
  * `maxAttempts`. A mail server that is down never touches the run or the approval.
  */
+/* eslint-disable-next-line max-lines-per-function --
+  the mail loop's short steps share its timer, in-flight pass and stop signal */
 export function startApprovalEmails(deps: {
   db: SqlDatabase;
   bus: Bus;

@@ -30,6 +30,8 @@ const DELIVERIES_CURSOR = 'provider-deliveries';
  * Connected provider accounts and the deliveries view (decision 132): members read them,
  * owners connect and disconnect, anyone else finds no such workspace.
  */
+/* eslint-disable-next-line max-lines-per-function --
+  route handlers: one short handler per route over the dependencies they share */
 export function providerEventHandlers(deps: {
   providerEvents: ProviderEventsRepository;
   directory: DirectoryClient;

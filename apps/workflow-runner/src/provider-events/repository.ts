@@ -43,6 +43,60 @@ export interface RecordedDelivery {
   receivedAt: Date;
 }
 
+type DeliveryRow = typeof providerDeliveries.$inferSelect;
+
+/** The deliveries as the API shows them, each with the workflows it reached and their runs. */
+async function withTargets(db: SqlDatabase, shown: DeliveryRow[]): Promise<ProviderDelivery[]> {
+  if (shown.length === 0) return [];
+  const targets = await db
+    .select({
+      provider: providerDeliveryEvents.provider,
+      deliveryId: providerDeliveryEvents.deliveryId,
+      eventId: providerDeliveryEvents.eventId,
+      workflowId: providerDeliveryEvents.workflowId,
+      workflowName: workflows.name,
+      runId: runs.id,
+      runStatus: runs.status,
+      createdAt: providerDeliveryEvents.createdAt,
+    })
+    .from(providerDeliveryEvents)
+    .innerJoin(workflows, eq(workflows.id, providerDeliveryEvents.workflowId))
+    .leftJoin(runs, eq(runs.eventId, providerDeliveryEvents.eventId))
+    .where(
+      or(
+        ...shown.map((delivery) =>
+          and(
+            eq(providerDeliveryEvents.provider, delivery.provider),
+            eq(providerDeliveryEvents.deliveryId, delivery.deliveryId),
+          ),
+        ),
+      ),
+    )
+    .orderBy(providerDeliveryEvents.createdAt);
+  return shown.map((delivery) => ({
+    id: delivery.id,
+    provider: delivery.provider as Provider,
+    delivery_id: delivery.deliveryId,
+    event: delivery.event,
+    account_id: delivery.accountId,
+    received_at: delivery.receivedAt.toISOString(),
+    targets: targets
+      .filter(
+        (target) =>
+          target.provider === delivery.provider && target.deliveryId === delivery.deliveryId,
+      )
+      .map((target) => ({
+        workflow_id: target.workflowId,
+        workflow_name: target.workflowName,
+        event_id: target.eventId,
+        run_id: target.runId,
+        run_status: target.runStatus,
+      })),
+  }));
+}
+
+/* eslint-disable-next-line max-lines-per-function --
+  a repository: one short method per query over the one database handle its callers share */
 export function createProviderEventsRepository(deps: {
   db: SqlDatabase;
   clock: Clock;
@@ -180,54 +234,7 @@ export function createProviderEventsRepository(deps: {
         .orderBy(desc(providerDeliveries.receivedAt), desc(providerDeliveries.id))
         .limit(limit + 1);
       const shown = page.slice(0, limit);
-      const targets =
-        shown.length === 0
-          ? []
-          : await db
-              .select({
-                provider: providerDeliveryEvents.provider,
-                deliveryId: providerDeliveryEvents.deliveryId,
-                eventId: providerDeliveryEvents.eventId,
-                workflowId: providerDeliveryEvents.workflowId,
-                workflowName: workflows.name,
-                runId: runs.id,
-                runStatus: runs.status,
-                createdAt: providerDeliveryEvents.createdAt,
-              })
-              .from(providerDeliveryEvents)
-              .innerJoin(workflows, eq(workflows.id, providerDeliveryEvents.workflowId))
-              .leftJoin(runs, eq(runs.eventId, providerDeliveryEvents.eventId))
-              .where(
-                or(
-                  ...shown.map((delivery) =>
-                    and(
-                      eq(providerDeliveryEvents.provider, delivery.provider),
-                      eq(providerDeliveryEvents.deliveryId, delivery.deliveryId),
-                    ),
-                  ),
-                ),
-              )
-              .orderBy(providerDeliveryEvents.createdAt);
-      const deliveries = shown.map((delivery) => ({
-        id: delivery.id,
-        provider: delivery.provider as Provider,
-        delivery_id: delivery.deliveryId,
-        event: delivery.event,
-        account_id: delivery.accountId,
-        received_at: delivery.receivedAt.toISOString(),
-        targets: targets
-          .filter(
-            (target) =>
-              target.provider === delivery.provider && target.deliveryId === delivery.deliveryId,
-          )
-          .map((target) => ({
-            workflow_id: target.workflowId,
-            workflow_name: target.workflowName,
-            event_id: target.eventId,
-            run_id: target.runId,
-            run_status: target.runStatus,
-          })),
-      }));
+      const deliveries = await withTargets(db, shown);
       const lastShown = shown.at(-1);
       return {
         deliveries,

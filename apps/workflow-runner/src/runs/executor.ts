@@ -59,6 +59,8 @@ export interface RunExecutor {
  * runs in hand (`active`, `reserved`, `stopping`), and split apart they would each need it passed
  * back and forth.
  */
+/* eslint-disable-next-line max-lines-per-function --
+  the claim loop, reservations and held runs share the count of runs in hand (see above) */
 export function startRunExecutor(
   deps: Omit<RunExecutionContext, 'owner' | 'isStopping' | 'writeProgress'> & {
     config: RunExecutorConfig;

@@ -24,6 +24,8 @@ export interface HeldRuns {
  * back, and until it is taken its lease is kept alive in one statement for all of them. A
  * replica that dies lets the leases lapse and any other claims the runs.
  */
+/* eslint-disable-next-line max-lines-per-function --
+  the held runs' short methods share the one map of runs held here */
 export function createHeldRuns(deps: {
   runs: Pick<RunRepository, 'extendLeases' | 'releaseHeld'>;
   clock: Clock;

@@ -113,6 +113,8 @@ function busFailure(subject: string, what: string, error: unknown): StepOutcome 
 }
 
 /** Executes one step with its filled-in settings; failures of the step are outcomes, not throws. */
+/* eslint-disable-next-line max-lines-per-function --
+  one short function per step type over the clients they share */
 export function createStepExecutor(deps: StepExecutorDeps) {
   async function httpRequest(settings: unknown): Promise<StepOutcome> {
     const parsed = parseSettings('http_request', settings);

@@ -45,6 +45,8 @@ interface ReceivedEvent {
  * request that started a run becomes its run, once each (by eventId and runId). Messages in
  * flight are written together, one transaction per batch, and acknowledged after its commit.
  */
+/* eslint-disable-next-line max-lines-per-function --
+  the consumer's handler and its pruning loop share the consumer and the stop signal */
 export async function consumeWebhookEvents(deps: {
   streams: Streams;
   objects: ObjectStore;

@@ -49,6 +49,8 @@ export type WorkflowOperation =
   | 'list_runs'
   | 'get_run';
 
+/* eslint-disable-next-line max-lines-per-function --
+  route handlers: one short handler per route over the dependencies they share */
 export function workflowHandlers(deps: {
   workflows: WorkflowRepository;
   runs: RunRepository;

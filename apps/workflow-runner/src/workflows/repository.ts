@@ -93,6 +93,8 @@ export interface WorkflowChanges {
   stopOnNodeFailure?: boolean;
 }
 
+/* eslint-disable-next-line max-lines-per-function --
+  a repository: one short method per query over the one database handle its callers share */
 export function createWorkflowRepository(deps: { db: SqlDatabase; clock: Clock; ids: IdSource }) {
   const { db, clock, ids } = deps;
 

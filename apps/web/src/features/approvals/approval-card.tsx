@@ -34,8 +34,6 @@ export function ApprovalCard(props: {
   suggested?: Decision;
 }) {
   const headingId = useId();
-  const commentId = useId();
-  const errorId = useId();
   const { approval } = props;
   const authors = useAuthors(props.workspaceId);
   const [comment, setComment] = useState('');
@@ -71,26 +69,7 @@ export function ApprovalCard(props: {
         <blockquote className="approvals__message">{approval.message}</blockquote>
       )}
       <form onSubmit={submit} noValidate>
-        <div className="field">
-          <label className="field__label" htmlFor={commentId}>
-            Comment (optional)
-          </label>
-          <textarea
-            id={commentId}
-            className="field__input field__input--multiline"
-            rows={2}
-            maxLength={2000}
-            value={comment}
-            aria-invalid={error ? true : undefined}
-            aria-describedby={error ? errorId : undefined}
-            onChange={(event) => setComment(event.target.value)}
-          />
-          {error && (
-            <p className="field__error" id={errorId}>
-              {error}
-            </p>
-          )}
-        </div>
+        <CommentField value={comment} error={error} onChange={setComment} />
         <div className="button-row">
           <Button
             type="submit"
@@ -115,5 +94,37 @@ export function ApprovalCard(props: {
         </div>
       </form>
     </article>
+  );
+}
+
+/** The reviewer's comment, which goes with either decision. */
+function CommentField(props: {
+  value: string;
+  error: string | undefined;
+  onChange: (value: string) => void;
+}) {
+  const commentId = useId();
+  const errorId = useId();
+  return (
+    <div className="field">
+      <label className="field__label" htmlFor={commentId}>
+        Comment (optional)
+      </label>
+      <textarea
+        id={commentId}
+        className="field__input field__input--multiline"
+        rows={2}
+        maxLength={2000}
+        value={props.value}
+        aria-invalid={props.error ? true : undefined}
+        aria-describedby={props.error ? errorId : undefined}
+        onChange={(event) => props.onChange(event.target.value)}
+      />
+      {props.error && (
+        <p className="field__error" id={errorId}>
+          {props.error}
+        </p>
+      )}
+    </div>
   );
 }

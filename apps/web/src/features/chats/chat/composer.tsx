@@ -12,6 +12,18 @@ import { usePostMessage } from '../api/chats-api';
 
 export type SentMessage = z.infer<typeof PostMessageResponse>;
 
+/** The message to send, or why it cannot be sent. */
+function checkedContent(
+  content: string,
+): { content: string; problem?: undefined } | { problem: string } {
+  const result = validateForm(PostMessageBody, { content });
+  if (!result.ok) return { problem: 'Write a message first.' };
+  if (result.data.content.length > MESSAGE_CONTENT_MAX_CHARS) {
+    return { problem: `A message may have at most ${MESSAGE_CONTENT_MAX_CHARS} characters.` };
+  }
+  return { content: result.data.content };
+}
+
 /**
  * Where a message is written: Enter sends, Shift+Enter starts a new line. Someone who may only
  * read the chat sees it disabled, with why. While the assistant answers, a new message waits.
@@ -32,17 +44,10 @@ export function Composer(props: {
 
   const send = () => {
     if (!canEdit || replying || post.isPending) return;
-    const result = validateForm(PostMessageBody, { content });
-    if (!result.ok) {
-      setError('Write a message first.');
-      return;
-    }
-    if (result.data.content.length > MESSAGE_CONTENT_MAX_CHARS) {
-      setError(`A message may have at most ${MESSAGE_CONTENT_MAX_CHARS} characters.`);
-      return;
-    }
-    setError(undefined);
-    post.mutate(result.data.content, {
+    const checked = checkedContent(content);
+    setError(checked.problem);
+    if (checked.problem !== undefined) return;
+    post.mutate(checked.content, {
       onSuccess: (sent) => {
         setContent('');
         props.onSent(sent);

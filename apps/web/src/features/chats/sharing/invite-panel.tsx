@@ -15,7 +15,6 @@ export function InvitePanel(props: { chat: ViewedConversation }) {
   const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
   const [canEdit, setCanEdit] = useState(false);
   const [error, setError] = useState<string>();
-  const errorId = useId();
   const [outcome, setOutcome] = useState<string>();
 
   const candidates = (members.data?.members ?? []).filter(
@@ -67,26 +66,7 @@ export function InvitePanel(props: { chat: ViewedConversation }) {
       {candidates.length > 0 && (
         <form onSubmit={submit} noValidate>
           {invite.isError && <ErrorMessage error={invite.error} />}
-          <fieldset className="member-picker" aria-describedby={error ? errorId : undefined}>
-            <legend className="field__label">People</legend>
-            {candidates.map((member) => (
-              <label key={member.user_id} className="member-picker__option">
-                <input
-                  type="checkbox"
-                  checked={chosen.has(member.user_id)}
-                  onChange={(event) => toggle(member, event.target.checked)}
-                />
-                <span>
-                  {member.name} <span className="member-picker__email">{member.email}</span>
-                </span>
-              </label>
-            ))}
-          </fieldset>
-          {error && (
-            <p className="field__error" id={errorId}>
-              {error}
-            </p>
-          )}
+          <MemberPicker candidates={candidates} chosen={chosen} error={error} onToggle={toggle} />
           <label className="member-picker__option member-picker__can-edit">
             <input
               type="checkbox"
@@ -102,5 +82,39 @@ export function InvitePanel(props: { chat: ViewedConversation }) {
       )}
       {outcome && <StatusMessage>{outcome}</StatusMessage>}
     </Panel>
+  );
+}
+
+/** The workspace's members to choose from, and why the choice cannot be sent. */
+function MemberPicker(props: {
+  candidates: readonly Member[];
+  chosen: ReadonlySet<string>;
+  error: string | undefined;
+  onToggle: (member: Member, on: boolean) => void;
+}) {
+  const errorId = useId();
+  return (
+    <>
+      <fieldset className="member-picker" aria-describedby={props.error ? errorId : undefined}>
+        <legend className="field__label">People</legend>
+        {props.candidates.map((member) => (
+          <label key={member.user_id} className="member-picker__option">
+            <input
+              type="checkbox"
+              checked={props.chosen.has(member.user_id)}
+              onChange={(event) => props.onToggle(member, event.target.checked)}
+            />
+            <span>
+              {member.name} <span className="member-picker__email">{member.email}</span>
+            </span>
+          </label>
+        ))}
+      </fieldset>
+      {props.error && (
+        <p className="field__error" id={errorId}>
+          {props.error}
+        </p>
+      )}
+    </>
   );
 }

@@ -1,4 +1,13 @@
-import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import {
+  useEffect,
+  useId,
+  useRef,
+  useState,
+  type Dispatch,
+  type FormEvent,
+  type ReactNode,
+  type SetStateAction,
+} from 'react';
 import type { McpServerView } from '@wap/contracts';
 import { Button, ErrorMessage, Panel, Switch, TextField } from '../../../components';
 import { ApiError } from '../../../lib/api';
@@ -88,74 +97,16 @@ export function ServerForm(props: {
       {failure !== null && failure !== undefined && (
         <ErrorMessage error={failure} title={props.failureTitle} />
       )}
-      <Panel title="Server">
-        <TextField
-          label="Name"
-          autoComplete="off"
-          hint="How the assistant and your colleagues will know it, for example GitHub."
-          value={values.name}
-          error={fieldError('name')}
-          onChange={(event) => change({ name: event.target.value })}
-        />
-        {existing ? (
-          <TextField
-            label="Server URL"
-            readOnly
-            hint="The address cannot be changed: register a new server for another one."
-            value={existing.server_url}
-          />
-        ) : (
-          <TextField
-            label="Server URL"
-            type="url"
-            inputMode="url"
-            autoComplete="off"
-            spellCheck={false}
-            placeholder="https://mcp.example.com/mcp"
-            hint="The server's MCP endpoint. It must use https://."
-            value={values.serverUrl}
-            error={fieldError('serverUrl')}
-            onChange={(event) => change({ serverUrl: event.target.value })}
-          />
-        )}
-        <DescriptionField
-          value={values.description}
-          error={fieldError('description')}
-          onChange={(description) => change({ description })}
-        />
-      </Panel>
+      <ServerPanel values={values} existing={existing} fieldError={fieldError} change={change} />
 
-      <Panel title="Connection">
-        {existing && (
-          <Switch
-            label="Replace the headers"
-            description={
-              existing.header_names.length > 0
-                ? `Stored: ${existing.header_names.join(', ')}. Their values are never shown; new ones replace them all.`
-                : 'No headers are stored.'
-            }
-            checked={replace.headers}
-            onChange={(headers) => setReplace((previous) => ({ ...previous, headers }))}
-          />
-        )}
-        {replace.headers && (
-          <HeadersEditor
-            rows={values.headers}
-            onChange={(headers) => change({ headers })}
-            error={errors['headers']}
-            rowErrors={errors.headerRows}
-          />
-        )}
-        {existing && (
-          <Switch
-            label="Replace the authentication"
-            description={`Now: ${AUTH_TYPE_LABELS[existing.auth_type]}. Credentials are never shown back; new ones replace them.`}
-            checked={replace.auth}
-            onChange={(auth) => setReplace((previous) => ({ ...previous, auth }))}
-          />
-        )}
-        {replace.auth && <AuthSection values={values} onChange={change} errors={errors} />}
-      </Panel>
+      <ConnectionPanel
+        values={values}
+        existing={existing}
+        errors={errors}
+        replace={replace}
+        setReplace={setReplace}
+        change={change}
+      />
 
       <Panel title="Access">
         <AccessSection
@@ -175,6 +126,111 @@ export function ServerForm(props: {
         {props.cancel}
       </p>
     </form>
+  );
+}
+
+type Change = (update: Partial<ServerFormValues>) => void;
+
+/** The server's name, address (fixed once registered) and description. */
+function ServerPanel({
+  values,
+  existing,
+  fieldError,
+  change,
+}: {
+  values: ServerFormValues;
+  existing: McpServerView | undefined;
+  fieldError: (field: string) => string | undefined;
+  change: Change;
+}) {
+  return (
+    <Panel title="Server">
+      <TextField
+        label="Name"
+        autoComplete="off"
+        hint="How the assistant and your colleagues will know it, for example GitHub."
+        value={values.name}
+        error={fieldError('name')}
+        onChange={(event) => change({ name: event.target.value })}
+      />
+      {existing ? (
+        <TextField
+          label="Server URL"
+          readOnly
+          hint="The address cannot be changed: register a new server for another one."
+          value={existing.server_url}
+        />
+      ) : (
+        <TextField
+          label="Server URL"
+          type="url"
+          inputMode="url"
+          autoComplete="off"
+          spellCheck={false}
+          placeholder="https://mcp.example.com/mcp"
+          hint="The server's MCP endpoint. It must use https://."
+          value={values.serverUrl}
+          error={fieldError('serverUrl')}
+          onChange={(event) => change({ serverUrl: event.target.value })}
+        />
+      )}
+      <DescriptionField
+        value={values.description}
+        error={fieldError('description')}
+        onChange={(description) => change({ description })}
+      />
+    </Panel>
+  );
+}
+
+/** The headers and authentication sent to the server; editing replaces them only when asked. */
+function ConnectionPanel({
+  values,
+  existing,
+  errors,
+  replace,
+  setReplace,
+  change,
+}: {
+  values: ServerFormValues;
+  existing: McpServerView | undefined;
+  errors: ServerFormErrors;
+  replace: Replacements;
+  setReplace: Dispatch<SetStateAction<Replacements>>;
+  change: Change;
+}) {
+  return (
+    <Panel title="Connection">
+      {existing && (
+        <Switch
+          label="Replace the headers"
+          description={
+            existing.header_names.length > 0
+              ? `Stored: ${existing.header_names.join(', ')}. Their values are never shown; new ones replace them all.`
+              : 'No headers are stored.'
+          }
+          checked={replace.headers}
+          onChange={(headers) => setReplace((previous) => ({ ...previous, headers }))}
+        />
+      )}
+      {replace.headers && (
+        <HeadersEditor
+          rows={values.headers}
+          onChange={(headers) => change({ headers })}
+          error={errors['headers']}
+          rowErrors={errors.headerRows}
+        />
+      )}
+      {existing && (
+        <Switch
+          label="Replace the authentication"
+          description={`Now: ${AUTH_TYPE_LABELS[existing.auth_type]}. Credentials are never shown back; new ones replace them.`}
+          checked={replace.auth}
+          onChange={(auth) => setReplace((previous) => ({ ...previous, auth }))}
+        />
+      )}
+      {replace.auth && <AuthSection values={values} onChange={change} errors={errors} />}
+    </Panel>
   );
 }
 

@@ -107,38 +107,7 @@ function ServerDetails(props: { workspaceId: string; server: McpServerView }) {
         ) : (
           <p>{server.is_enabled ? 'Enabled.' : 'Disabled: its tools are not offered.'}</p>
         )}
-        <dl className="mcp-facts mcp-facts--wide">
-          <div>
-            <dt>Address</dt>
-            <dd className="mcp-url">{server.server_url}</dd>
-          </div>
-          <div>
-            <dt>Sync</dt>
-            <dd>{syncStatusLabel(server)}</dd>
-          </div>
-          <div>
-            <dt>Transport</dt>
-            <dd>{transportLabel(server)}</dd>
-          </div>
-          <div>
-            <dt>Authentication</dt>
-            <dd>{AUTH_TYPE_LABELS[server.auth_type]}</dd>
-          </div>
-          <div>
-            <dt>Headers</dt>
-            <dd>{server.header_names.length > 0 ? server.header_names.join(', ') : 'None'}</dd>
-          </div>
-          <div>
-            <dt>Access</dt>
-            <dd>
-              <AccessDescription workspaceId={workspaceId} server={server} />
-            </dd>
-          </div>
-          <div>
-            <dt>Registered</dt>
-            <dd>{formatDateTime(server.created_at)}</dd>
-          </div>
-        </dl>
+        <ServerFacts workspaceId={workspaceId} server={server} />
         {server.sync_status === 'failed' && server.sync_errors.length > 0 && (
           <div className="notice notice--error">
             <p className="notice__title">Why the last sync failed</p>
@@ -155,6 +124,44 @@ function ServerDetails(props: { workspaceId: string; server: McpServerView }) {
       <RefreshPanel workspaceId={workspaceId} server={server} />
       <ToolsPanel workspaceId={workspaceId} server={server} manages={manages} />
     </>
+  );
+}
+
+/** What the server is: its address, sync, transport, authentication, headers and access. */
+function ServerFacts({ workspaceId, server }: { workspaceId: string; server: McpServerView }) {
+  return (
+    <dl className="mcp-facts mcp-facts--wide">
+      <div>
+        <dt>Address</dt>
+        <dd className="mcp-url">{server.server_url}</dd>
+      </div>
+      <div>
+        <dt>Sync</dt>
+        <dd>{syncStatusLabel(server)}</dd>
+      </div>
+      <div>
+        <dt>Transport</dt>
+        <dd>{transportLabel(server)}</dd>
+      </div>
+      <div>
+        <dt>Authentication</dt>
+        <dd>{AUTH_TYPE_LABELS[server.auth_type]}</dd>
+      </div>
+      <div>
+        <dt>Headers</dt>
+        <dd>{server.header_names.length > 0 ? server.header_names.join(', ') : 'None'}</dd>
+      </div>
+      <div>
+        <dt>Access</dt>
+        <dd>
+          <AccessDescription workspaceId={workspaceId} server={server} />
+        </dd>
+      </div>
+      <div>
+        <dt>Registered</dt>
+        <dd>{formatDateTime(server.created_at)}</dd>
+      </div>
+    </dl>
   );
 }
 

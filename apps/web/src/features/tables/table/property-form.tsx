@@ -17,42 +17,58 @@ const NUMBER_FORMATS = [
   { value: 'percent', label: 'Percent' },
 ] as const;
 
+/** What a column's type needs, as typed so far. */
+interface TypeSettings {
+  numberFormat: string;
+  decimals: string;
+  options: string;
+  includeTime: boolean;
+}
+
+const NO_SETTINGS: TypeSettings = {
+  numberFormat: 'plain',
+  decimals: '',
+  options: '',
+  includeTime: false,
+};
+
+function configOf(type: PropertyType, settings: TypeSettings): Record<string, unknown> {
+  switch (type) {
+    case 'number':
+      return {
+        format: settings.numberFormat,
+        ...(settings.decimals.trim() === '' ? {} : { decimals: Number(settings.decimals) }),
+      };
+    case 'select':
+    case 'multi_select':
+      return { options: toOptions(settings.options) };
+    case 'date':
+      return settings.includeTime ? { includeTime: true } : {};
+    case 'text':
+    case 'checkbox':
+    case 'email':
+    case 'url':
+    case 'phone':
+      return {};
+  }
+}
+
 /** Adds a column: its name, its type, and what that type needs (decision 60). */
 export function PropertyForm(props: { tableId: string }) {
   const [name, setName] = useState('');
   const [type, setType] = useState<PropertyType>('text');
-  const [numberFormat, setNumberFormat] = useState('plain');
-  const [decimals, setDecimals] = useState('');
-  const [options, setOptions] = useState('');
-  const [includeTime, setIncludeTime] = useState(false);
+  const [settings, setSettings] = useState(NO_SETTINGS);
   const [errors, setErrors] = useState<FieldErrors>({});
   const createProperty = useCreateProperty(props.tableId);
 
-  const configOf = (): Record<string, unknown> => {
-    switch (type) {
-      case 'number':
-        return {
-          format: numberFormat,
-          ...(decimals.trim() === '' ? {} : { decimals: Number(decimals) }),
-        };
-      case 'select':
-      case 'multi_select':
-        return { options: toOptions(options) };
-      case 'date':
-        return includeTime ? { includeTime: true } : {};
-      case 'text':
-      case 'checkbox':
-      case 'email':
-      case 'url':
-      case 'phone':
-        return {};
-    }
-  };
-
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const result = validateForm(CreatePropertyBody, { name, type, config: configOf() });
-    const needsOptions = (type === 'select' || type === 'multi_select') && !options.trim();
+    const result = validateForm(CreatePropertyBody, {
+      name,
+      type,
+      config: configOf(type, settings),
+    });
+    const needsOptions = (type === 'select' || type === 'multi_select') && !settings.options.trim();
     const found: FieldErrors = result.ok ? {} : { ...result.errors };
     if (needsOptions) found['config'] = 'Enter at least one option.';
     setErrors(found);
@@ -60,8 +76,7 @@ export function PropertyForm(props: { tableId: string }) {
     createProperty.mutate(result.data, {
       onSuccess: () => {
         setName('');
-        setOptions('');
-        setDecimals('');
+        setSettings((current) => ({ ...current, options: '', decimals: '' }));
       },
     });
   };
@@ -88,49 +103,75 @@ export function PropertyForm(props: { tableId: string }) {
           onChange={(event) => setType(event.target.value as PropertyType)}
         />
       </div>
-      {type === 'number' && (
-        <div className="tables-form-grid">
-          <SelectField
-            label="Number format"
-            options={NUMBER_FORMATS}
-            value={numberFormat}
-            onChange={(event) => setNumberFormat(event.target.value)}
-          />
-          <TextField
-            label="Decimal places"
-            hint="0 to 10; leave empty to show them as entered."
-            type="number"
-            inputMode="numeric"
-            min={0}
-            max={10}
-            value={decimals}
-            error={errors['config']}
-            onChange={(event) => setDecimals(event.target.value)}
-          />
-        </div>
-      )}
-      {(type === 'select' || type === 'multi_select') && (
-        <TextField
-          label="Options"
-          hint="Separate them with commas, for example: New, Contacted, Won."
-          value={options}
-          error={errors['config']}
-          autoComplete="off"
-          onChange={(event) => setOptions(event.target.value)}
-        />
-      )}
-      {type === 'date' && (
-        <CheckboxField
-          label="Include a time of day"
-          checked={includeTime}
-          onChange={setIncludeTime}
-        />
-      )}
+      <TypeSettingsFields
+        type={type}
+        settings={settings}
+        error={errors['config']}
+        onChange={(change) => setSettings((current) => ({ ...current, ...change }))}
+      />
       <Button type="submit" variant="primary" busy={createProperty.isPending}>
         Add column
       </Button>
     </form>
   );
+}
+
+function TypeSettingsFields({
+  type,
+  settings,
+  error,
+  onChange,
+}: {
+  type: PropertyType;
+  settings: TypeSettings;
+  error: string | undefined;
+  onChange: (change: Partial<TypeSettings>) => void;
+}) {
+  if (type === 'number') {
+    return (
+      <div className="tables-form-grid">
+        <SelectField
+          label="Number format"
+          options={NUMBER_FORMATS}
+          value={settings.numberFormat}
+          onChange={(event) => onChange({ numberFormat: event.target.value })}
+        />
+        <TextField
+          label="Decimal places"
+          hint="0 to 10; leave empty to show them as entered."
+          type="number"
+          inputMode="numeric"
+          min={0}
+          max={10}
+          value={settings.decimals}
+          error={error}
+          onChange={(event) => onChange({ decimals: event.target.value })}
+        />
+      </div>
+    );
+  }
+  if (type === 'select' || type === 'multi_select') {
+    return (
+      <TextField
+        label="Options"
+        hint="Separate them with commas, for example: New, Contacted, Won."
+        value={settings.options}
+        error={error}
+        autoComplete="off"
+        onChange={(event) => onChange({ options: event.target.value })}
+      />
+    );
+  }
+  if (type === 'date') {
+    return (
+      <CheckboxField
+        label="Include a time of day"
+        checked={settings.includeTime}
+        onChange={(includeTime) => onChange({ includeTime })}
+      />
+    );
+  }
+  return null;
 }
 
 /**

@@ -103,6 +103,36 @@ function localDateTime(iso: string): string {
   return local.toISOString().slice(0, 16);
 }
 
+/** A multi-select cell: one checkbox per option of its column. */
+function MultiSelectField({
+  property,
+  value,
+  onChange,
+}: {
+  property: TableProperty;
+  value: FieldValue | undefined;
+  onChange: (value: FieldValue) => void;
+}) {
+  const chosen = Array.isArray(value) ? value : [];
+  const options = optionsOf(property);
+  return (
+    <fieldset className="field tables-choice-group">
+      <legend className="field__label">{property.name}</legend>
+      {options.length === 0 && <p className="field__hint">This column has no options.</p>}
+      {options.map((option) => (
+        <CheckboxField
+          key={option.id}
+          label={option.name}
+          checked={chosen.includes(option.id)}
+          onChange={(checked) =>
+            onChange(checked ? [...chosen, option.id] : chosen.filter((id) => id !== option.id))
+          }
+        />
+      ))}
+    </fieldset>
+  );
+}
+
 function CellField(props: {
   property: TableProperty;
   value: FieldValue | undefined;
@@ -127,26 +157,8 @@ function CellField(props: {
           onChange={(event) => onChange(event.target.value)}
         />
       );
-    case 'multi_select': {
-      const chosen = Array.isArray(value) ? value : [];
-      const options = optionsOf(property);
-      return (
-        <fieldset className="field tables-choice-group">
-          <legend className="field__label">{property.name}</legend>
-          {options.length === 0 && <p className="field__hint">This column has no options.</p>}
-          {options.map((option) => (
-            <CheckboxField
-              key={option.id}
-              label={option.name}
-              checked={chosen.includes(option.id)}
-              onChange={(checked) =>
-                onChange(checked ? [...chosen, option.id] : chosen.filter((id) => id !== option.id))
-              }
-            />
-          ))}
-        </fieldset>
-      );
-    }
+    case 'multi_select':
+      return <MultiSelectField property={property} value={value} onChange={onChange} />;
     case 'date': {
       const includeTime = property.config['includeTime'] === true;
       return (

@@ -36,18 +36,7 @@ export function RowsGrid(props: {
           <caption id={captionId} className="visually-hidden">
             Rows of {props.tableName}
           </caption>
-          <thead>
-            <tr>
-              {columns.map((property) => (
-                <th key={property.id} scope="col">
-                  {property.name}
-                </th>
-              ))}
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <ColumnHeads columns={columns} />
           <tbody>
             {all.map((row, index) => (
               <tr key={row.id}>
@@ -57,22 +46,16 @@ export function RowsGrid(props: {
                   </td>
                 ))}
                 <td>
-                  <div className="button-row tables-row-actions">
-                    <Button aria-label={`Edit row ${index + 1}`} onClick={() => setEditing(row)}>
-                      Edit
-                    </Button>
-                    <ConfirmButton
-                      label="Delete"
-                      action={`Delete row ${index + 1}`}
-                      busy={deleteRow.isPending && deleteRow.variables === row.id}
-                      onConfirm={() =>
-                        deleteRow.mutate(row.id, {
-                          onSuccess: () =>
-                            setEditing((open) => (open?.id === row.id ? null : open)),
-                        })
-                      }
-                    />
-                  </div>
+                  <RowActions
+                    position={index + 1}
+                    deleting={deleteRow.isPending && deleteRow.variables === row.id}
+                    onEdit={() => setEditing(row)}
+                    onDelete={() =>
+                      deleteRow.mutate(row.id, {
+                        onSuccess: () => setEditing((open) => (open?.id === row.id ? null : open)),
+                      })
+                    }
+                  />
                 </td>
               </tr>
             ))}
@@ -92,18 +75,63 @@ export function RowsGrid(props: {
       )}
       {all.length === 0 && <p className="tables-muted">No rows yet. Add the first one below.</p>}
       {rows.isError && <ErrorMessage error={rows.error} />}
-      <div className="tables-paging">
-        <p className="tables-muted" aria-live="polite">
-          {all.length > 0 &&
-            `Showing ${all.length} ${all.length === 1 ? 'row' : 'rows'}${rows.hasNextPage ? '' : ', all of them'}.`}
-        </p>
-        {rows.hasNextPage && (
-          <Button busy={rows.isFetchingNextPage} onClick={() => void rows.fetchNextPage()}>
-            Load more rows
-          </Button>
-        )}
-      </div>
+      <RowsPaging rows={rows} shown={all.length} />
     </>
+  );
+}
+
+function ColumnHeads({ columns }: { columns: TableProperty[] }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((property) => (
+          <th key={property.id} scope="col">
+            {property.name}
+          </th>
+        ))}
+        <th scope="col">
+          <span className="visually-hidden">Actions</span>
+        </th>
+      </tr>
+    </thead>
+  );
+}
+
+function RowActions(props: {
+  /** The row's place in the grid, from 1, which names it to a screen reader. */
+  position: number;
+  deleting: boolean;
+  onEdit: () => void;
+  onDelete: () => void;
+}) {
+  return (
+    <div className="button-row tables-row-actions">
+      <Button aria-label={`Edit row ${props.position}`} onClick={props.onEdit}>
+        Edit
+      </Button>
+      <ConfirmButton
+        label="Delete"
+        action={`Delete row ${props.position}`}
+        busy={props.deleting}
+        onConfirm={props.onDelete}
+      />
+    </div>
+  );
+}
+
+function RowsPaging({ rows, shown }: { rows: ReturnType<typeof useRows>; shown: number }) {
+  return (
+    <div className="tables-paging">
+      <p className="tables-muted" aria-live="polite">
+        {shown > 0 &&
+          `Showing ${shown} ${shown === 1 ? 'row' : 'rows'}${rows.hasNextPage ? '' : ', all of them'}.`}
+      </p>
+      {rows.hasNextPage && (
+        <Button busy={rows.isFetchingNextPage} onClick={() => void rows.fetchNextPage()}>
+          Load more rows
+        </Button>
+      )}
+    </div>
   );
 }
 

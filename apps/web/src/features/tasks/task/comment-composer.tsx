@@ -28,57 +28,11 @@ type Upload = {
  * its progress shown (spec endpoint 8); the comment is sent with the uploaded ones.
  */
 export function CommentComposer(props: { taskId: string; workspaceId: string }) {
-  const api = useApiClient();
   const [body, setBody] = useState('');
-  const [uploads, setUploads] = useState<Upload[]>([]);
   const [formError, setFormError] = useState('');
   const [announcement, setAnnouncement] = useState('');
-  const aborts = useRef(new Map<number, () => void>());
-  const nextKey = useRef(0);
+  const { uploads, add, remove, clear } = useCommentUploads(props, setAnnouncement);
   const addComment = useAddComment(props.taskId);
-  const fileInputId = useId();
-
-  // Leaving the page stops the uploads still on their way.
-  useEffect(() => {
-    const running = aborts.current;
-    return () => {
-      for (const abort of running.values()) abort();
-      running.clear();
-    };
-  }, []);
-
-  const update = (key: number, next: Upload) =>
-    setUploads((previous) => previous.map((upload) => (upload.key === key ? next : upload)));
-
-  const start = (file: File): Upload => {
-    const key = (nextKey.current += 1);
-    const base = { key, name: file.name, size: file.size };
-    const reason = refusalOf(file);
-    if (reason) return { ...base, state: 'refused', reason };
-    const running = uploadAttachment({
-      taskId: props.taskId,
-      workspaceId: props.workspaceId,
-      file,
-      onProgress: (fraction) => update(key, { ...base, state: 'uploading', fraction }),
-    });
-    aborts.current.set(key, running.abort);
-    running.result.then(
-      (attachment) => {
-        aborts.current.delete(key);
-        update(key, { ...base, state: 'uploaded', attachment });
-        setAnnouncement(`${file.name} is uploaded and goes with your comment.`);
-      },
-      (error: unknown) => {
-        aborts.current.delete(key);
-        if (error instanceof DOMException && error.name === 'AbortError') return;
-        update(key, { ...base, state: 'failed', error });
-        // The app's one client sends the person to sign in: asking it once more gets the same
-        // 401 there.
-        if (error instanceof ApiError && error.needsSignIn) void api.get('/me').catch(() => null);
-      },
-    );
-    return { ...base, state: 'uploading', fraction: 0 };
-  };
 
   const choose = (event: ChangeEvent<HTMLInputElement>) => {
     const files = [...(event.target.files ?? [])];
@@ -86,13 +40,7 @@ export function CommentComposer(props: { taskId: string; workspaceId: string }) 
     event.target.value = '';
     if (files.length === 0) return;
     setFormError('');
-    setUploads((previous) => [...previous, ...files.map(start)]);
-  };
-
-  const remove = (key: number) => {
-    aborts.current.get(key)?.();
-    aborts.current.delete(key);
-    setUploads((previous) => previous.filter((upload) => upload.key !== key));
+    add(files);
   };
 
   const attachments = uploads.flatMap((upload) =>
@@ -116,7 +64,7 @@ export function CommentComposer(props: { taskId: string; workspaceId: string }) 
       {
         onSuccess: () => {
           setBody('');
-          setUploads([]);
+          clear();
           setAnnouncement('');
         },
       },
@@ -135,23 +83,7 @@ export function CommentComposer(props: { taskId: string; workspaceId: string }) 
         maxLength={20_000}
         onChange={(event) => setBody(event.target.value)}
       />
-      <div className="field">
-        <label className="field__label" htmlFor={fileInputId}>
-          Attach files
-        </label>
-        <p className="field__hint" id={`${fileInputId}-hint`}>
-          {ALLOWED_KINDS_SENTENCE} They upload as soon as you choose them.
-        </p>
-        <input
-          id={fileInputId}
-          type="file"
-          multiple
-          accept={ACCEPT_ATTRIBUTE}
-          aria-describedby={`${fileInputId}-hint`}
-          className="task-file-input"
-          onChange={choose}
-        />
-      </div>
+      <FileChooser onChange={choose} />
       {uploads.length > 0 && (
         <ul className="task-uploads" aria-label="Files for this comment">
           {uploads.map((upload) => (
@@ -171,6 +103,96 @@ export function CommentComposer(props: { taskId: string; workspaceId: string }) 
         Add comment
       </Button>
     </form>
+  );
+}
+
+/**
+ * The files chosen for the next comment: each is checked, then uploaded at once with its
+ * progress; removing one stops its upload, and leaving the page stops them all.
+ */
+function useCommentUploads(
+  target: { taskId: string; workspaceId: string },
+  announce: (text: string) => void,
+) {
+  const api = useApiClient();
+  const [uploads, setUploads] = useState<Upload[]>([]);
+  const aborts = useRef(new Map<number, () => void>());
+  const nextKey = useRef(0);
+
+  useEffect(() => {
+    const running = aborts.current;
+    return () => {
+      for (const abort of running.values()) abort();
+      running.clear();
+    };
+  }, []);
+
+  const update = (key: number, next: Upload) =>
+    setUploads((previous) => previous.map((upload) => (upload.key === key ? next : upload)));
+
+  const start = (file: File): Upload => {
+    const key = (nextKey.current += 1);
+    const base = { key, name: file.name, size: file.size };
+    const reason = refusalOf(file);
+    if (reason) return { ...base, state: 'refused', reason };
+    const running = uploadAttachment({
+      taskId: target.taskId,
+      workspaceId: target.workspaceId,
+      file,
+      onProgress: (fraction) => update(key, { ...base, state: 'uploading', fraction }),
+    });
+    aborts.current.set(key, running.abort);
+    running.result.then(
+      (attachment) => {
+        aborts.current.delete(key);
+        update(key, { ...base, state: 'uploaded', attachment });
+        announce(`${file.name} is uploaded and goes with your comment.`);
+      },
+      (error: unknown) => {
+        aborts.current.delete(key);
+        if (error instanceof DOMException && error.name === 'AbortError') return;
+        update(key, { ...base, state: 'failed', error });
+        // The app's one client sends the person to sign in: asking it once more gets the same
+        // 401 there.
+        if (error instanceof ApiError && error.needsSignIn) void api.get('/me').catch(() => null);
+      },
+    );
+    return { ...base, state: 'uploading', fraction: 0 };
+  };
+
+  return {
+    uploads,
+    add: (files: File[]) => setUploads((previous) => [...previous, ...files.map(start)]),
+    remove: (key: number) => {
+      aborts.current.get(key)?.();
+      aborts.current.delete(key);
+      setUploads((previous) => previous.filter((upload) => upload.key !== key));
+    },
+    clear: () => setUploads([]),
+  };
+}
+
+/** The file input: several files at once, of the kinds an attachment may be. */
+function FileChooser(props: { onChange: (event: ChangeEvent<HTMLInputElement>) => void }) {
+  const fileInputId = useId();
+  return (
+    <div className="field">
+      <label className="field__label" htmlFor={fileInputId}>
+        Attach files
+      </label>
+      <p className="field__hint" id={`${fileInputId}-hint`}>
+        {ALLOWED_KINDS_SENTENCE} They upload as soon as you choose them.
+      </p>
+      <input
+        id={fileInputId}
+        type="file"
+        multiple
+        accept={ACCEPT_ATTRIBUTE}
+        aria-describedby={`${fileInputId}-hint`}
+        className="task-file-input"
+        onChange={props.onChange}
+      />
+    </div>
   );
 }
 

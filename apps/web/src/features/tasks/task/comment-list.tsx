@@ -45,20 +45,7 @@ export function CommentList(props: { taskId: string; workspaceId: string }) {
           return (
             <li key={comment.id}>
               <article className="task-comment" aria-label={`Comment by ${author}, ${label}`}>
-                <p className="task-comment__meta">
-                  <span className="task-comment__author">{author}</span>{' '}
-                  <time dateTime={comment.created_at}>{label}</time>
-                  {comment.edited_at && (
-                    <span className="task-muted">
-                      {' '}
-                      (edited{' '}
-                      <time dateTime={comment.edited_at}>
-                        {new Date(comment.edited_at).toLocaleString(undefined, timeFormat)}
-                      </time>
-                      )
-                    </span>
-                  )}
-                </p>
+                <CommentMeta comment={comment} author={author} label={label} />
                 {editing === comment.id ? (
                   <CommentEditor
                     taskId={props.taskId}
@@ -101,6 +88,27 @@ export function CommentList(props: { taskId: string; workspaceId: string }) {
         })}
       </ol>
     </>
+  );
+}
+
+/** Who wrote the comment and when, and when it was last edited. */
+function CommentMeta(props: { comment: TaskComment; author: string; label: string }) {
+  const { comment, author, label } = props;
+  return (
+    <p className="task-comment__meta">
+      <span className="task-comment__author">{author}</span>{' '}
+      <time dateTime={comment.created_at}>{label}</time>
+      {comment.edited_at && (
+        <span className="task-muted">
+          {' '}
+          (edited{' '}
+          <time dateTime={comment.edited_at}>
+            {new Date(comment.edited_at).toLocaleString(undefined, timeFormat)}
+          </time>
+          )
+        </span>
+      )}
+    </p>
   );
 }
 

@@ -105,33 +105,41 @@ export function McpToolSettings(props: McpToolSettingsProps) {
           another, or keep its arguments below.
         </p>
       )}
-      {tool ? (
-        <fieldset className="schema-form__group">
-          <legend className="field__label">Arguments of {tool.name}</legend>
-          <SchemaForm
-            schema={tool.inputSchema as JsonSchema}
-            value={args}
-            errors={argumentErrors(props.errors)}
-            onChange={(next) => props.onChange({ ...settings, arguments: next })}
-            onJsonValidityChange={(path, valid) =>
-              props.onJsonValidityChange(`arguments.${path}`, valid)
-            }
-          />
-        </fieldset>
-      ) : (
-        <SchemaForm
-          schema={ANY_ARGUMENTS}
-          value={{ arguments: args }}
-          errors={props.errors}
-          onChange={(next) =>
-            props.onChange({
-              ...settings,
-              arguments: isRecord(next['arguments']) ? next['arguments'] : {},
-            })
-          }
-          onJsonValidityChange={props.onJsonValidityChange}
-        />
-      )}
+      <ToolArguments tool={tool} args={args} {...props} />
     </div>
+  );
+}
+
+/** The tool's arguments: a form of its input schema, or one JSON object when it is not known. */
+function ToolArguments(
+  props: McpToolSettingsProps & { tool: McpToolRecord | undefined; args: Record<string, unknown> },
+) {
+  const { tool, args, settings } = props;
+  return tool ? (
+    <fieldset className="schema-form__group">
+      <legend className="field__label">Arguments of {tool.name}</legend>
+      <SchemaForm
+        schema={tool.inputSchema as JsonSchema}
+        value={args}
+        errors={argumentErrors(props.errors)}
+        onChange={(next) => props.onChange({ ...settings, arguments: next })}
+        onJsonValidityChange={(path, valid) =>
+          props.onJsonValidityChange(`arguments.${path}`, valid)
+        }
+      />
+    </fieldset>
+  ) : (
+    <SchemaForm
+      schema={ANY_ARGUMENTS}
+      value={{ arguments: args }}
+      errors={props.errors}
+      onChange={(next) =>
+        props.onChange({
+          ...settings,
+          arguments: isRecord(next['arguments']) ? next['arguments'] : {},
+        })
+      }
+      onJsonValidityChange={props.onJsonValidityChange}
+    />
   );
 }

@@ -19,32 +19,7 @@ export function ReviewerPicker(props: FieldOverrideProps & { workspaceId: string
   if (members.isPending) return <LoadingState label="Loading the members…" />;
 
   if (members.isError) {
-    const addMe = () => {
-      if (!myId || chosen.includes(myId)) return;
-      const filled = chosen.filter((item) => item !== '');
-      props.onChange([...filled, myId]);
-    };
-    return (
-      <div className="wf-reviewers">
-        {props.generated}
-        <p className="field__hint">
-          The members of the workspace cannot be listed here: enter each reviewer&apos;s user ID.
-          {myId && (
-            <>
-              {' '}
-              Yours is <code>{myId}</code>.
-            </>
-          )}
-        </p>
-        {myId && (
-          <p>
-            <Button onClick={addMe} disabled={chosen.includes(myId)}>
-              Add me as a reviewer
-            </Button>
-          </p>
-        )}
-      </div>
-    );
+    return <ReviewerIds {...props} chosen={chosen} myId={myId} />;
   }
 
   const known = new Set(members.data.members.map((member) => member.user_id));
@@ -92,5 +67,38 @@ export function ReviewerPicker(props: FieldOverrideProps & { workspaceId: string
         </label>
       ))}
     </fieldset>
+  );
+}
+
+/** Without the member list: the generated list of user IDs, and the person's own to add. */
+function ReviewerIds(
+  props: FieldOverrideProps & { chosen: readonly string[]; myId: string | undefined },
+) {
+  const { chosen, myId } = props;
+  const addMe = () => {
+    if (!myId || chosen.includes(myId)) return;
+    const filled = chosen.filter((item) => item !== '');
+    props.onChange([...filled, myId]);
+  };
+  return (
+    <div className="wf-reviewers">
+      {props.generated}
+      <p className="field__hint">
+        The members of the workspace cannot be listed here: enter each reviewer&apos;s user ID.
+        {myId && (
+          <>
+            {' '}
+            Yours is <code>{myId}</code>.
+          </>
+        )}
+      </p>
+      {myId && (
+        <p>
+          <Button onClick={addMe} disabled={chosen.includes(myId)}>
+            Add me as a reviewer
+          </Button>
+        </p>
+      )}
+    </div>
   );
 }

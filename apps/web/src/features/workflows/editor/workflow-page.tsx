@@ -55,13 +55,9 @@ function WorkflowEditor(props: { loaded: WorkflowWithAddress }) {
   const workspaceId = useWorkspaceId();
   const navigate = useNavigate();
   const arrival = (useLocation().state ?? {}) as ArrivalState;
-  const stepTypes = useStepTypes();
-  const update = useUpdateWorkflow(workflow.id);
   const setLive = useSetLive(workflow.id);
   const duplicate = useDuplicateWorkflow(workflow.id);
   const run = useRunWorkflow(workflow.id);
-  const testEvents = useTestEvents(workflow.id);
-  const lastRun = useLastRun(workflow.id);
   const [runRequest, setRunRequest] = useState<RunRequest | null>(null);
   const [dirty, setDirty] = useState(false);
 
@@ -79,12 +75,6 @@ function WorkflowEditor(props: { loaded: WorkflowWithAddress }) {
           state: { duplicatedFrom: workflow.name } satisfies ArrivalState,
         }),
     });
-  const save = useCallback(
-    async (fields: Parameters<typeof update.mutateAsync>[0]) =>
-      (await update.mutateAsync(fields)).workflow,
-    [update],
-  );
-
   const isLive = workflow.status === 'live';
   return (
     <>
@@ -100,70 +90,142 @@ function WorkflowEditor(props: { loaded: WorkflowWithAddress }) {
           </>
         }
         actions={
-          <>
-            <Button
-              variant="primary"
-              busy={run.isPending && runRequest?.testEventId === undefined}
-              onClick={() => startRun(undefined)}
-            >
-              Run
-            </Button>
-            {isLive ? (
-              <Button busy={setLive.isPending} onClick={() => setLive.mutate(false)}>
-                Back to draft
-              </Button>
-            ) : (
-              <Button busy={setLive.isPending} onClick={() => setLive.mutate(true)}>
-                Set live
-              </Button>
-            )}
-            <Button busy={duplicate.isPending} onClick={copy}>
-              Duplicate
-            </Button>
-          </>
+          <WorkflowActions
+            isLive={isLive}
+            running={run.isPending && runRequest?.testEventId === undefined}
+            onRun={() => startRun(undefined)}
+            setLive={setLive}
+            duplicating={duplicate.isPending}
+            onDuplicate={copy}
+          />
         }
       />
       <WorkflowTabs workflowId={workflow.id} />
-      <div className="wf-feedback">
-        {arrival.created && (
-          <StatusMessage>
-            Workflow created in draft. Call its webhook address to capture a test event.
-          </StatusMessage>
-        )}
-        {arrival.duplicatedFrom && (
-          <StatusMessage>
-            This is a copy of {arrival.duplicatedFrom}, in draft, with its own webhook address.
-          </StatusMessage>
-        )}
-        {dirty && (
-          <p className="wf-unsaved">
-            You have unsaved changes: Run and Set live use the saved workflow.
-          </p>
-        )}
-        {setLive.isError && (
-          <ErrorMessage
-            error={setLive.error}
-            title={setLive.variables ? 'Could not set it live' : 'Could not put it back to draft'}
-          />
-        )}
-        {setLive.isSuccess && (
-          <StatusMessage>
-            {setLive.data.workflow.status === 'live'
-              ? 'The workflow is live.'
-              : 'The workflow is back in draft.'}
-          </StatusMessage>
-        )}
-        {duplicate.isError && <ErrorMessage error={duplicate.error} title="Could not duplicate" />}
-        {runRequest?.testEventId === undefined && (
-          <RunOutcome request={runRequest} workflowId={workflow.id} />
-        )}
-      </div>
+      <WorkflowFeedback
+        workflowId={workflow.id}
+        arrival={arrival}
+        dirty={dirty}
+        setLive={setLive}
+        duplicate={duplicate}
+        runRequest={runRequest}
+      />
       <WebhookPanel loaded={props.loaded} />
       <TestEventsPanel
         workflowId={workflow.id}
         runRequest={runRequest}
         onRun={(testEventId) => startRun(testEventId)}
       />
+      <StepsEditor workflow={workflow} workspaceId={workspaceId} onDirtyChange={setDirty} />
+      <DeleteWorkflow workflow={workflow} />
+    </>
+  );
+}
+
+/** Run now, set live or back to draft, duplicate. */
+function WorkflowActions(props: {
+  isLive: boolean;
+  running: boolean;
+  onRun: () => void;
+  setLive: ReturnType<typeof useSetLive>;
+  duplicating: boolean;
+  onDuplicate: () => void;
+}) {
+  return (
+    <>
+      <Button variant="primary" busy={props.running} onClick={props.onRun}>
+        Run
+      </Button>
+      {props.isLive ? (
+        <Button busy={props.setLive.isPending} onClick={() => props.setLive.mutate(false)}>
+          Back to draft
+        </Button>
+      ) : (
+        <Button busy={props.setLive.isPending} onClick={() => props.setLive.mutate(true)}>
+          Set live
+        </Button>
+      )}
+      <Button busy={props.duplicating} onClick={props.onDuplicate}>
+        Duplicate
+      </Button>
+    </>
+  );
+}
+
+/** What the last action came to, and what the page that sent the person here wants said. */
+function WorkflowFeedback({
+  workflowId,
+  arrival,
+  dirty,
+  setLive,
+  duplicate,
+  runRequest,
+}: {
+  workflowId: string;
+  arrival: ArrivalState;
+  dirty: boolean;
+  setLive: ReturnType<typeof useSetLive>;
+  duplicate: ReturnType<typeof useDuplicateWorkflow>;
+  runRequest: RunRequest | null;
+}) {
+  return (
+    <div className="wf-feedback">
+      {arrival.created && (
+        <StatusMessage>
+          Workflow created in draft. Call its webhook address to capture a test event.
+        </StatusMessage>
+      )}
+      {arrival.duplicatedFrom && (
+        <StatusMessage>
+          This is a copy of {arrival.duplicatedFrom}, in draft, with its own webhook address.
+        </StatusMessage>
+      )}
+      {dirty && (
+        <p className="wf-unsaved">
+          You have unsaved changes: Run and Set live use the saved workflow.
+        </p>
+      )}
+      {setLive.isError && (
+        <ErrorMessage
+          error={setLive.error}
+          title={setLive.variables ? 'Could not set it live' : 'Could not put it back to draft'}
+        />
+      )}
+      {setLive.isSuccess && (
+        <StatusMessage>
+          {setLive.data.workflow.status === 'live'
+            ? 'The workflow is live.'
+            : 'The workflow is back in draft.'}
+        </StatusMessage>
+      )}
+      {duplicate.isError && <ErrorMessage error={duplicate.error} title="Could not duplicate" />}
+      {runRequest?.testEventId === undefined && (
+        <RunOutcome request={runRequest} workflowId={workflowId} />
+      )}
+    </div>
+  );
+}
+
+/** The form of the workflow's steps, once the step types are known, with its test events' fields. */
+function StepsEditor({
+  workflow,
+  workspaceId,
+  onDirtyChange,
+}: {
+  workflow: Workflow;
+  workspaceId: string;
+  onDirtyChange: (dirty: boolean) => void;
+}) {
+  const stepTypes = useStepTypes();
+  const update = useUpdateWorkflow(workflow.id);
+  const testEvents = useTestEvents(workflow.id);
+  const lastRun = useLastRun(workflow.id);
+  const save = useCallback(
+    async (fields: Parameters<typeof update.mutateAsync>[0]) =>
+      (await update.mutateAsync(fields)).workflow,
+    [update],
+  );
+  return (
+    <>
       <h2 className="wf-section-title">Edit the workflow</h2>
       {stepTypes.isPending && <LoadingState label="Loading the step types…" />}
       {stepTypes.isError && <ErrorMessage error={stepTypes.error} />}
@@ -176,11 +238,10 @@ function WorkflowEditor(props: { loaded: WorkflowWithAddress }) {
           submitLabel="Save workflow"
           savedMessage="Saved."
           save={save}
-          onDirtyChange={setDirty}
+          onDirtyChange={onDirtyChange}
           variableSources={{ testEvents: testEvents.data?.events ?? [], lastRun: lastRun.data }}
         />
       )}
-      <DeleteWorkflow workflow={workflow} />
     </>
   );
 }

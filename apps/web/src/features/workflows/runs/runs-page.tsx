@@ -42,7 +42,6 @@ export function RunsPage() {
 
 function RunsList(props: { workflow: Workflow }) {
   const { workflow } = props;
-  const workspaceId = useWorkspaceId();
   // The filter lives in the address, so a reload or a shared link keeps it.
   const [searchParams, setSearchParams] = useSearchParams();
   const statusParam = searchParams.get('status') ?? '';
@@ -78,42 +77,7 @@ function RunsList(props: { workflow: Workflow }) {
           </p>
         </EmptyState>
       )}
-      {loaded.length > 0 && (
-        // Focusable, so that the table scrolls sideways with the keyboard on a phone.
-        <div className="wf-table-wrap" tabIndex={0} role="region" aria-label="Runs">
-          <table className="data-table wf-runs">
-            <caption className="visually-hidden">
-              Runs{status ? `: ${RUN_STATUS_LABELS[status]}` : ''}, newest first
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Started</th>
-                <th scope="col">Status</th>
-                <th scope="col">Trigger</th>
-                <th scope="col">Credits</th>
-                <th scope="col">Duration</th>
-              </tr>
-            </thead>
-            <tbody>
-              {loaded.map((run) => (
-                <tr key={run.id}>
-                  <td>
-                    <Link to={workflowPaths.run(workspaceId, workflow.id, run.id)}>
-                      {formatShortDateTime(run.started_at ?? run.created_at)}
-                    </Link>
-                  </td>
-                  <td>
-                    <RunStatusBadge status={run.status} />
-                  </td>
-                  <td>{triggerLabel(run.trigger)}</td>
-                  <td>{creditsText(run.credits_charged)}</td>
-                  <td>{formatDuration(runDuration(run))}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      {loaded.length > 0 && <RunsTable workflowId={workflow.id} runs={loaded} status={status} />}
       {runs.hasNextPage && (
         <p className="wf-load-more">
           <Button busy={runs.isFetchingNextPage} onClick={() => void runs.fetchNextPage()}>
@@ -128,6 +92,54 @@ function RunsList(props: { workflow: Workflow }) {
         </p>
       )}
     </>
+  );
+}
+
+/** A run as the list reads it. */
+type ListedRun = NonNullable<ReturnType<typeof useRuns>['data']>['pages'][number]['runs'][number];
+
+function RunsTable(props: {
+  workflowId: string;
+  runs: readonly ListedRun[];
+  status: RunStatusName | undefined;
+}) {
+  const { workflowId, runs, status } = props;
+  const workspaceId = useWorkspaceId();
+  return (
+    // Focusable, so that the table scrolls sideways with the keyboard on a phone.
+    <div className="wf-table-wrap" tabIndex={0} role="region" aria-label="Runs">
+      <table className="data-table wf-runs">
+        <caption className="visually-hidden">
+          Runs{status ? `: ${RUN_STATUS_LABELS[status]}` : ''}, newest first
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Started</th>
+            <th scope="col">Status</th>
+            <th scope="col">Trigger</th>
+            <th scope="col">Credits</th>
+            <th scope="col">Duration</th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((run) => (
+            <tr key={run.id}>
+              <td>
+                <Link to={workflowPaths.run(workspaceId, workflowId, run.id)}>
+                  {formatShortDateTime(run.started_at ?? run.created_at)}
+                </Link>
+              </td>
+              <td>
+                <RunStatusBadge status={run.status} />
+              </td>
+              <td>{triggerLabel(run.trigger)}</td>
+              <td>{creditsText(run.credits_charged)}</td>
+              <td>{formatDuration(runDuration(run))}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

@@ -130,53 +130,7 @@ function ScheduleForm(props: { workflow: Workflow; saved: ScheduleResponse }) {
           checked={draft.is_enabled}
           onChange={(is_enabled) => set({ is_enabled })}
         />
-        <RadioGroup
-          legend="Repeat"
-          options={TYPE_OPTIONS}
-          value={draft.schedule_type}
-          onChange={(value) => set({ schedule_type: value === 'interval' ? 'interval' : 'cron' })}
-        />
-        {draft.schedule_type === 'cron' ? (
-          <TextField
-            label="Cron expression"
-            hint={`${CRON_HELP} Times are in the timezone below.`}
-            className="wf-mono"
-            autoComplete="off"
-            spellCheck={false}
-            value={draft.cron_expression}
-            error={errors['cron_expression']}
-            onChange={(event) => set({ cron_expression: event.target.value })}
-          />
-        ) : (
-          <TextField
-            label="Interval in minutes"
-            hint="1 to 43,200 (30 days), counted from when you save."
-            type="number"
-            inputMode="numeric"
-            min={1}
-            max={43_200}
-            value={draft.interval_minutes}
-            error={errors['interval_minutes']}
-            onChange={(event) => set({ interval_minutes: event.target.value })}
-          />
-        )}
-        <SelectField
-          label="Timezone"
-          options={timezoneOptions(draft.timezone)}
-          value={draft.timezone}
-          error={errors['timezone']}
-          onChange={(event) => set({ timezone: event.target.value })}
-        />
-        <TextField
-          label="Max runs per day"
-          hint="Empty: no limit. Counted by the calendar day of the timezone."
-          type="number"
-          inputMode="numeric"
-          min={1}
-          value={draft.max_runs_per_day}
-          error={errors['max_runs_per_day']}
-          onChange={(event) => set({ max_runs_per_day: event.target.value })}
-        />
+        <ScheduleTiming draft={draft} errors={errors} set={set} />
         <Switch
           label="Queue runs outside running hours"
           description="They start when the workflow's next running-hours window opens. Off: they are dropped. The same setting as in the editor."
@@ -189,27 +143,114 @@ function ScheduleForm(props: { workflow: Workflow; saved: ScheduleResponse }) {
           checked={draft.stop_on_node_failure}
           onChange={(stop_on_node_failure) => set({ stop_on_node_failure })}
         />
-        {refusedFields && (
-          <div className="notice notice--error" role="alert">
-            <p>The schedule was not saved: fix the marked fields.</p>
-            {general.length > 0 && (
-              <ul>
-                {general.map((message) => (
-                  <li key={message}>{message}</li>
-                ))}
-              </ul>
-            )}
-          </div>
-        )}
-        {save.isError && !refusedFields && <ErrorMessage error={save.error} />}
-        {save.isSuccess && (
-          <StatusMessage>Schedule saved. {nextRunSentence(save.data, workflow)}</StatusMessage>
-        )}
+        <SaveOutcome
+          refusedFields={refusedFields}
+          general={general}
+          save={save}
+          workflow={workflow}
+        />
         <Button type="submit" variant="primary" busy={save.isPending}>
           Save schedule
         </Button>
       </form>
     </Panel>
+  );
+}
+
+/** Why the schedule was not saved, or when it runs next now that it is. */
+function SaveOutcome({
+  refusedFields,
+  general,
+  save,
+  workflow,
+}: {
+  refusedFields: boolean;
+  general: readonly string[];
+  save: ReturnType<typeof useSaveSchedule>;
+  workflow: Workflow;
+}) {
+  return (
+    <>
+      {refusedFields && (
+        <div className="notice notice--error" role="alert">
+          <p>The schedule was not saved: fix the marked fields.</p>
+          {general.length > 0 && (
+            <ul>
+              {general.map((message) => (
+                <li key={message}>{message}</li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+      {save.isError && !refusedFields && <ErrorMessage error={save.error} />}
+      {save.isSuccess && (
+        <StatusMessage>Schedule saved. {nextRunSentence(save.data, workflow)}</StatusMessage>
+      )}
+    </>
+  );
+}
+
+/** When the schedule fires: a cron expression or an interval, its timezone, its daily cap. */
+function ScheduleTiming({
+  draft,
+  errors,
+  set,
+}: {
+  draft: ScheduleDraft;
+  errors: FieldErrors;
+  set: (change: Partial<ScheduleDraft>) => void;
+}) {
+  return (
+    <>
+      <RadioGroup
+        legend="Repeat"
+        options={TYPE_OPTIONS}
+        value={draft.schedule_type}
+        onChange={(value) => set({ schedule_type: value === 'interval' ? 'interval' : 'cron' })}
+      />
+      {draft.schedule_type === 'cron' ? (
+        <TextField
+          label="Cron expression"
+          hint={`${CRON_HELP} Times are in the timezone below.`}
+          className="wf-mono"
+          autoComplete="off"
+          spellCheck={false}
+          value={draft.cron_expression}
+          error={errors['cron_expression']}
+          onChange={(event) => set({ cron_expression: event.target.value })}
+        />
+      ) : (
+        <TextField
+          label="Interval in minutes"
+          hint="1 to 43,200 (30 days), counted from when you save."
+          type="number"
+          inputMode="numeric"
+          min={1}
+          max={43_200}
+          value={draft.interval_minutes}
+          error={errors['interval_minutes']}
+          onChange={(event) => set({ interval_minutes: event.target.value })}
+        />
+      )}
+      <SelectField
+        label="Timezone"
+        options={timezoneOptions(draft.timezone)}
+        value={draft.timezone}
+        error={errors['timezone']}
+        onChange={(event) => set({ timezone: event.target.value })}
+      />
+      <TextField
+        label="Max runs per day"
+        hint="Empty: no limit. Counted by the calendar day of the timezone."
+        type="number"
+        inputMode="numeric"
+        min={1}
+        value={draft.max_runs_per_day}
+        error={errors['max_runs_per_day']}
+        onChange={(event) => set({ max_runs_per_day: event.target.value })}
+      />
+    </>
   );
 }
 

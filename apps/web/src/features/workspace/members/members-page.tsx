@@ -93,27 +93,13 @@ function MemberList(props: { workspaceId: string; isOwner: boolean; myId: string
               </td>
               <td>
                 {props.isOwner ? (
-                  <select
-                    className="field__input field__input--select"
-                    aria-label={`Role of ${member.email}`}
-                    value={member.role}
-                    disabled={changeRole.isPending}
-                    onChange={(event) =>
-                      changeRole.mutate(
-                        { userId: member.user_id, role: event.target.value as WorkspaceRole },
-                        {
-                          onSuccess: ({ member: changed }) =>
-                            setDone(`${changed.email} is now ${ROLE_ARTICLES[changed.role]}.`),
-                        },
-                      )
+                  <RoleSelect
+                    member={member}
+                    changeRole={changeRole}
+                    onChanged={(changed) =>
+                      setDone(`${changed.email} is now ${ROLE_ARTICLES[changed.role]}.`)
                     }
-                  >
-                    {ROLE_OPTIONS.map((option) => (
-                      <option key={option.value} value={option.value}>
-                        {option.label}
-                      </option>
-                    ))}
-                  </select>
+                  />
                 ) : (
                   ROLE_LABELS[member.role]
                 )}
@@ -138,6 +124,40 @@ function MemberList(props: { workspaceId: string; isOwner: boolean; myId: string
         </tbody>
       </table>
     </>
+  );
+}
+
+/** An owner's choice of a member's role. */
+function RoleSelect({
+  member,
+  changeRole,
+  onChanged,
+}: {
+  member: Member;
+  changeRole: ReturnType<typeof useChangeRole>;
+  onChanged: (changed: Member) => void;
+}) {
+  return (
+    <select
+      className="field__input field__input--select"
+      aria-label={`Role of ${member.email}`}
+      value={member.role}
+      disabled={changeRole.isPending}
+      onChange={(event) =>
+        changeRole.mutate(
+          { userId: member.user_id, role: event.target.value as WorkspaceRole },
+          {
+            onSuccess: ({ member: changed }) => onChanged(changed),
+          },
+        )
+      }
+    >
+      {ROLE_OPTIONS.map((option) => (
+        <option key={option.value} value={option.value}>
+          {option.label}
+        </option>
+      ))}
+    </select>
   );
 }
 
