@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createRequire } from 'node:module';
 import { type AddressInfo } from 'node:net';
@@ -60,13 +60,7 @@ export async function startEverythingMcpServer(
       res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
       return;
     }
-    forward(req, everything.port, `/${url.slice(prefix.length)}`, (status, headers, body) => {
-      res.writeHead(status, headers);
-      body.pipe(res);
-    }).on('error', () => {
-      if (!res.headersSent) res.writeHead(502);
-      res.end();
-    });
+    forwardTo(req, res, everything.port, `/${url.slice(prefix.length)}`);
   });
   await new Promise<void>((resolve, reject) => {
     proxy.once('error', reject);
@@ -86,24 +80,26 @@ export async function startEverythingMcpServer(
   };
 }
 
-function forward(
+/** Passes a request on to 127.0.0.1:`port` at `path` and its answer back; 502 if none comes. */
+export function forwardTo(
   req: IncomingMessage,
+  res: ServerResponse,
   port: number,
   path: string,
-  answer: (status: number, headers: IncomingMessage['headers'], body: IncomingMessage) => void,
-) {
+): void {
+  const headers = { ...req.headers, host: `127.0.0.1:${port}` };
   const upstream = httpRequest(
-    {
-      host: '127.0.0.1',
-      port,
-      method: req.method,
-      path,
-      headers: { ...req.headers, host: `127.0.0.1:${port}` },
+    { host: '127.0.0.1', port, method: req.method, path, headers },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
     },
-    (response) => answer(response.statusCode ?? 502, response.headers, response),
   );
+  upstream.on('error', () => {
+    if (!res.headersSent) res.writeHead(502);
+    res.end();
+  });
   req.pipe(upstream);
-  return upstream;
 }
 
 /** The command `@modelcontextprotocol/server-everything` publishes (its package.json `bin`). */
@@ -152,7 +148,8 @@ export async function startEverythingProcess(
   return { port, child };
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
+/** Stops a child process and waits for it to exit. */
+export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');

@@ -26,6 +26,8 @@ export { makeTestCertificates } from './certificates';
 export {
   startEverythingMcpServer,
   startEverythingProcess,
+  forwardTo,
+  stopChild,
   BASIC_USER,
   BASIC_PASSWORD,
   type McpTestServer,

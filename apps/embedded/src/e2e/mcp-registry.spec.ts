@@ -2,9 +2,8 @@ import { sql } from 'drizzle-orm';
 import { type McpServerView, type McpToolRecord, BUS_APIS } from '@wap/contracts';
 import { AppError } from '@wap/contracts';
 import { callApi } from '@wap/bus-protocol';
+import { BASIC_PASSWORD, BASIC_USER } from '@wap/testing';
 import {
-  BASIC_PASSWORD,
-  BASIC_USER,
   BEARER_TOKEN,
   HEADER_SECRET,
   registrySettingsFor,

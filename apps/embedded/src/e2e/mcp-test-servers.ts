@@ -1,13 +1,21 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { type IncomingMessage } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateCredentialKey, parseCredentialKeys } from '@wap/auth';
 import { parseAllowlist } from '@wap/egress';
 import { oauthRedirectUriFor, type McpRegistryConfig } from '@wap/mcp-registry-service';
-import { freePort, makeTestCertificates, startEverythingProcess } from '@wap/testing';
+import {
+  BASIC_PASSWORD,
+  BASIC_USER,
+  forwardTo,
+  freePort,
+  makeTestCertificates,
+  startEverythingProcess,
+  stopChild,
+} from '@wap/testing';
 
 /**
  * Real MCP servers for the registry's end-to-end tests: `@modelcontextprotocol/server-everything`
@@ -17,8 +25,6 @@ import { freePort, makeTestCertificates, startEverythingProcess } from '@wap/tes
  */
 
 export const BEARER_TOKEN = 'mcp-bearer-token-7f3a9c';
-export const BASIC_USER = 'mcp-user';
-export const BASIC_PASSWORD = 'mcp-basic-password-51d2';
 export const HEADER_SECRET = 'mcp-header-secret-0b8e';
 
 export interface McpTestServers {
@@ -93,22 +99,6 @@ function recordRpc(req: IncomingMessage, into: McpTestServers['rpcMessages']): v
   });
 }
 
-function forward(req: IncomingMessage, res: ServerResponse, port: number, path: string): void {
-  const headers = { ...req.headers, host: `127.0.0.1:${port}` };
-  const upstream = httpRequest(
-    { host: '127.0.0.1', port, method: req.method, path, headers },
-    (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    },
-  );
-  upstream.on('error', () => {
-    if (!res.headersSent) res.writeHead(502);
-    res.end();
-  });
-  req.pipe(upstream);
-}
-
 export async function startMcpTestServers(): Promise<McpTestServers> {
   const dir = mkdtempSync(join(tmpdir(), 'wap-mcp-tls-'));
   const { caPem, keyPem, certPem } = makeTestCertificates(dir);
@@ -177,7 +167,7 @@ export async function startMcpTestServers(): Promise<McpTestServers> {
     // Listening to the body starts its flow: only once the upstream is there to take it.
     const go = () => {
       recordRpc(req, rpcMessages);
-      forward(req, res, route.upstreamPort, path);
+      forwardTo(req, res, route.upstreamPort, path);
     };
     if (route.delayMs) setTimeout(go, route.delayMs);
     else go();
@@ -200,9 +190,7 @@ export async function startMcpTestServers(): Promise<McpTestServers> {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
       }
-      for (const child of [streamable.child, sse.child]) {
-        child.kill('SIGTERM');
-      }
+      await Promise.all([stopChild(streamable.child), stopChild(sse.child)]);
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,7 +1,6 @@
 import { Client } from 'pg';
-import { mintSessionToken } from '@wap/auth';
 import { startProcessCluster, type ProcessCluster, type RunningProcess } from '@wap/testing';
-import { http } from './stack';
+import { adminCaller, liveWorkflow } from './live-workflow';
 
 /**
  * Two workflow-runner processes on the distributed runtime share a schedule that fires every
@@ -38,36 +37,13 @@ describe('a schedule across two runner processes, one killed', () => {
       ...runners.map((runner) => ready(runner, 'workflow-runner')),
     ]);
     const [, gatewayUrl = ''] = await gateway.waitForLine(/"url":"(http:\/\/[^"]+)"/, 60_000);
-    const cookie = `session=${await mintSessionToken({
-      secret: SESSION_SECRET,
-      sub: 'test|schedules@example.com',
-      email: 'schedules@example.com',
-      name: 'Schedules',
-      platformAdmin: true,
-    })}`;
-    const call = async <Reply = unknown>(method: string, path: string, body?: unknown) => {
-      const response = await http(`${gatewayUrl}${path}`, { method, cookie, body });
-      expect(response.status).toBeLessThan(300);
-      return response.body as Reply;
-    };
-    const { workspace } = await call<{ workspace: { id: string } }>('POST', '/workspaces', {
-      name: 'Schedules',
-    });
-    await call('POST', `/workspaces/${workspace.id}/credits/grants`, { amount: 1, reason: 'e2e' });
-    const { workflow } = await call<{ workflow: { id: string } }>('POST', '/workflows', {
-      workspaceId: workspace.id,
+    const call = await adminCaller(gatewayUrl, SESSION_SECRET, 'Schedules');
+    const { workflowId } = await liveWorkflow(call, {
       name: 'Every three seconds',
-      trigger: { type: 'custom_webhook' },
+      credits: 1,
       steps: [],
     });
-    const { runId } = await call<{ runId: string }>('POST', `/workflows/${workflow.id}/run`);
-    for (;;) {
-      const { run } = await call<{ run: { status: string } }>('GET', `/runs/${runId}`);
-      if (run.status === 'succeeded') break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    await call('POST', `/workflows/${workflow.id}/live`);
-    await call('PUT', `/workflows/${workflow.id}/schedule`, {
+    await call('PUT', `/workflows/${workflowId}/schedule`, {
       schedule_type: 'cron',
       cron_expression: `*/${FIRE_EVERY_S} * * * * *`,
     });
@@ -80,7 +56,7 @@ describe('a schedule across two runner processes, one killed', () => {
     await new Promise((resolve) => setTimeout(resolve, DURATION_MS / 2));
     const endedAt = Date.now();
     // The schedule stops, so what is counted is exactly the minute under test.
-    await call('PUT', `/workflows/${workflow.id}/schedule`, {
+    await call('PUT', `/workflows/${workflowId}/schedule`, {
       schedule_type: 'cron',
       cron_expression: `*/${FIRE_EVERY_S} * * * * *`,
       is_enabled: false,
@@ -92,12 +68,12 @@ describe('a schedule across two runner processes, one killed', () => {
       const fires = await client.query<{ fire_at: Date; outcome: string; run_id: string | null }>(
         `select fire_at, outcome, run_id from workflow_runner.schedule_fires
          where workflow_id = $1 order by fire_at`,
-        [workflow.id],
+        [workflowId],
       );
       const runs = await client.query<{ fire_at: string; count: string }>(
         `select input->>'scheduledFor' as fire_at, count(*) as count from workflow_runner.runs
          where workflow_id = $1 and trigger_type = 'schedule' group by 1`,
-        [workflow.id],
+        [workflowId],
       );
       // Every fire time of the minute, three seconds apart, is on record.
       const expected: number[] = [];

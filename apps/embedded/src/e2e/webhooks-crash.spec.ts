@@ -2,9 +2,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
-import { mintSessionToken } from '@wap/auth';
 import { WEBHOOK_RECEIVED_SUBJECT } from '@wap/contracts';
 import { startProcessCluster, type ProcessCluster, type RunningProcess } from '@wap/testing';
+import { adminCaller, liveWorkflow } from './live-workflow';
 import { http } from './stack';
 
 /**
@@ -49,38 +49,12 @@ describe('webhooks across crashing processes', () => {
     ]);
     const [, gatewayUrl = ''] = await gateway.waitForLine(/"url":"(http:\/\/[^"]+)"/, 60_000);
 
-    const cookie = `session=${await mintSessionToken({
-      secret: SESSION_SECRET,
-      sub: 'test|crash@example.com',
-      email: 'crash@example.com',
+    const call = await adminCaller(gatewayUrl, SESSION_SECRET, 'Crash');
+    const { workflowId, webhookId } = await liveWorkflow(call, {
       name: 'Crash',
-      platformAdmin: true,
-    })}`;
-    const call = async <Reply = unknown>(method: string, path: string, body?: unknown) => {
-      const response = await http(`${gatewayUrl}${path}`, { method, cookie, body });
-      expect(response.status).toBeLessThan(300);
-      return response.body as Reply;
-    };
-    const { workspace } = await call<{ workspace: { id: string } }>('POST', '/workspaces', {
-      name: 'Crash',
-    });
-    await call('POST', `/workspaces/${workspace.id}/credits/grants`, { amount: 1, reason: 'e2e' });
-    const { workflow, webhook } = await call<{
-      workflow: { id: string };
-      webhook: { id: string };
-    }>('POST', '/workflows', {
-      workspaceId: workspace.id,
-      name: 'Crash',
-      trigger: { type: 'custom_webhook' },
+      credits: 1,
       steps: [{ type: 'delay', name: 'free', settings: { seconds: 0 } }],
     });
-    const { runId } = await call<{ runId: string }>('POST', `/workflows/${workflow.id}/run`);
-    for (;;) {
-      const { run } = await call<{ run: { status: string } }>('GET', `/runs/${runId}`);
-      if (run.status === 'succeeded') break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    await call('POST', `/workflows/${workflow.id}/live`);
 
     const triggeredEventIds: string[] = [];
     const statuses = new Map<number, number>();
@@ -95,7 +69,7 @@ describe('webhooks across crashing processes', () => {
           ingests[0]?.child.kill('SIGKILL');
           runner.child.kill('SIGKILL');
         }
-        const response = await http(`${gatewayUrl}/webhooks/${webhook.id}`, {
+        const response = await http(`${gatewayUrl}/webhooks/${webhookId}`, {
           method: 'POST',
           body: { request: index, nonce: randomBytes(4).toString('hex') },
         }).catch(() => ({ status: 0, body: undefined }));
@@ -121,7 +95,7 @@ describe('webhooks across crashing processes', () => {
         const { rows } = await client.query<{ event_id: string; runs: string }>(
           `select event_id, count(*) as runs from workflow_runner.runs
             where workflow_id = $1 and trigger_type = 'custom_webhook' group by event_id`,
-          [workflow.id],
+          [workflowId],
         );
         return new Map(rows.map((row) => [row.event_id, Number(row.runs)]));
       };
@@ -238,38 +212,12 @@ describe('webhook-ingest killed between its claim and storing the request', () =
     const [, gatewayUrl = ''] = await gateway.waitForLine(/"url":"(http:\/\/[^"]+)"/, 60_000);
     const survivorUrl = await doorOf(survivor);
 
-    const cookie = `session=${await mintSessionToken({
-      secret: SESSION_SECRET,
-      sub: 'test|stuck@example.com',
-      email: 'stuck@example.com',
+    const call = await adminCaller(gatewayUrl, SESSION_SECRET, 'Stuck');
+    const { workflowId, webhookId } = await liveWorkflow(call, {
       name: 'Stuck',
-      platformAdmin: true,
-    })}`;
-    const call = async <Reply = unknown>(method: string, path: string, body?: unknown) => {
-      const response = await http(`${gatewayUrl}${path}`, { method, cookie, body });
-      expect(response.status).toBeLessThan(300);
-      return response.body as Reply;
-    };
-    const { workspace } = await call<{ workspace: { id: string } }>('POST', '/workspaces', {
-      name: 'Stuck',
-    });
-    await call('POST', `/workspaces/${workspace.id}/credits/grants`, { amount: 10, reason: 'e2e' });
-    const { workflow, webhook } = await call<{
-      workflow: { id: string };
-      webhook: { id: string };
-    }>('POST', '/workflows', {
-      workspaceId: workspace.id,
-      name: 'Stuck',
-      trigger: { type: 'custom_webhook' },
+      credits: 10,
       steps: [{ type: 'delay', name: 'free', settings: { seconds: 0 } }],
     });
-    const { runId } = await call<{ runId: string }>('POST', `/workflows/${workflow.id}/run`);
-    for (;;) {
-      const { run } = await call<{ run: { status: string } }>('GET', `/runs/${runId}`);
-      if (run.status === 'succeeded') break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    await call('POST', `/workflows/${workflow.id}/live`);
 
     const requests: { body: unknown; headers: Record<string, string> }[] = [
       { body: { order: randomUUID() }, headers: {} },
@@ -280,7 +228,7 @@ describe('webhook-ingest killed between its claim and storing the request', () =
       const { relay, ingest } = stuck[index] ?? {};
       if (!relay || !ingest) throw new Error('no stuck replica');
       relay.arm();
-      const first = http(`${await doorOf(ingest)}/webhooks/${webhook.id}`, {
+      const first = http(`${await doorOf(ingest)}/webhooks/${webhookId}`, {
         method: 'POST',
         ...request,
       }).catch(() => undefined);
@@ -289,7 +237,7 @@ describe('webhook-ingest killed between its claim and storing the request', () =
       await ingest.stop('SIGKILL');
       expect(await first).toBeUndefined();
 
-      const retried = await http(`${survivorUrl}/webhooks/${webhook.id}`, {
+      const retried = await http(`${survivorUrl}/webhooks/${webhookId}`, {
         method: 'POST',
         ...request,
       });
@@ -305,7 +253,7 @@ describe('webhook-ingest killed between its claim and storing the request', () =
         const { rows } = await client.query<{ event_id: string }>(
           `select event_id from workflow_runner.runs
             where workflow_id = $1 and trigger_type = 'custom_webhook'`,
-          [workflow.id],
+          [workflowId],
         );
         return rows.map((row) => row.event_id).sort();
       };

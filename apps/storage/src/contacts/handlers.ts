@@ -12,7 +12,6 @@ import {
   type Actor,
   type Contact,
   type ContactNote,
-  WorkspaceListQuery,
 } from '@wap/contracts';
 import {
   actorOf,
@@ -22,7 +21,7 @@ import {
   type RouteHandler,
 } from '@wap/bus-protocol';
 import { requireMember, requireVisible, type WorkspaceStanding } from '../directory/access';
-import { newestFirstPage, pageRequest } from '../http/pages';
+import { workspaceListHandler } from '../http/pages';
 import type { ContactRecord, ContactsRepository, NoteRecord } from './repository';
 
 const CONTACTS_LIST = 'contacts';
@@ -119,18 +118,13 @@ export function createContactsHandlers(
   }
 
   return {
-    async list_contacts(request) {
-      const actor = actorOf(request);
-      const query = parseRequestPart(WorkspaceListQuery, request.query);
-      requireMember(await standingOf(query.workspaceId, actor.userId));
-      const { limit, after } = pageRequest(CONTACTS_LIST, query);
-      const found = await repository.listContacts(query.workspaceId, after, limit + 1);
-      const page = newestFirstPage(CONTACTS_LIST, found, limit);
-      return {
-        status: 200,
-        body: { contacts: page.items.map(contactBody), nextCursor: page.nextCursor },
-      };
-    },
+    list_contacts: workspaceListHandler({
+      cursor: CONTACTS_LIST,
+      field: 'contacts',
+      standingOf,
+      read: (workspaceId, after, limit) => repository.listContacts(workspaceId, after, limit),
+      toBody: contactBody,
+    }),
 
     async create_contact(request) {
       const actor = actorOf(request);

@@ -20,7 +20,6 @@ import {
   type SplitNameResponse,
   type TableProperty,
   type TableRow,
-  WorkspaceListQuery,
 } from '@wap/contracts';
 import {
   actorOf,
@@ -30,7 +29,7 @@ import {
   type RouteHandler,
 } from '@wap/bus-protocol';
 import { requireMember, requireVisible, type WorkspaceStanding } from '../directory/access';
-import { newestFirstPage, pageRequest } from '../http/pages';
+import { workspaceListHandler } from '../http/pages';
 import { checkCells } from './cells';
 import type { PropertyRecord, RowRecord, TableRecord, TablesRepository } from './repository';
 import { planRowSplit } from './split-name';
@@ -179,18 +178,13 @@ export function createTablesHandlers(
   }
 
   return {
-    async list_tables(request) {
-      const actor = actorOf(request);
-      const query = parseRequestPart(WorkspaceListQuery, request.query);
-      requireMember(await standingOf(query.workspaceId, actor.userId));
-      const { limit, after } = pageRequest(TABLES_LIST, query);
-      const found = await repository.listTables(query.workspaceId, after, limit + 1);
-      const page = newestFirstPage(TABLES_LIST, found, limit);
-      return {
-        status: 200,
-        body: { tables: page.items.map(tableBody), nextCursor: page.nextCursor },
-      };
-    },
+    list_tables: workspaceListHandler({
+      cursor: TABLES_LIST,
+      field: 'tables',
+      standingOf,
+      read: (workspaceId, after, limit) => repository.listTables(workspaceId, after, limit),
+      toBody: tableBody,
+    }),
 
     async create_table(request) {
       const actor = actorOf(request);

@@ -18,14 +18,13 @@ import {
   type Task,
   type TaskComment,
   type UploadTarget,
-  WorkspaceListQuery,
 } from '@wap/contracts';
 import type { Logger } from 'pino';
 import { createActorRateLimit, type ActorRateLimits } from '@wap/http';
 import { type BusCaller, type Clock, type IdSource, type ObjectStore } from '@wap/platform';
 import { actorOf, parseRequestPart, type RouteHandler } from '@wap/bus-protocol';
 import { requireMember, requireVisible, type WorkspaceStanding } from '../directory/access';
-import { newestFirstPage, pageRequest } from '../http/pages';
+import { workspaceListHandler } from '../http/pages';
 import {
   nameInUrl,
   type AttachmentRecord,
@@ -200,18 +199,13 @@ export function createTasksHandlers(deps: TasksHandlersDeps) {
   }
 
   const routes: Record<TaskOperation, RouteHandler> = {
-    async list_tasks(request) {
-      const actor = actorOf(request);
-      const query = parseRequestPart(WorkspaceListQuery, request.query);
-      requireMember(await standingOf(query.workspaceId, actor.userId));
-      const { limit, after } = pageRequest(TASKS_LIST, query);
-      const found = await repository.listTasks(query.workspaceId, after, limit + 1);
-      const page = newestFirstPage(TASKS_LIST, found, limit);
-      return {
-        status: 200,
-        body: { tasks: page.items.map(taskBody), nextCursor: page.nextCursor },
-      };
-    },
+    list_tasks: workspaceListHandler({
+      cursor: TASKS_LIST,
+      field: 'tasks',
+      standingOf,
+      read: (workspaceId, after, limit) => repository.listTasks(workspaceId, after, limit),
+      toBody: taskBody,
+    }),
 
     async create_task(request) {
       const actor = actorOf(request);

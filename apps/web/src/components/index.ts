@@ -11,6 +11,7 @@ export { StatusMessage } from './status-message';
 export { LoadingState } from './loading-state';
 export { EmptyState } from './empty-state';
 export { PagedRecordList } from './paged-record-list';
+export { RecordsPage } from './records-page';
 export { PageHeader } from './page-header';
 export { Panel } from './panel';
 export { CopyButton } from './copy-button';

@@ -1,7 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { DecideApprovalBody } from '@wap/contracts';
-import { Button } from '../../components';
+import { Button, TextAreaField } from '../../components';
 import { validateForm } from '../../lib/forms';
 import { appPaths } from '../../lib/routing';
 import { useAuthors } from '../workspace';
@@ -69,7 +69,15 @@ export function ApprovalCard(props: {
         <blockquote className="approvals__message">{approval.message}</blockquote>
       )}
       <form onSubmit={submit} noValidate>
-        <CommentField value={comment} error={error} onChange={setComment} />
+        <TextAreaField
+          label="Comment (optional)"
+          className="field__input--multiline"
+          rows={2}
+          maxLength={2000}
+          value={comment}
+          error={error}
+          onChange={(event) => setComment(event.target.value)}
+        />
         <div className="button-row">
           <Button
             type="submit"
@@ -94,37 +102,5 @@ export function ApprovalCard(props: {
         </div>
       </form>
     </article>
-  );
-}
-
-/** The reviewer's comment, which goes with either decision. */
-function CommentField(props: {
-  value: string;
-  error: string | undefined;
-  onChange: (value: string) => void;
-}) {
-  const commentId = useId();
-  const errorId = useId();
-  return (
-    <div className="field">
-      <label className="field__label" htmlFor={commentId}>
-        Comment (optional)
-      </label>
-      <textarea
-        id={commentId}
-        className="field__input field__input--multiline"
-        rows={2}
-        maxLength={2000}
-        value={props.value}
-        aria-invalid={props.error ? true : undefined}
-        aria-describedby={props.error ? errorId : undefined}
-        onChange={(event) => props.onChange(event.target.value)}
-      />
-      {props.error && (
-        <p className="field__error" id={errorId}>
-          {props.error}
-        </p>
-      )}
-    </div>
   );
 }

@@ -1,14 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { CreateContactBody } from '@wap/contracts';
-import {
-  Button,
-  ErrorMessage,
-  PageHeader,
-  PagedRecordList,
-  Panel,
-  TextField,
-} from '../../../components';
+import { Button, ErrorMessage, PagedRecordList, RecordsPage, TextField } from '../../../components';
 import { validateForm, type FieldErrors } from '../../../lib/forms';
 import { appPaths, useWorkspaceId } from '../../../lib/routing';
 import { useContactsList, useCreateContact } from '../api/contacts-api';
@@ -18,18 +11,13 @@ import '../contacts.css';
 export function ContactsPage() {
   const workspaceId = useWorkspaceId();
   return (
-    <>
-      <PageHeader
-        title="Contacts"
-        description="The people you work with, and the notes your team keeps about them."
-      />
-      <Panel title="New contact">
-        <CreateContactForm workspaceId={workspaceId} />
-      </Panel>
-      <Panel title="All contacts">
-        <ContactsList workspaceId={workspaceId} />
-      </Panel>
-    </>
+    <RecordsPage
+      title="Contacts"
+      description="The people you work with, and the notes your team keeps about them."
+      noun="contact"
+      createForm={<CreateContactForm workspaceId={workspaceId} />}
+      list={<ContactsList workspaceId={workspaceId} />}
+    />
   );
 }
 

@@ -1,6 +1,5 @@
 import {
   useEffect,
-  useId,
   useRef,
   useState,
   type Dispatch,
@@ -9,7 +8,7 @@ import {
   type SetStateAction,
 } from 'react';
 import type { McpServerView } from '@wap/contracts';
-import { Button, ErrorMessage, Panel, Switch, TextField } from '../../../components';
+import { Button, ErrorMessage, Panel, Switch, TextAreaField, TextField } from '../../../components';
 import { ApiError } from '../../../lib/api';
 import { AUTH_TYPE_LABELS } from '../server-words';
 import { AccessSection } from './access-section';
@@ -174,10 +173,14 @@ function ServerPanel({
           onChange={(event) => change({ serverUrl: event.target.value })}
         />
       )}
-      <DescriptionField
+      <TextAreaField
+        label="Description"
+        hint="What its tools are for; the assistant reads it when choosing tools. Optional."
+        className="mcp-form__textarea"
+        rows={3}
         value={values.description}
         error={fieldError('description')}
-        onChange={(description) => change({ description })}
+        onChange={(event) => change({ description: event.target.value })}
       />
     </Panel>
   );
@@ -231,40 +234,5 @@ function ConnectionPanel({
       )}
       {replace.auth && <AuthSection values={values} onChange={change} errors={errors} />}
     </Panel>
-  );
-}
-
-/** A multi-line description; the shared TextField is a single-line input. */
-function DescriptionField(props: {
-  value: string;
-  error: string | undefined;
-  onChange: (value: string) => void;
-}) {
-  const id = useId();
-  const hintId = `${id}-hint`;
-  const errorId = `${id}-error`;
-  return (
-    <div className="field">
-      <label className="field__label" htmlFor={id}>
-        Description
-      </label>
-      <p className="field__hint" id={hintId}>
-        What its tools are for; the assistant reads it when choosing tools. Optional.
-      </p>
-      <textarea
-        id={id}
-        className="field__input mcp-form__textarea"
-        rows={3}
-        value={props.value}
-        aria-invalid={props.error ? true : undefined}
-        aria-describedby={props.error ? `${hintId} ${errorId}` : hintId}
-        onChange={(event) => props.onChange(event.target.value)}
-      />
-      {props.error && (
-        <p className="field__error" id={errorId}>
-          {props.error}
-        </p>
-      )}
-    </div>
   );
 }

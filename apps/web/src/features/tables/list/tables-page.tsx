@@ -1,14 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { CreateTableBody } from '@wap/contracts';
-import {
-  Button,
-  ErrorMessage,
-  PageHeader,
-  PagedRecordList,
-  Panel,
-  TextField,
-} from '../../../components';
+import { Button, ErrorMessage, PagedRecordList, RecordsPage, TextField } from '../../../components';
 import { validateForm, type FieldErrors } from '../../../lib/forms';
 import { appPaths, useWorkspaceId } from '../../../lib/routing';
 import { useCreateTable, useTablesList } from '../api/tables-api';
@@ -18,18 +11,13 @@ import '../tables.css';
 export function TablesPage() {
   const workspaceId = useWorkspaceId();
   return (
-    <>
-      <PageHeader
-        title="Tables"
-        description="Keep lists of contacts, leads or anything else in typed columns."
-      />
-      <Panel title="New table">
-        <CreateTableForm workspaceId={workspaceId} />
-      </Panel>
-      <Panel title="All tables">
-        <TablesList workspaceId={workspaceId} />
-      </Panel>
-    </>
+    <RecordsPage
+      title="Tables"
+      description="Keep lists of contacts, leads or anything else in typed columns."
+      noun="table"
+      createForm={<CreateTableForm workspaceId={workspaceId} />}
+      list={<TablesList workspaceId={workspaceId} />}
+    />
   );
 }
 

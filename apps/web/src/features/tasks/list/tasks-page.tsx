@@ -1,14 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { CreateTaskBody } from '@wap/contracts';
-import {
-  Button,
-  ErrorMessage,
-  PageHeader,
-  PagedRecordList,
-  Panel,
-  TextField,
-} from '../../../components';
+import { Button, ErrorMessage, PagedRecordList, RecordsPage, TextField } from '../../../components';
 import { validateForm, type FieldErrors } from '../../../lib/forms';
 import { appPaths, useWorkspaceId } from '../../../lib/routing';
 import { useCreateTask, useTasksList } from '../api/tasks-api';
@@ -18,18 +11,13 @@ import '../tasks.css';
 export function TasksPage() {
   const workspaceId = useWorkspaceId();
   return (
-    <>
-      <PageHeader
-        title="Tasks"
-        description="Work to follow up, discussed in comments with the files that go with it."
-      />
-      <Panel title="New task">
-        <CreateTaskForm workspaceId={workspaceId} />
-      </Panel>
-      <Panel title="All tasks">
-        <TasksList workspaceId={workspaceId} />
-      </Panel>
-    </>
+    <RecordsPage
+      title="Tasks"
+      description="Work to follow up, discussed in comments with the files that go with it."
+      noun="task"
+      createForm={<CreateTaskForm workspaceId={workspaceId} />}
+      list={<TasksList workspaceId={workspaceId} />}
+    />
   );
 }
 

@@ -1,6 +1,5 @@
-import { useId } from 'react';
 import { PROVIDERS, type Provider } from '@wap/contracts';
-import { Panel, SelectField, Switch, TextField } from '../../../components';
+import { Panel, SelectField, Switch, TextAreaField, TextField } from '../../../components';
 import { PROVIDER_LABELS } from '../shared/labels';
 import type { DraftErrors, WorkflowDraft } from './workflow-draft';
 
@@ -40,7 +39,8 @@ export function TriggerPanel({
           hint='JSON or text. {{body.<key>}} is replaced by a value of the request; empty sends {"status": "ok"}.'
           value={draft.customResponseBody}
           error={errors.fields['customResponseBody']}
-          onChange={(customResponseBody) => update({ customResponseBody })}
+          className="field__input--multiline schema-form__mono"
+          onChange={(event) => update({ customResponseBody: event.target.value })}
         />
       )}
       <Switch
@@ -72,43 +72,5 @@ export function TriggerPanel({
         </div>
       )}
     </Panel>
-  );
-}
-
-function TextAreaField(props: {
-  label: string;
-  hint?: string;
-  value: string;
-  error?: string;
-  onChange: (value: string) => void;
-}) {
-  const id = useId();
-  const hintId = props.hint ? `${id}-hint` : undefined;
-  const errorId = props.error ? `${id}-error` : undefined;
-  return (
-    <div className="field">
-      <label className="field__label" htmlFor={id}>
-        {props.label}
-      </label>
-      {props.hint && (
-        <p className="field__hint" id={hintId}>
-          {props.hint}
-        </p>
-      )}
-      <textarea
-        id={id}
-        className="field__input field__input--multiline schema-form__mono"
-        rows={4}
-        value={props.value}
-        aria-invalid={props.error ? true : undefined}
-        aria-describedby={[hintId, errorId].filter(Boolean).join(' ') || undefined}
-        onChange={(event) => props.onChange(event.target.value)}
-      />
-      {props.error && (
-        <p className="field__error" id={errorId}>
-          {props.error}
-        </p>
-      )}
-    </div>
   );
 }
