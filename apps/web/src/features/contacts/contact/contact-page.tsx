@@ -1,17 +1,16 @@
-import { useState, type FormEvent } from 'react';
-import { Link, Navigate, useNavigate, useParams } from 'react-router';
+import { useState, type FormEvent, type ReactElement } from 'react';
+import { useNavigate, useParams } from 'react-router';
 import { UpdateContactBody, type Contact } from '@wap/contracts';
 import {
   Button,
   ConfirmButton,
   ErrorMessage,
-  LoadingState,
   PageHeader,
   Panel,
   TextField,
 } from '../../../components';
 import { validateForm, type FieldErrors } from '../../../lib/forms';
-import { appPaths, useWorkspaceId } from '../../../lib/routing';
+import { appPaths, RecordFrame, useWorkspaceId } from '../../../lib/routing';
 import { useContact, useDeleteContact, useUpdateContact } from '../api/contacts-api';
 import { NoteForm } from './note-form';
 import { NotesList } from './notes-list';
@@ -19,29 +18,26 @@ import '../contacts.css';
 
 /** `/contacts/:contactId`: the contact's notes, newest first, by tag, a new note, edit, delete. */
 export function ContactPage() {
-  const workspaceId = useWorkspaceId();
   const { contactId = '' } = useParams();
-  const contact = useContact(contactId);
+  return (
+    <RecordFrame
+      query={useContact(contactId)}
+      noun="Contact"
+      list={{ path: 'contacts', label: 'All contacts' }}
+      recordPath={`contacts/${contactId}`}
+      workspaceIdOf={(data) => data.contact.workspace_id}
+    >
+      {(data, backLink) => <ContactView record={data.contact} backLink={backLink} />}
+    </RecordFrame>
+  );
+}
+
+function ContactView({ record, backLink }: { record: Contact; backLink: ReactElement }) {
+  const workspaceId = useWorkspaceId();
+  const contactId = record.id;
   const deleteContact = useDeleteContact(workspaceId, contactId);
   const navigate = useNavigate();
   const [editing, setEditing] = useState(false);
-  const backLink = <Link to={appPaths.workspace(workspaceId, 'contacts')}>All contacts</Link>;
-  if (contact.isPending) return <LoadingState label="Loading the contact…" />;
-  if (contact.isError) {
-    return (
-      <>
-        <PageHeader title="Contact" actions={backLink} />
-        <ErrorMessage error={contact.error} />
-      </>
-    );
-  }
-  const { contact: record } = contact.data;
-  // A link into another of the person's workspaces opens the contact where it lives.
-  if (record.workspace_id !== workspaceId) {
-    return (
-      <Navigate to={appPaths.workspace(record.workspace_id, `contacts/${contactId}`)} replace />
-    );
-  }
   const details = [record.email, record.company_id && `Company ${record.company_id}`]
     .filter(Boolean)
     .join(' · ');

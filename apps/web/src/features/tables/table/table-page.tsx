@@ -1,17 +1,22 @@
-import { useState } from 'react';
-import { Link, Navigate, useNavigate, useParams } from 'react-router';
+import { useState, type ReactElement } from 'react';
+import { useNavigate, useParams } from 'react-router';
 import type { TableProperty } from '@wap/contracts';
 import {
   Button,
   ConfirmButton,
   ErrorMessage,
-  LoadingState,
   PageHeader,
   Panel,
   RenamePanel,
 } from '../../../components';
-import { appPaths, useWorkspaceId } from '../../../lib/routing';
-import { useDeleteProperty, useDeleteTable, useRenameTable, useTable } from '../api/tables-api';
+import { appPaths, RecordFrame, useWorkspaceId } from '../../../lib/routing';
+import {
+  useDeleteProperty,
+  useDeleteTable,
+  useRenameTable,
+  useTable,
+  type TableWithProperties,
+} from '../api/tables-api';
 import { ColumnEditor } from './column-editor';
 import { PROPERTY_TYPE_LABELS } from './properties';
 import { PropertyForm } from './property-form';
@@ -22,32 +27,32 @@ import '../tables.css';
 
 /** `/tables/:tableId`: the rows, and the forms that add, change and delete columns and rows. */
 export function TablePage() {
-  const workspaceId = useWorkspaceId();
   const { tableId = '' } = useParams();
-  const table = useTable(tableId);
-  const [renaming, setRenaming] = useState(false);
+  return (
+    <RecordFrame
+      query={useTable(tableId)}
+      noun="Table"
+      list={{ path: 'tables', label: 'All tables' }}
+      recordPath={`tables/${tableId}`}
+      workspaceIdOf={(data) => data.table.workspace_id}
+    >
+      {(data, backLink) => (
+        <TableView table={data.table} properties={data.properties} backLink={backLink} />
+      )}
+    </RecordFrame>
+  );
+}
 
-  const backLink = <Link to={appPaths.workspace(workspaceId, 'tables')}>All tables</Link>;
-  if (table.isPending) return <LoadingState label="Loading the table…" />;
-  if (table.isError) {
-    return (
-      <>
-        <PageHeader title="Table" actions={backLink} />
-        <ErrorMessage error={table.error} />
-      </>
-    );
-  }
-  const { properties } = table.data;
-  // A link into another of the person's workspaces opens the table where it lives.
-  if (table.data.table.workspace_id !== workspaceId) {
-    return (
-      <Navigate
-        to={appPaths.workspace(table.data.table.workspace_id, `tables/${tableId}`)}
-        replace
-      />
-    );
-  }
-  const name = table.data.table.name;
+function TableView(props: {
+  table: TableWithProperties['table'];
+  properties: TableProperty[];
+  backLink: ReactElement;
+}) {
+  const { properties, backLink } = props;
+  const workspaceId = useWorkspaceId();
+  const tableId = props.table.id;
+  const [renaming, setRenaming] = useState(false);
+  const name = props.table.name;
   return (
     <>
       <PageHeader

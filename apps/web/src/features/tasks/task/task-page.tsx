@@ -1,15 +1,15 @@
-import { useState } from 'react';
-import { Link, Navigate, useNavigate, useParams } from 'react-router';
+import { useState, type ReactElement } from 'react';
+import { useNavigate, useParams } from 'react-router';
+import type { Task } from '@wap/contracts';
 import {
   Button,
   ConfirmButton,
   ErrorMessage,
-  LoadingState,
   PageHeader,
   Panel,
   RenamePanel,
 } from '../../../components';
-import { appPaths, useWorkspaceId } from '../../../lib/routing';
+import { appPaths, RecordFrame, useWorkspaceId } from '../../../lib/routing';
 import { useDeleteTask, useRenameTask, useTask } from '../api/tasks-api';
 import { CommentComposer } from './comment-composer';
 import { CommentList } from './comment-list';
@@ -17,28 +17,27 @@ import '../tasks.css';
 
 /** `/tasks/:taskId`: the task's comments, a comment with attached files, rename and delete. */
 export function TaskPage() {
-  const workspaceId = useWorkspaceId();
   const { taskId = '' } = useParams();
-  const task = useTask(taskId);
+  return (
+    <RecordFrame
+      query={useTask(taskId)}
+      noun="Task"
+      list={{ path: 'tasks', label: 'All tasks' }}
+      recordPath={`tasks/${taskId}`}
+      workspaceIdOf={(data) => data.task.workspace_id}
+    >
+      {(data, backLink) => <TaskView record={data.task} backLink={backLink} />}
+    </RecordFrame>
+  );
+}
+
+function TaskView({ record, backLink }: { record: Task; backLink: ReactElement }) {
+  const workspaceId = useWorkspaceId();
+  const taskId = record.id;
   const renameTask = useRenameTask(taskId);
   const deleteTask = useDeleteTask(workspaceId, taskId);
   const navigate = useNavigate();
   const [renaming, setRenaming] = useState(false);
-  const backLink = <Link to={appPaths.workspace(workspaceId, 'tasks')}>All tasks</Link>;
-  if (task.isPending) return <LoadingState label="Loading the task…" />;
-  if (task.isError) {
-    return (
-      <>
-        <PageHeader title="Task" actions={backLink} />
-        <ErrorMessage error={task.error} />
-      </>
-    );
-  }
-  const { task: record } = task.data;
-  // A link into another of the person's workspaces opens the task where it lives.
-  if (record.workspace_id !== workspaceId) {
-    return <Navigate to={appPaths.workspace(record.workspace_id, `tasks/${taskId}`)} replace />;
-  }
   return (
     <>
       <PageHeader
