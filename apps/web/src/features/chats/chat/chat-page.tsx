@@ -1,4 +1,6 @@
+import type { ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
+import type { ViewedConversation } from '@wap/contracts';
 import { EmptyState, ErrorMessage, LoadingState, PageHeader } from '../../../components';
 import { appPaths, useWorkspaceId } from '../../../lib/routing';
 import { RequestAccess } from '../access/request-access';
@@ -12,13 +14,29 @@ import { ChatView } from './chat-view';
  * for access, or "Chat not found" (unknown, deleted, or of another workspace: one 404).
  */
 export function ChatPage() {
-  const workspaceId = useWorkspaceId();
   const { chatId = '' } = useParams();
-  const conversation = useConversation(chatId);
+  return (
+    <ChatFrame title="Chat" chatId={chatId}>
+      {(chat) => <ChatView key={chatId} chat={chat} />}
+    </ChatFrame>
+  );
+}
+
+/**
+ * A page of one chat around its content: loading, the page that asks the owner for access, "Chat
+ * not found", or the error, under the page's `title`.
+ */
+export function ChatFrame(props: {
+  title: string;
+  chatId: string;
+  children: (chat: ViewedConversation) => ReactNode;
+}) {
+  const workspaceId = useWorkspaceId();
+  const conversation = useConversation(props.chatId);
   if (conversation.isPending) {
     return (
       <>
-        <PageHeader title="Chat" />
+        <PageHeader title={props.title} />
         <LoadingState label="Loading the chat…" />
       </>
     );
@@ -29,12 +47,12 @@ export function ChatPage() {
     if (isChatNotFound(conversation.error)) return <ChatNotFound workspaceId={workspaceId} />;
     return (
       <>
-        <PageHeader title="Chat" />
+        <PageHeader title={props.title} />
         <ErrorMessage error={conversation.error} />
       </>
     );
   }
-  return <ChatView key={chatId} chat={conversation.data} />;
+  return props.children(conversation.data);
 }
 
 export function ChatNotFound(props: { workspaceId: string }) {

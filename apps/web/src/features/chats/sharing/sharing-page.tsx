@@ -4,17 +4,14 @@ import type { AccessType, ViewedConversation } from '@wap/contracts';
 import {
   EmptyState,
   ErrorMessage,
-  LoadingState,
   PageHeader,
   Panel,
   RadioGroup,
   StatusMessage,
 } from '../../../components';
-import { appPaths, useWorkspaceId } from '../../../lib/routing';
-import { RequestAccess } from '../access/request-access';
-import { isChatNotFound, readAccessDenied } from '../api/access-denied';
-import { useConversation, useUpdateConversation } from '../api/chats-api';
-import { ChatNotFound } from '../chat/chat-page';
+import { appPaths } from '../../../lib/routing';
+import { useUpdateConversation } from '../api/chats-api';
+import { ChatFrame } from '../chat/chat-page';
 import { chatTitle } from '../conversation-labels';
 import '../chats.css';
 import { AccessRequestsPanel } from './access-requests-panel';
@@ -26,29 +23,15 @@ import { ParticipantsPanel } from './participants-panel';
  * who can open it sees who is in it.
  */
 export function SharingPage() {
-  const workspaceId = useWorkspaceId();
   const { chatId = '' } = useParams();
-  const conversation = useConversation(chatId);
-  if (conversation.isPending) {
-    return (
-      <>
-        <PageHeader title="Share chat" />
-        <LoadingState label="Loading the chat…" />
-      </>
-    );
-  }
-  if (conversation.isError) {
-    const denied = readAccessDenied(conversation.error);
-    if (denied) return <RequestAccess chat={denied} workspaceId={workspaceId} />;
-    if (isChatNotFound(conversation.error)) return <ChatNotFound workspaceId={workspaceId} />;
-    return (
-      <>
-        <PageHeader title="Share chat" />
-        <ErrorMessage error={conversation.error} />
-      </>
-    );
-  }
-  const chat = conversation.data;
+  return (
+    <ChatFrame title="Share chat" chatId={chatId}>
+      {(chat) => <SharingView chat={chat} />}
+    </ChatFrame>
+  );
+}
+
+function SharingView({ chat }: { chat: ViewedConversation }) {
   return (
     <>
       <Link className="back-link" to={appPaths.workspace(chat.workspace_id, `chats/${chat.id}`)}>
