@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -263,4 +264,47 @@ describe('distributed platform beyond the contract', () => {
     expect(closing.isReady()).toBe(false);
     await closing.close();
   });
+
+  it('reconnects soon to a server that accepted a connection and never answered it', async () => {
+    // A relay in front of NATS: cut, it drops every connection, then keeps the next ones open
+    // without a byte, as a server does while it shuts down; healed, it relays again.
+    const target = new URL(natsUrl.split(',')[0] ?? natsUrl);
+    let silent = false;
+    const sockets = new Set<net.Socket>();
+    const relay = net.createServer((client) => {
+      sockets.add(client);
+      client.on('close', () => sockets.delete(client));
+      client.on('error', () => client.destroy());
+      if (silent) return;
+      const server = net.connect(Number(target.port || 4222), target.hostname);
+      server.on('error', () => client.destroy());
+      client.on('close', () => server.destroy());
+      server.on('close', () => client.destroy());
+      client.pipe(server).pipe(client);
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const { port } = relay.address() as net.AddressInfo;
+    const relayed = await createDistributedPlatform({
+      natsUrl: `nats://127.0.0.1:${port}`,
+      serviceName: 'relayed',
+      logger,
+    });
+    try {
+      silent = true;
+      for (const socket of sockets) socket.destroy();
+      await eventually(() => !relayed.isReady(), 'the disconnect');
+      // Let a reconnect attempt land on the silent relay before it heals.
+      await sleep(1_000);
+      silent = false;
+      const healedAt = Date.now();
+      const deadline = healedAt + 10_000;
+      while (!relayed.isReady() && Date.now() < deadline) await sleep(50);
+      // With the client's default, the attempt on the silent relay holds it for 20 s.
+      expect(relayed.isReady()).toBe(true);
+    } finally {
+      await relayed.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => relay.close(() => resolve()));
+    }
+  }, 30_000);
 });

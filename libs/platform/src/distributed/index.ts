@@ -56,6 +56,10 @@ export async function createDistributedPlatform(
     // within a second of answering rather than a few rounds of waits later.
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
+    // A server shutting down may still accept a connection it will never answer: the client's
+    // default waits 20 s on such an attempt before trying again. Two seconds is ample for a
+    // handshake on loopback or within a cluster.
+    timeout: 2_000,
     // Otherwise every request and JetStream publish builds an Error up front, for a stack
     // trace that only a failure would show: a measurable share of the CPU on hot paths.
     noAsyncTraces: true,
