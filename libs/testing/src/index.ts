@@ -23,6 +23,7 @@ export { testBusKeys, asBusPrincipal, busKeyEnvironment } from './bus-keys';
 export { startOwnNats } from './nats-servers';
 export { freePort } from './ports';
 export { makeTestCertificates } from './certificates';
+export { checkoutRelease, type ReleaseCheckout } from './release-checkout';
 export {
   startEverythingMcpServer,
   startEverythingProcess,

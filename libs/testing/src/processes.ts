@@ -63,33 +63,42 @@ export async function startProcessBus(namespace?: string): Promise<ProcessBus> {
 /**
  * Runs an app's main.ts from source, as `npm start` and the distributed commands do. A service
  * or the gateway connects to `bus` with its own credentials; the embedded runtime needs none.
+ * `root` is the tree it runs from: this repository, or a release checked out beside it.
  */
-export function runApp(app: string, env: Record<string, string>, bus?: ProcessBus): RunningProcess {
+export function runApp(
+  app: string,
+  env: Record<string, string>,
+  bus?: ProcessBus,
+  root = repositoryRoot,
+): RunningProcess {
   if (isBusPrincipal(app) && !bus) {
     throw new Error(`${app} runs on a ProcessBus: the services admit no unauthenticated bus`);
   }
-  return runCommand(app, process.execPath, ['--import', 'tsx', join('apps', app, 'src/main.ts')], {
+  const environment = {
     PATH: process.env['PATH'] ?? '',
     HOME: process.env['HOME'] ?? '',
     ...PROCESS_DEFAULTS[app],
     ...bus?.environmentOf(app),
     ...(bus ? { NATS_URL: bus.url } : {}),
     ...env,
-  });
+  };
+  const args = ['--import', 'tsx', join('apps', app, 'src/main.ts')];
+  return runCommand(app, process.execPath, args, environment, root);
 }
 
 /**
- * Runs a command in the repository's root with exactly `env`, in a process group of its own:
- * `stop` signals the whole group, so what `npm` or a shell started stops with it.
+ * Runs a command in `cwd` (the repository's root) with exactly `env`, in a process group of its
+ * own: `stop` signals the whole group, so what `npm` or a shell started stops with it.
  */
 export function runCommand(
   label: string,
   command: string,
   args: readonly string[],
   env: Record<string, string>,
+  cwd = repositoryRoot,
 ): RunningProcess {
   const child = spawn(command, args, {
-    cwd: repositoryRoot,
+    cwd,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -160,8 +169,11 @@ export function runCommand(
 export interface ProcessCluster {
   database: TestDatabase;
   bus: ProcessBus;
-  /** Runs an app with the shared settings and `extra`; stopped with the cluster. */
-  start(app: string, extra?: Record<string, string>): RunningProcess;
+  /**
+   * Runs an app with the shared settings and `extra`; stopped with the cluster. `root`: the tree
+   * it runs from, when not this repository (a previous release).
+   */
+  start(app: string, extra?: Record<string, string>, root?: string): RunningProcess;
   /** Resolves once the app's process logged `<name> ready`. */
   ready(child: RunningProcess, name: string): Promise<RegExpMatchArray>;
   /** Kills every process started (SIGKILL), then drops the database and stops the bus. */
@@ -189,8 +201,8 @@ export async function startProcessCluster(options: {
   return {
     database,
     bus,
-    start(app, extra = {}) {
-      const child = runApp(app, { ...shared, ...extra }, bus);
+    start(app, extra = {}, root) {
+      const child = runApp(app, { ...shared, ...extra }, bus, root);
       running.push(child);
       return child;
     },
