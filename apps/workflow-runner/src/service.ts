@@ -31,6 +31,8 @@ import { startApprovalEmails } from './notifications/approval-emails';
 import { createMailer } from './notifications/mailer';
 import { serveRunOfEvent } from './webhook-events/run-of-event';
 import { workflowHandlers } from './workflows/handlers';
+import { workflowPermissionHandlers } from './workflows/permission-handlers';
+import { createWorkflowAuthority } from './workflows/permissions';
 import { createModelRequirement } from './workflows/model-requirement';
 import { createWorkflowRepository } from './workflows/repository';
 import { createWebhookPublisher } from './workflows/webhook-publisher';
@@ -55,6 +57,7 @@ async function openStores({ platform, logger, settings }: RunnerContext) {
   await snapshots.publishAll();
   return {
     directory,
+    authority: createWorkflowAuthority({ db, clock, directory }),
     ledger,
     snapshots,
     workflows,
@@ -196,13 +199,14 @@ function serveSubjects(
   executor: RunExecutor,
 ) {
   const { bus, clock, ids } = platform;
-  const { directory, ledger, snapshots, workflows, runs, publisher, inflight } = stores;
+  const { directory, authority, ledger, snapshots, workflows, runs, publisher, inflight } = stores;
   const onRunCreated = () => executor.nudge();
   const requireModelFor = createModelRequirement({ bus });
   const routeHandlers = {
     ...creditHandlers({ ledger, directory, snapshots }),
     ...providerEventHandlers({ providerEvents: stores.providerEvents, directory }),
-    ...scheduleHandlers({ schedules: stores.schedules, workflows, publisher, directory }),
+    ...scheduleHandlers({ schedules: stores.schedules, workflows, publisher, authority }),
+    ...workflowPermissionHandlers({ authority, directory }),
     ...approvalHandlers({
       approvals: stores.approvals,
       directory,
@@ -216,6 +220,7 @@ function serveSubjects(
       ledger,
       publisher,
       directory,
+      authority,
       ids,
       publicBaseUrl: settings.PUBLIC_BASE_URL,
       requireModelFor,
@@ -236,6 +241,7 @@ function serveSubjects(
       streams: platform.streams,
       objects: platform.objects,
       workflows,
+      authority,
       runs,
       ledger,
       clock,

@@ -125,6 +125,16 @@ export {
   AssistantPromptReply,
 } from './workflows';
 export {
+  WorkflowAction,
+  WorkflowPermissionLevel,
+  WorkflowPermissions,
+  DEFAULT_WORKFLOW_PERMISSIONS,
+  WorkflowPermissionsResponse,
+  PutWorkflowPermissionsBody,
+  TransferWorkflowBody,
+  workflowActionRefusal,
+} from './workflow-access';
+export {
   webhookRoutes,
   WEBHOOK_BODY_LIMIT_BYTES,
   IDEMPOTENCY_HEADERS,

@@ -7,6 +7,7 @@ import { providerEventRoutes } from './provider-events';
 import type { RouteSpec } from './route-spec';
 import { webhookRoutes } from './webhooks';
 import { workflowRoutes } from './workflows';
+import { workflowAccessRoutes } from './workflow-access';
 import { approvalRoutes } from './approvals';
 import { scheduleRoutes } from './schedules';
 import { taskRoutes, workspaceDataRoutes } from './workspace-data';
@@ -17,6 +18,7 @@ export const ROUTES = [
   ...extensionTokenRoutes,
   ...creditRoutes,
   ...workflowRoutes,
+  ...workflowAccessRoutes,
   ...webhookRoutes,
   ...providerEventRoutes,
   ...mcpRoutes,

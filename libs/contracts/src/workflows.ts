@@ -176,6 +176,13 @@ export const Workflow = z.object({
   /** When the user action Run was last used; Set live needs one. */
   last_test_run_at: z.iso.datetime().nullable(),
   created_by: z.uuid(),
+  /** Who answers for it: its creator until handed over (PUT /workflows/{id}/owner). */
+  owner_id: z.uuid(),
+  /**
+   * Whose access its runs use: the person who last saved its trigger or steps, or who adopted it
+   * since (decision 147). Equal to `owner_id` while the owner agreed to what it does.
+   */
+  runs_as: z.uuid(),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
 });

@@ -26,7 +26,7 @@ export {
   KvConflictError,
   isDatabaseUnavailable,
 } from './errors';
-export { encodeJson, decodeJson } from './json-codec';
+export { encodeJson, decodeJson, canonicalJson } from './json-codec';
 export { createDistributedPlatform } from './distributed';
 export { createEmbeddedPlatform } from './embedded';
 export { createEmbeddedBus } from './embedded/bus';

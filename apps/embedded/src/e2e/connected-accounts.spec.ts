@@ -227,6 +227,46 @@ describe.each(RUNTIMES)('connected accounts on the %s runtime', (runtime) => {
     });
   });
 
+  test("a member's change to the owner's workflow calls with the member's account, not the owner's (decision 147)", async () => {
+    const member = await addWorkspaceMember(stack, owner, 'accounts-editor');
+    const created = await http(`${stack.url}/workflows`, {
+      method: 'POST',
+      cookie: owner.cookie,
+      body: {
+        workspaceId: owner.workspaceId,
+        name: 'Who am I, edited',
+        trigger: { type: 'custom_webhook' },
+        steps: [{ type: 'mcp_tool', name: 'ask', settings: { serverId, toolName: 'whoami' } }],
+      },
+    });
+    const workflowId = (created.body as { workflow: { id: string } }).workflow.id;
+    const patched = await http(`${stack.url}/workflows/${workflowId}`, {
+      method: 'PATCH',
+      cookie: member.cookie,
+      body: {
+        steps: [{ type: 'mcp_tool', name: 'asked', settings: { serverId, toolName: 'whoami' } }],
+      },
+    });
+    expect(patched.status).toBe(200);
+    const started = await http(`${stack.url}/workflows/${workflowId}/run`, {
+      method: 'POST',
+      cookie: member.cookie,
+    });
+    const runId = (started.body as { runId: string }).runId;
+    const run = await eventually(async () => {
+      const response = await http(`${stack.url}/runs/${runId}`, { cookie: member.cookie });
+      const body = response.body as {
+        run: { status: string; steps: Array<{ error: string | null; output: unknown }> };
+      };
+      expect(body.run.status).toBe('failed');
+      return body.run;
+    });
+    expect(run.steps[0]?.error).toContain(
+      "Connect your account to Issue tracker first: it uses each person's own account",
+    );
+    expect(JSON.stringify(run.steps[0]?.output ?? null)).not.toContain('owner-at-tracker');
+  });
+
   test('the tokens are sealed at rest: no token the server accepted is in the database', async () => {
     expect(servers.acceptedTokens.length).toBeGreaterThan(0);
     const rows = await stack.platform.sql.db.execute(

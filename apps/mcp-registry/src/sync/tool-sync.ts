@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { AppError } from '@wap/contracts';
 import { metrics } from '@wap/observability';
-import { KvConflictError, type Clock, type KvBucket } from '@wap/platform';
+import { canonicalJson, KvConflictError, type Clock, type KvBucket } from '@wap/platform';
 import type { DiscoveredTool, ServerRecord, ServerRepository } from '../servers/repository';
 import { describeFailure, type Connect } from './connections';
 
@@ -24,18 +24,6 @@ export interface SyncResult {
 
 /** A page walk that does not end is a broken server, not a big one. */
 const MAX_PAGES = 1000;
-
-/** JSON with sorted keys, so equal schemas hash equal whatever their key order. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, entry]) => entry !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, entry]) => `${JSON.stringify(key)}:${canonicalJson(entry)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 export function toolHash(tool: Omit<DiscoveredTool, 'hash'>): string {
   return createHash('sha256')

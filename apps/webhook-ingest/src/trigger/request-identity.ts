@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 
 import { IDEMPOTENCY_HEADERS } from '@wap/contracts';
+import { canonicalJson } from '@wap/platform';
 
 export { IDEMPOTENCY_HEADERS };
 
@@ -14,18 +15,6 @@ export function idempotencyValueOf(headers: Record<string, string>): string | un
     if (value) return value;
   }
   return undefined;
-}
-
-/** JSON with object keys sorted at every level, so key order and whitespace do not matter. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 function sha256Hex(text: string): string {

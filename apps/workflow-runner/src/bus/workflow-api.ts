@@ -23,6 +23,7 @@ import { createRunFromRequest } from '../runs/consumer';
 import type { RunRepository } from '../runs/repository';
 import { toRun } from '../runs/run-api';
 import type { ModelRequirement } from '../workflows/model-requirement';
+import type { WorkflowAuthority } from '../workflows/permissions';
 import { toWorkflow, type WorkflowRepository } from '../workflows/repository';
 
 interface WorkflowApiDeps {
@@ -30,6 +31,7 @@ interface WorkflowApiDeps {
   streams: Streams;
   objects: ObjectStore;
   workflows: WorkflowRepository;
+  authority: WorkflowAuthority;
   runs: RunRepository;
   ledger: CreditLedger;
   clock: Clock;
@@ -39,7 +41,10 @@ interface WorkflowApiDeps {
   onRunCreated: () => void;
 }
 
-/** A run started by a workspace API key: the workflow must be the key's workspace's. */
+/**
+ * A run started by a workspace API key: the workflow must be the key's workspace's, and the
+ * workspace must let every member run workflows (a key is no one in particular).
+ */
 async function startRunForKey(
   deps: WorkflowApiDeps,
   request: z.infer<(typeof BUS_APIS.startRun)['request']>,
@@ -48,6 +53,7 @@ async function startRunForKey(
   if (!workflow || workflow.workspaceId !== request.workspaceId) {
     throw new AppError('NOT_FOUND', 'Workflow not found');
   }
+  await deps.authority.authorize(workflow, { kind: 'api_key' }, ['run']);
   await deps.requireModelFor(toWorkflow(workflow).steps);
   const shortfall = creditShortfallMessage(
     await deps.ledger.balanceOf(workflow.workspaceId),

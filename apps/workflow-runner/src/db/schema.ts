@@ -72,6 +72,10 @@ export const workflows = workflowRunnerSchema.table(
     creditCost: integer('credit_cost').notNull(),
     lastTestRunAt: timestamptz('last_test_run_at'),
     createdBy: uuid('created_by').notNull(),
+    /** Who answers for it: the creator until handed over. */
+    ownerId: uuid('owner_id').notNull(),
+    /** Whose access its runs use: who last saved its trigger or steps, or adopted it (decision 147). */
+    runsAs: uuid('runs_as').notNull(),
     createdAt: timestamptz('created_at').notNull(),
     updatedAt: timestamptz('updated_at').notNull(),
     deletedAt: timestamptz('deleted_at'),
@@ -81,6 +85,14 @@ export const workflows = workflowRunnerSchema.table(
     check('workflows_status_check', sql`${table.status} in ('draft', 'live')`),
   ],
 );
+
+/** Who may do what with a workspace's workflows; a workspace without a row has the defaults. */
+export const workflowPermissions = workflowRunnerSchema.table('workflow_permissions', {
+  workspaceId: uuid('workspace_id').primaryKey(),
+  permissions: jsonb('permissions').notNull(),
+  updatedBy: uuid('updated_by').notNull(),
+  updatedAt: timestamptz('updated_at').notNull(),
+});
 
 /** Webhook requests kept per workflow (newest first, capped): the events a Run can use. */
 export const testEvents = workflowRunnerSchema.table(
@@ -113,7 +125,7 @@ export const runs = workflowRunnerSchema.table(
     testEventId: uuid('test_event_id'),
     keyId: uuid('key_id'),
     input: jsonb('input'),
-    /** The user the run acts for (the workflow's creator). */
+    /** The user the run acts for: the workflow's `runs_as` when the run was created. */
     actingUserId: uuid('acting_user_id').notNull(),
     stopOnNodeFailure: boolean('stop_on_node_failure').notNull(),
     creditCost: integer('credit_cost').notNull(),

@@ -73,7 +73,7 @@ function runsAsCreated(
         testEventId: input.trigger.type === 'manual' ? input.trigger.testEventId : null,
         keyId: input.trigger.type === 'mcp' ? input.trigger.keyId : null,
         input: input.input ?? null,
-        actingUserId: input.workflow.createdBy,
+        actingUserId: input.workflow.runsAs,
         stopOnNodeFailure: input.workflow.stopOnNodeFailure,
         creditCost: input.workflow.creditCost,
         creditsCharged: 0,

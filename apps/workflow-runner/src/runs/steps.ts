@@ -29,7 +29,7 @@ export type HttpFetch = (url: string, init: RequestInit) => Promise<Response>;
 
 export interface StepContext {
   workspaceId: string;
-  /** The workflow's creator: tools and tables are used with this user's rights. */
+  /** Whom the run acts as (the workflow's `runs_as`): tools and tables are used with this user's rights. */
   actingUserId: string;
   /** When this step first started (a resumed delay counts from here). */
   startedAt: Date;

@@ -5,10 +5,11 @@ import {
   type ScheduleFire,
   type ScheduleResponse,
   type ServiceRequest,
+  type WorkflowAction,
   type WorkflowSchedule,
 } from '@wap/contracts';
 import type { RouteHandler } from '@wap/bus-protocol';
-import type { DirectoryClient } from '@wap/workspace-directory';
+import type { WorkflowAuthority } from '../workflows/permissions';
 import type { WorkflowRepository, WorkflowRow } from '../workflows/repository';
 import type { WebhookPublisher } from '../workflows/webhook-publisher';
 import type { ScheduleRepository } from './repository';
@@ -61,11 +62,15 @@ export function scheduleHandlers(deps: {
   schedules: ScheduleRepository;
   workflows: WorkflowRepository;
   publisher: WebhookPublisher;
-  directory: DirectoryClient;
+  authority: WorkflowAuthority;
 }): Record<ScheduleOperation, RouteHandler> {
-  const { schedules, workflows, directory } = deps;
+  const { schedules, workflows, authority } = deps;
 
-  async function accessible(request: ServiceRequest): Promise<WorkflowRow> {
+  /** The workflow for a member (404 otherwise, with `details`); 403 for an action the role lacks. */
+  async function accessible(
+    request: ServiceRequest,
+    actions: readonly WorkflowAction[] = [],
+  ): Promise<WorkflowRow> {
     if (!request.actor) throw new AppError('UNAUTHORIZED', 'Authentication required');
     const params = WorkflowIdOfScheduleParams.safeParse(request.params);
     if (!params.success) {
@@ -75,10 +80,11 @@ export function scheduleHandlers(deps: {
     }
     const { workflowId } = params.data;
     const row = await workflows.find(workflowId);
-    const member = row && (await directory.confirmedRoleOf(row.workspaceId, request.actor.userId));
-    if (!row || !member) {
-      throw new AppError('NOT_FOUND', 'Workflow not found', { details: { workflowId } });
-    }
+    const notFound = new AppError('NOT_FOUND', 'Workflow not found', { details: { workflowId } });
+    if (!row) throw notFound;
+    const role = await authority.roleIn(row, request.actor.userId);
+    if (!role) throw notFound;
+    await authority.authorize(row, { kind: 'person', userId: request.actor.userId, role }, actions);
     return row;
   }
 
@@ -89,7 +95,7 @@ export function scheduleHandlers(deps: {
     },
 
     async put_workflow_schedule(request) {
-      const workflow = await accessible(request);
+      const workflow = await accessible(request, ['schedule']);
       const parsed = PutScheduleBody.safeParse(request.body);
       if (!parsed.success) {
         throw new AppError('VALIDATION_ERROR', 'Invalid request body', {

@@ -7,7 +7,9 @@ import {
   RUNS_PAGE,
   RunIdParams,
   RunWorkflowBody,
+  TransferWorkflowBody,
   UpdateWorkflowBody,
+  type WorkflowAction,
   WorkflowIdParams,
   WorkspaceQuery,
   type StepInput,
@@ -28,6 +30,7 @@ import type { RunRepository } from '../runs/repository';
 import { toRun } from '../runs/run-api';
 import { toTestEvent, type TestEventRepository } from '../test-events/repository';
 import type { ModelRequirement } from './model-requirement';
+import { approvalsOf, contentOf, type WorkflowAuthority } from './permissions';
 import { namedSteps, toWorkflow, type WorkflowRepository, type WorkflowRow } from './repository';
 import { stepTypeCatalog } from './step-catalog';
 import type { WebhookPublisher } from './webhook-publisher';
@@ -47,7 +50,9 @@ export type WorkflowOperation =
   | 'duplicate_workflow'
   | 'list_test_events'
   | 'list_runs'
-  | 'get_run';
+  | 'get_run'
+  | 'adopt_workflow'
+  | 'transfer_workflow';
 
 /* eslint-disable-next-line max-lines-per-function --
   route handlers: one short handler per route over the dependencies they share */
@@ -58,13 +63,14 @@ export function workflowHandlers(deps: {
   ledger: CreditLedger;
   publisher: WebhookPublisher;
   directory: DirectoryClient;
+  authority: WorkflowAuthority;
   ids: IdSource;
   /** Where webhook addresses live: `<publicBaseUrl>/webhooks/<id>`. */
   publicBaseUrl: string;
   requireModelFor: ModelRequirement;
   onRunCreated: () => void;
 }): Record<WorkflowOperation, RouteHandler> {
-  const { workflows, runs, testEvents, publisher, directory } = deps;
+  const { workflows, runs, testEvents, publisher, directory, authority } = deps;
   const baseUrl = deps.publicBaseUrl.replace(/\/+$/, '');
 
   function withWebhook(row: WorkflowRow) {
@@ -76,14 +82,19 @@ export function workflowHandlers(deps: {
     };
   }
 
-  /** The workflow, when it exists and the caller is a member of its workspace; others get 404. */
-  async function accessible(request: ServiceRequest): Promise<WorkflowRow> {
+  /**
+   * The workflow, when it exists and the caller is a member of its workspace (others get 404)
+   * whose role allows every one of `actions` (else 403).
+   */
+  async function accessible(
+    request: ServiceRequest,
+    actions: readonly WorkflowAction[] = [],
+  ): Promise<WorkflowRow> {
     const actor = actorOf(request);
     const { id } = parseRequestPart(WorkflowIdParams, request.params);
     const row = await workflows.find(id);
-    if (!row || !((await directory.confirmedRoleOf(row.workspaceId, actor.userId)) !== undefined)) {
-      throw new AppError('NOT_FOUND', 'Workflow not found');
-    }
+    if (!row) throw new AppError('NOT_FOUND', 'Workflow not found');
+    await authority.authorizePerson(row, actor.userId, actions);
     return row;
   }
 
@@ -158,24 +169,45 @@ export function workflowHandlers(deps: {
     },
 
     async update_workflow(request) {
+      const actor = actorOf(request);
       const current = await accessible(request);
       const body = parseRequestPart(UpdateWorkflowBody, request.body);
+      const steps = body.steps === undefined ? undefined : namedSteps(body.steps);
+      const trigger =
+        body.trigger === undefined
+          ? undefined
+          : body.trigger === null
+            ? null
+            : {
+                customResponse: body.trigger.customResponse ?? null,
+                providerEvents: body.trigger.providerEvents,
+              };
+      const proposed = {
+        webhookId: trigger === null ? null : trigger === undefined ? current.webhookId : 'new',
+        customResponse: trigger ? trigger.customResponse : current.customResponse,
+        providerEvents:
+          trigger && trigger.providerEvents !== undefined
+            ? trigger.providerEvents
+            : current.providerEvents,
+        steps: steps ?? current.steps,
+      };
+      const changesWhatItDoes = contentOf(proposed) !== contentOf(current);
+      const changesApprovals =
+        steps !== undefined && approvalsOf(steps) !== approvalsOf(toWorkflow(current).steps);
+      await authority.authorizePerson(current, actor.userId, [
+        'edit',
+        ...(changesApprovals ? (['change_approvals'] as const) : []),
+      ]);
       await requireReviewersAreMembers(current.workspaceId, body.steps);
       const updated = await workflows.update(current, {
         name: body.name,
-        trigger:
-          body.trigger === undefined
-            ? undefined
-            : body.trigger === null
-              ? null
-              : {
-                  customResponse: body.trigger.customResponse ?? null,
-                  providerEvents: body.trigger.providerEvents,
-                },
-        steps: body.steps === undefined ? undefined : namedSteps(body.steps),
+        trigger,
+        steps,
         runningHours: body.settings?.runningHours,
         queueOutsideWindow: body.settings?.queueOutsideWindow,
         stopOnNodeFailure: body.settings?.stopOnNodeFailure,
+        // Whoever changes what it does answers for it: runs act as them from now on.
+        runsAs: changesWhatItDoes ? actor.userId : undefined,
       });
       const retired =
         current.webhookId && current.webhookId !== updated.webhookId ? [current.webhookId] : [];
@@ -184,14 +216,14 @@ export function workflowHandlers(deps: {
     },
 
     async delete_workflow(request) {
-      const current = await accessible(request);
+      const current = await accessible(request, ['delete']);
       await workflows.softDelete(current.id);
       await publisher.publish(current.id, current.webhookId ? [current.webhookId] : []);
       return { status: 204 };
     },
 
     async run_workflow(request) {
-      const workflow = await accessible(request);
+      const workflow = await accessible(request, ['run']);
       const body = parseRequestPart(RunWorkflowBody, request.body ?? undefined);
       const event = body?.testEventId
         ? await testEvents.find(workflow.id, body.testEventId)
@@ -219,7 +251,7 @@ export function workflowHandlers(deps: {
     },
 
     async set_workflow_live(request) {
-      const workflow = await accessible(request);
+      const workflow = await accessible(request, ['publish']);
       if (!workflow.webhookId) {
         throw new AppError('CONFLICT', 'The workflow has no trigger to set live');
       }
@@ -233,7 +265,7 @@ export function workflowHandlers(deps: {
     },
 
     async set_workflow_draft(request) {
-      const workflow = await accessible(request);
+      const workflow = await accessible(request, ['publish']);
       const updated = await workflows.setStatus(workflow.id, 'draft');
       await publisher.publish(updated.id);
       return { status: 200, body: { workflow: toWorkflow(updated) } };
@@ -298,6 +330,34 @@ export function workflowHandlers(deps: {
         throw new AppError('NOT_FOUND', 'Run not found');
       }
       return { status: 200, body: { run: toRun(found.run, found.steps) } };
+    },
+
+    async adopt_workflow(request) {
+      const actor = actorOf(request);
+      const workflow = await accessible(request, ['edit']);
+      const updated = await workflows.setRunsAs(workflow.id, actor.userId);
+      return { status: 200, body: withWebhook(updated) };
+    },
+
+    async transfer_workflow(request) {
+      const actor = actorOf(request);
+      const workflow = await accessible(request);
+      const body = parseRequestPart(TransferWorkflowBody, request.body);
+      const role = await authority.memberOf(workflow, actor.userId);
+      if (role !== 'owner' && workflow.ownerId !== actor.userId) {
+        throw new AppError(
+          'FORBIDDEN',
+          "Only the workflow's owner and the workspace's owners may hand it over",
+        );
+      }
+      if ((await directory.confirmedRoleOf(workflow.workspaceId, body.ownerId)) === undefined) {
+        throw new AppError('VALIDATION_ERROR', 'The new owner must be a member of the workspace', {
+          details: [{ path: 'body.ownerId', message: 'Not a member of this workspace' }],
+        });
+      }
+      // runs_as stays: the new owner has not agreed to what it does until they adopt it.
+      const updated = await workflows.setOwner(workflow.id, body.ownerId);
+      return { status: 200, body: withWebhook(updated) };
     },
   };
 }

@@ -59,6 +59,8 @@ export function toWorkflow(row: WorkflowRow): Workflow {
     credit_cost: row.creditCost,
     last_test_run_at: row.lastTestRunAt?.toISOString() ?? null,
     created_by: row.createdBy,
+    owner_id: row.ownerId,
+    runs_as: row.runsAs,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -91,6 +93,8 @@ export interface WorkflowChanges {
   runningHours?: RunningHours | null;
   queueOutsideWindow?: boolean;
   stopOnNodeFailure?: boolean;
+  /** Whose access runs use from now on: set by a save of trigger or steps (decision 147). */
+  runsAs?: string;
 }
 
 /* eslint-disable-next-line max-lines-per-function --
@@ -140,6 +144,8 @@ export function createWorkflowRepository(deps: { db: SqlDatabase; clock: Clock; 
         stopOnNodeFailure: input.stopOnNodeFailure,
         creditCost: creditCostOf(input.steps),
         createdBy: input.createdBy,
+        ownerId: input.createdBy,
+        runsAs: input.createdBy,
         createdAt: now,
         updatedAt: now,
       })
@@ -175,6 +181,7 @@ export function createWorkflowRepository(deps: { db: SqlDatabase; clock: Clock; 
     if (changes.stopOnNodeFailure !== undefined) {
       values.stopOnNodeFailure = changes.stopOnNodeFailure;
     }
+    if (changes.runsAs !== undefined) values.runsAs = changes.runsAs;
     return set(current.id, values);
   }
 
@@ -200,6 +207,10 @@ export function createWorkflowRepository(deps: { db: SqlDatabase; clock: Clock; 
     setStatus: (workflowId: string, status: 'draft' | 'live') =>
       set(workflowId, { status, updatedAt: clock.now() }),
     markTestRun: (workflowId: string) => set(workflowId, { lastTestRunAt: clock.now() }),
+    setRunsAs: (workflowId: string, userId: string) =>
+      set(workflowId, { runsAs: userId, updatedAt: clock.now() }),
+    setOwner: (workflowId: string, userId: string) =>
+      set(workflowId, { ownerId: userId, updatedAt: clock.now() }),
     async softDelete(workflowId: string): Promise<void> {
       await db
         .update(workflows)

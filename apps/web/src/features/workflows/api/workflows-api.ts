@@ -23,6 +23,8 @@ import type {
   UpdateWorkflowBody,
   Workflow,
   WorkflowListResponse,
+  WorkflowPermissions,
+  WorkflowPermissionsResponse,
   WorkflowResponse,
   WorkflowWithWebhook,
 } from '@wap/contracts';
@@ -158,6 +160,53 @@ export function useDuplicateWorkflow(workflowId: string) {
   return useMutation({
     mutationFn: () => api.post<WorkflowWithAddress>(workflowPath(workflowId, '/duplicate')),
     onSuccess: (copy) => rememberWorkflow(queryClient, copy),
+  });
+}
+
+/** Who may edit, run, publish, schedule and delete the workspace's workflows. */
+export function useWorkflowPermissions(workspaceId: string) {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: workflowsKeys.permissions(workspaceId),
+    queryFn: ({ signal }) =>
+      api.get<WorkflowPermissionsResponse>(
+        `/workspaces/${encodeURIComponent(workspaceId)}/workflow-permissions`,
+        { signal },
+      ),
+  });
+}
+
+export function useSaveWorkflowPermissions(workspaceId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (permissions: Partial<WorkflowPermissions>) =>
+      api.put<WorkflowPermissionsResponse>(
+        `/workspaces/${encodeURIComponent(workspaceId)}/workflow-permissions`,
+        { permissions },
+      ),
+    onSuccess: (saved) => queryClient.setQueryData(workflowsKeys.permissions(workspaceId), saved),
+  });
+}
+
+/** Runs act as the signed-in person from now on (how an owner accepts another member's change). */
+export function useAdoptWorkflow(workflowId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api.post<WorkflowWithAddress>(workflowPath(workflowId, '/adopt')),
+    onSuccess: (saved) => rememberWorkflow(queryClient, saved),
+  });
+}
+
+/** Hands the workflow to another member; whom it runs as stays until they adopt it. */
+export function useTransferWorkflow(workflowId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (ownerId: string) =>
+      api.put<WorkflowWithAddress>(workflowPath(workflowId, '/owner'), { ownerId }),
+    onSuccess: (saved) => rememberWorkflow(queryClient, saved),
   });
 }
 

@@ -24,4 +24,5 @@ export const workflowsKeys = {
   providerDeliveries: (workspaceId: string) =>
     [...workflowsKeys.all, 'provider-deliveries', workspaceId] as const,
   run: (runId: string) => [...workflowsKeys.all, 'run', runId] as const,
+  permissions: (workspaceId: string) => [...workflowsKeys.all, 'permissions', workspaceId] as const,
 };

@@ -139,6 +139,8 @@ describe('the editor draft', () => {
       credit_cost: 0,
       last_test_run_at: null,
       created_by: REVIEWER,
+      owner_id: REVIEWER,
+      runs_as: REVIEWER,
       created_at: '2026-01-01T00:00:00.000Z',
       updated_at: '2026-01-01T00:00:00.000Z',
     };

@@ -29,6 +29,7 @@ import {
   WorkflowTabs,
 } from '../shared/workflow-frame';
 import '../workflows.css';
+import { RunsAsPanel } from './runs-as-panel';
 import { RunOutcome, TestEventsPanel, type RunRequest } from './test-events-panel';
 import { WebhookPanel } from './webhook-panel';
 import { draftOf } from './workflow-draft';
@@ -109,6 +110,7 @@ function WorkflowEditor(props: { loaded: WorkflowWithAddress }) {
         duplicate={duplicate}
         runRequest={runRequest}
       />
+      <RunsAsPanel workflow={workflow} workspaceId={workspaceId} />
       <WebhookPanel loaded={props.loaded} />
       <TestEventsPanel
         workflowId={workflow.id}

@@ -11,6 +11,7 @@ import { useWorkflows } from '../api/workflows-api';
 import { creditsText, formatDateTime } from '../shared/labels';
 import { workflowPaths, WorkflowStatusBadge } from '../shared/workflow-frame';
 import '../workflows.css';
+import { PermissionsPanel } from './permissions-panel';
 
 /** The workspace's workflows, newest first, each with its status and what a run costs. */
 export function WorkflowsPage() {
@@ -76,6 +77,7 @@ export function WorkflowsPage() {
           ))}
         </ul>
       )}
+      <PermissionsPanel workspaceId={workspaceId} />
     </>
   );
 }
