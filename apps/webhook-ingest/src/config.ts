@@ -29,6 +29,21 @@ export const WebhookIngestEnv = z.object({
   PUBLIC_BASE_URL: z.url().optional(),
   /** Stripe endpoint signing secret (whsec_...); unset: /webhooks/stripe answers 503. */
   STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /**
+   * The credit packages on sale, as `credits:amount:currency` separated by commas, the amount in
+   * the currency's smallest unit (`1000:900:usd` sells 1,000 credits for $9.00). A Checkout
+   * Session grants credits only when its metadata's credits, `amount_total` and `currency` are
+   * one of these; unset: no purchase grants anything.
+   */
+  STRIPE_CREDIT_PRICES: z
+    .string()
+    .trim()
+    .regex(
+      /^(\d{1,9}:\d{1,12}:[a-zA-Z]{3})(,\s*\d{1,9}:\d{1,12}:[a-zA-Z]{3})*$/,
+      'give credits:amount:currency, separated by commas',
+    )
+    .transform(parseCreditPrices)
+    .optional(),
   /** GitHub webhook secret; unset: /webhooks/github answers 503. */
   GITHUB_WEBHOOK_SECRET: z.string().min(1).optional(),
   /** Linear webhook signing secret; unset: /webhooks/linear answers 503. */
@@ -37,6 +52,26 @@ export const WebhookIngestEnv = z.object({
   SLACK_SIGNING_SECRET: z.string().min(1).optional(),
 });
 export type WebhookIngestEnv = z.infer<typeof WebhookIngestEnv>;
+
+/** A credit package on sale: so many credits for so much money. */
+export interface CreditPrice {
+  credits: number;
+  /** In the currency's smallest unit, as Stripe's `amount_total`. */
+  amount: number;
+  /** Lower-case ISO code, as Stripe sends it. */
+  currency: string;
+}
+
+function parseCreditPrices(text: string): CreditPrice[] {
+  return text.split(',').map((entry) => {
+    const [credits, amount, currency] = entry.trim().split(':');
+    return {
+      credits: Number(credits),
+      amount: Number(amount),
+      currency: (currency ?? '').toLowerCase(),
+    };
+  });
+}
 
 /**
  * The webhook-ingest process's environment: the common service variables, its own, and its
@@ -68,6 +103,8 @@ export interface WebhookIngestConfig {
   httpsRedirect: boolean;
   publicBaseUrl?: string;
   secrets: { stripe?: string; github?: string; linear?: string; slack?: string };
+  /** The credit packages a Stripe Checkout Session may buy; none: purchases grant nothing. */
+  creditPrices: readonly CreditPrice[];
   /** The direct HTTP door (load balancer → webhook-ingest); none: only the gateway forwards. */
   direct?: DirectDoorConfig;
 }
@@ -87,6 +124,7 @@ export const DEFAULT_WEBHOOK_INGEST_CONFIG: WebhookIngestConfig = {
   rateLimit: { perSecond: 100, burst: 200 },
   httpsRedirect: true,
   secrets: {},
+  creditPrices: [],
 };
 
 export function webhookIngestConfigFromEnv(env: WebhookIngestEnv): WebhookIngestConfig {
@@ -106,6 +144,7 @@ export function webhookIngestConfigFromEnv(env: WebhookIngestEnv): WebhookIngest
       linear: env.LINEAR_WEBHOOK_SECRET,
       slack: env.SLACK_SIGNING_SECRET,
     },
+    creditPrices: env.STRIPE_CREDIT_PRICES ?? [],
   };
 }
 

@@ -184,8 +184,13 @@ export const GrantCreditsFromPaymentRequest = z.object({
   workspaceId: z.uuid(),
   credits: z.number().int().positive().max(1_000_000_000),
   provider: z.literal('stripe'),
-  /** The provider's event id (Stripe `evt_...`): the grant's idempotency key. */
+  /** The provider's event id (Stripe `evt_...`): the idempotency key when `purchaseId` is absent. */
   paymentEventId: z.string().min(1).max(255),
+  /**
+   * What was bought (Stripe's Checkout Session `cs_...`): the grant's idempotency key, so a
+   * purchase grants once whatever events report it.
+   */
+  purchaseId: z.string().min(1).max(255).optional(),
   reason: z.string().min(1).max(500),
 });
 export type GrantCreditsFromPaymentRequest = z.infer<typeof GrantCreditsFromPaymentRequest>;

@@ -46,6 +46,7 @@ describe.each(WEBHOOK_DOORS)(
           webhookIngest: withDoor(door, {
             ...DEFAULT_WEBHOOK_INGEST_CONFIG,
             secrets: { stripe: STRIPE_SECRET },
+            creditPrices: [{ credits: 250, amount: 2500, currency: 'usd' }],
           }),
         },
       });
@@ -352,19 +353,28 @@ describe.each(WEBHOOK_DOORS)(
       });
     });
 
-    test('a paid Stripe checkout grants its credits to the workspace once per event id', async () => {
+    test('a paid Stripe checkout at a price on sale grants its credits once per checkout session; a connected account, another price or currency grants nothing', async () => {
       const owner = await newOwner(0);
-      const checkout = (eventId: string) =>
+      const checkout = (
+        eventId: string,
+        session: Record<string, unknown> = {},
+        event: Record<string, unknown> = {},
+      ) =>
         JSON.stringify({
           id: eventId,
           object: 'event',
           type: 'checkout.session.completed',
+          ...event,
           data: {
             object: {
               id: `cs_${randomUUID()}`,
               object: 'checkout.session',
               payment_status: 'paid',
+              amount_total: 2500,
+              currency: 'usd',
+              payment_intent: 'pi_e2e',
               metadata: { workspace_id: owner.workspaceId, credits: '250' },
+              ...session,
             },
           },
         });
@@ -379,18 +389,40 @@ describe.each(WEBHOOK_DOORS)(
             }),
           },
         });
-      const first = checkout(`evt_${randomUUID()}`);
+      const sessionId = `cs_${randomUUID()}`;
+      const first = checkout(`evt_${randomUUID()}`, { id: sessionId });
       expect((await deliver(first)).status).toBe(200);
       expect(await balanceOf(owner)).toBe(250);
       // Stripe redelivers an event it is not sure arrived: nothing more is granted.
       expect((await deliver(first)).status).toBe(200);
       expect(await balanceOf(owner)).toBe(250);
+      // Another event of the same checkout session (a forged or a second report) grants nothing.
+      const sameSession = checkout(`evt_${randomUUID()}`, { id: sessionId });
+      expect((await deliver(sameSession)).status).toBe(200);
+      expect(await balanceOf(owner)).toBe(250);
       expect((await deliver(checkout(`evt_${randomUUID()}`))).status).toBe(200);
       expect(await balanceOf(owner)).toBe(500);
 
-      // A session not paid yet grants nothing.
-      const unpaid = checkout(`evt_${randomUUID()}`).replace('"paid"', '"unpaid"');
-      expect((await deliver(unpaid)).status).toBe(200);
+      const refused = [
+        // A Connect account's own checkout, paying 50 cents for a billion credits.
+        checkout(
+          `evt_${randomUUID()}`,
+          { amount_total: 50, metadata: { workspace_id: owner.workspaceId, credits: '999999999' } },
+          { account: 'acct_connected' },
+        ),
+        // The platform's account, credits that no price sells for what was paid.
+        checkout(`evt_${randomUUID()}`, {
+          amount_total: 50,
+          metadata: { workspace_id: owner.workspaceId, credits: '999999999' },
+        }),
+        checkout(`evt_${randomUUID()}`, { amount_total: 50 }),
+        checkout(`evt_${randomUUID()}`, { currency: 'jpy' }),
+        // The right price from a connected account.
+        checkout(`evt_${randomUUID()}`, {}, { account: 'acct_connected' }),
+        // A session not paid yet.
+        checkout(`evt_${randomUUID()}`, { payment_status: 'unpaid' }),
+      ];
+      for (const payload of refused) expect((await deliver(payload)).status).toBe(200);
       expect(await balanceOf(owner)).toBe(500);
     });
   },

@@ -39,9 +39,10 @@ const VERIFIERS: Record<Provider, (input: SignatureInput) => SignatureCheck> = {
 };
 
 /**
- * The Stripe events that buy credits: a Checkout Session whose payment is complete, created
- * with `metadata.workspace_id` and `metadata.credits` (a positive whole number as a string,
- * Stripe metadata values are strings). `async_payment_succeeded` completes delayed methods.
+ * The Stripe events that buy credits: a Checkout Session of the platform's own account whose
+ * payment is complete, created with `metadata.workspace_id` and `metadata.credits` (a positive
+ * whole number as a string, Stripe metadata values are strings), at one of the configured
+ * prices (decision 148). `async_payment_succeeded` completes delayed methods.
  */
 const CREDIT_PURCHASE_EVENTS = new Set([
   'checkout.session.completed',
@@ -50,11 +51,16 @@ const CREDIT_PURCHASE_EVENTS = new Set([
 const StripeEvent = z.object({
   id: z.string().min(1),
   type: z.string(),
+  /** Set on events of a connected account (Stripe Connect): never the platform's own sale. */
+  account: z.string().optional(),
   data: z.object({ object: z.record(z.string(), z.unknown()) }),
 });
 const PaidCheckoutSession = z.object({
-  id: z.string(),
+  id: z.string().min(1).max(255),
   payment_status: z.literal('paid'),
+  amount_total: z.number().int().nonnegative(),
+  currency: z.string().toLowerCase(),
+  payment_intent: z.string().nullable().optional(),
   metadata: z.object({
     workspace_id: z.uuid(),
     credits: z.string().regex(/^[1-9]\d{0,8}$/),
@@ -224,21 +230,45 @@ export function createProviderHandlers(deps: ProviderHandlerDeps) {
     await startWorkflows(provider, request, body);
   }
 
-  /** A paid credit purchase grants its credits; any other event grants nothing. */
+  /**
+   * A paid credit purchase of the platform's own account at a price it sells grants its credits,
+   * once per Checkout Session; any other event grants nothing.
+   */
   async function grantCreditsOfPurchase(event: z.infer<typeof StripeEvent>): Promise<void> {
     if (!CREDIT_PURCHASE_EVENTS.has(event.type)) return;
+    if (event.account !== undefined) {
+      logger.warn(
+        { eventId: event.id, account: event.account },
+        "a connected account's checkout buys no credits: nothing granted",
+      );
+      return;
+    }
     const session = PaidCheckoutSession.safeParse(event.data.object);
     if (!session.success) {
       // Not a credit purchase (other metadata, or still unpaid): acknowledged, nothing granted.
       logger.info({ eventId: event.id }, 'checkout session without a paid credit purchase');
       return;
     }
+    const { metadata, amount_total: amount, currency } = session.data;
+    const credits = Number(metadata.credits);
+    const price = config.creditPrices.find(
+      (known) =>
+        known.credits === credits && known.amount === amount && known.currency === currency,
+    );
+    if (!price) {
+      logger.warn(
+        { eventId: event.id, credits, amount, currency, workspaceId: metadata.workspace_id },
+        'checkout session at no credit price on sale: nothing granted',
+      );
+      return;
+    }
     await grantCredits({
-      workspaceId: session.data.metadata.workspace_id,
-      credits: Number(session.data.metadata.credits),
+      workspaceId: metadata.workspace_id,
+      credits: price.credits,
       provider: 'stripe',
       paymentEventId: event.id,
-      reason: `Stripe checkout ${session.data.id}`,
+      purchaseId: session.data.id,
+      reason: `Stripe checkout ${session.data.id}${session.data.payment_intent ? ` (payment ${session.data.payment_intent})` : ''}`,
     });
   }
 

@@ -9,12 +9,12 @@ import { creditLedger } from '../db/schema';
 import type { CreditSnapshots } from './snapshots';
 
 /**
- * The ledger id of a payment's grant, derived from the provider's event id: a redelivered
- * event finds its row already there, so a payment grants its credits exactly once without a
- * table of its own.
+ * The ledger id of a payment's grant, derived from what was bought (else the provider's event
+ * id): a redelivered event, or another event of the same purchase, finds its row already there,
+ * so a purchase grants its credits exactly once without a table of its own.
  */
-export function paymentEntryId(provider: string, paymentEventId: string): string {
-  const hex = createHash('sha256').update(`${provider}:${paymentEventId}`).digest('hex');
+export function paymentEntryId(provider: string, paymentKey: string): string {
+  const hex = createHash('sha256').update(`${provider}:${paymentKey}`).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
@@ -41,7 +41,10 @@ export function servePaymentGrants(deps: {
         const inserted = await tx
           .insert(creditLedger)
           .values({
-            id: paymentEntryId(grant.provider, grant.paymentEventId),
+            id: paymentEntryId(
+              grant.provider,
+              grant.purchaseId ? `purchase:${grant.purchaseId}` : grant.paymentEventId,
+            ),
             workspaceId: grant.workspaceId,
             amount: grant.credits,
             kind: 'grant',
