@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROUTES } from '@wap/contracts';
 import { onShutdown } from '@wap/http';
@@ -20,6 +19,7 @@ import { generateBusKeySet } from '@wap/auth';
 import { busKeysOf, withBusKeys } from '@wap/service-runtime';
 import { startAllServices } from './compose';
 import { loadEmbeddedEnv, type EmbeddedEnv } from './config';
+import { keepDataDirPrivate, narrowDataDir } from './private-data-dir';
 import { dataDirSecret } from './secrets';
 
 const SECRET_SETTINGS: readonly (keyof EmbeddedEnv)[] = [
@@ -84,7 +84,7 @@ function serviceOptionsOf(env: EmbeddedEnv, dataDir: string, publicBaseUrl: stri
 async function main(): Promise<void> {
   const env = loadEmbeddedEnv(process.env);
   const dataDir = resolve(env.DATA_DIR);
-  mkdirSync(dataDir, { recursive: true });
+  keepDataDirPrivate(dataDir);
   const loggerFor = (service: string) => createLogger({ service, level: env.LOG_LEVEL });
   const logger = loggerFor('embedded');
   logger.info({ config: redactConfig(env, SECRET_SETTINGS) }, 'starting');
@@ -118,6 +118,8 @@ async function main(): Promise<void> {
     loggerFor,
     serviceOptionsOf(env, dataDir, publicBaseUrl),
   );
+  // PGlite sets the modes of some files it writes at start itself, whatever the umask.
+  narrowDataDir(dataDir);
   servicesStarted = true;
 
   onShutdown({

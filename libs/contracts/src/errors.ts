@@ -59,6 +59,11 @@ export const ERROR_CODES = {
     status: 502,
     summary: 'The MCP server could not be reached for the tool call.',
   },
+  MCP_ACCOUNT_NOT_CONNECTED: {
+    status: 409,
+    summary:
+      "The MCP server uses each person's own account and the caller has not connected theirs (or it expired).",
+  },
   MCP_ACCOUNT_NOT_USED: {
     status: 400,
     summary: 'The MCP server does not use the account auth type: there is no account to connect.',

@@ -125,6 +125,11 @@ export {
   AssistantPromptReply,
 } from './workflows';
 export {
+  RESPONSE_PLACEHOLDER,
+  parseJsonTemplate,
+  fillJsonTemplate,
+} from './custom-response-template';
+export {
   WorkflowAction,
   WorkflowPermissionLevel,
   WorkflowPermissions,

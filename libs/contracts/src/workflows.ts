@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CustomResponse, RunningHours, RunStatus } from './automation';
+import { looksLikeJson, parseJsonTemplate } from './custom-response-template';
 import { ErrorBodySchema, sessionErrorResponses } from './error-body';
 import { ProviderEventsTrigger } from './provider-events';
 import { defineRoutes } from './route-spec';
@@ -110,9 +111,21 @@ export const StepsInput = z
     });
   });
 
+/**
+ * A Custom Response as saved: one that starts like JSON must be JSON with its placeholders, so
+ * that it is filled as JSON (values escaped), never as text a sender's value could bend. Stored
+ * ones are read with `CustomResponse` alone: a template saved before this rule keeps working.
+ */
+export const CustomResponseInput = CustomResponse.extend({
+  body: CustomResponse.shape.body.refine(
+    (body) => !looksLikeJson(body) || parseJsonTemplate(body) !== undefined,
+    'a custom response that starts like JSON must be JSON, each {{body.<key>}} inside a string or as a whole value',
+  ),
+});
+
 export const TriggerInput = z.object({
   type: z.literal('custom_webhook'),
-  customResponse: CustomResponse.optional(),
+  customResponse: CustomResponseInput.optional(),
   /** Also start on these events of the workspace's connected provider account (decision 132). */
   providerEvents: ProviderEventsTrigger.nullable().optional(),
 });

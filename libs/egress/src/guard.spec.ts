@@ -28,6 +28,14 @@ describe('address rules', () => {
     ['::1', false],
     ['::ffff:127.0.0.1', false],
     ['::ffff:10.0.0.1', false],
+    // Every IPv6 spelling of a private or loopback IPv4 address (issue 41 item 6).
+    ['::127.0.0.1', false],
+    ['::7f00:1', false],
+    ['::10.0.0.1', false],
+    ['::ffff:0:127.0.0.1', false],
+    ['64:ff9b::127.0.0.1', false],
+    ['64:ff9b:1::a00:1', false],
+    ['2002:7f00:1::', false],
     ['fc00::1', false],
     ['fe80::1', false],
     ['8.8.8.8', true],
@@ -41,6 +49,7 @@ describe('address rules', () => {
     const allowlist = parseAllowlist(' 127.0.0.0/8, 10.0.0.5 ,Internal.Example ');
     expect(isAddressAllowed('127.0.0.9', allowlist)).toBe(true);
     expect(isAddressAllowed('::ffff:127.0.0.1', allowlist)).toBe(true);
+    expect(isAddressAllowed('::7f00:1', allowlist)).toBe(false);
     expect(isAddressAllowed('10.0.0.5', allowlist)).toBe(true);
     expect(isAddressAllowed('10.0.0.6', allowlist)).toBe(false);
     expect(allowlist.hosts.has('internal.example')).toBe(true);
@@ -53,6 +62,8 @@ describe('assertPublicUrl', () => {
     'https://[::1]/mcp',
     'https://169.254.169.254/latest/meta-data',
     'https://localhost:8443/mcp',
+    'http://[::127.0.0.1]/',
+    'http://[::ffff:127.0.0.1]/',
   ])('refuses %s', async (url) => {
     await expect(assertPublicUrl(url, { allowlist: NONE })).rejects.toThrow(EgressBlockedError);
   });

@@ -59,6 +59,12 @@ export function parseAllowlist(spec: string | undefined): EgressAllowlist {
   return { hosts, ranges };
 }
 
+/**
+ * IPv6 ranges ipaddr.js calls unicast that carry an IPv4 address: IPv4-compatible `::a.b.c.d`
+ * (deprecated; `[::127.0.0.1]` reaches loopback on some stacks) and local-use NAT64.
+ */
+const EMBEDDED_IPV4_RANGES = [ipaddr.parseCIDR('::/96'), ipaddr.parseCIDR('64:ff9b:1::/48')];
+
 /** True when `address` is public unicast, or falls in an allow-listed range. */
 export function isAddressAllowed(address: string, allowlist: EgressAllowlist): boolean {
   if (!ipaddr.isValid(address)) return false;
@@ -67,7 +73,10 @@ export function isAddressAllowed(address: string, allowlist: EgressAllowlist): b
   for (const [base, bits] of allowlist.ranges) {
     if (base.kind() === parsed.kind() && parsed.match(base, bits)) return true;
   }
-  return parsed.range() === 'unicast';
+  const embedsIpv4 = EMBEDDED_IPV4_RANGES.some(
+    ([base, bits]) => parsed.kind() === 'ipv6' && parsed.match(base, bits),
+  );
+  return !embedsIpv4 && parsed.range() === 'unicast';
 }
 
 function hostOf(url: URL): string {

@@ -75,6 +75,8 @@ export function writeServiceReply(res: ServerResponse, reply: ServiceReply): voi
         : JSON_CONTENT_TYPE
       : withUtf8Charset(String(contentType)),
   );
+  // Text made of a sender's values (a Custom Response) must never be read as HTML or script.
+  if (text) res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Content-Length', Buffer.byteLength(payload));
   res.writeHead(reply.status).end(payload);
 }

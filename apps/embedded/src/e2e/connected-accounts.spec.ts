@@ -187,6 +187,25 @@ describe.each(RUNTIMES)('connected accounts on the %s runtime', (runtime) => {
     expect((await accountOf(unconnected)).connected).toBe(false);
   });
 
+  test('a refresh by a person who has not connected their account answers 409 with the connect message, not a 5xx', async () => {
+    const unconnected = await addWorkspaceMember(stack, owner, 'accounts-refresher');
+    const refreshed = await http(
+      `${stack.url}/mcp-registry/${serverId}/refresh?workspace_id=${owner.workspaceId}`,
+      { method: 'POST', cookie: unconnected.cookie },
+    );
+    expect(refreshed.status).toBe(409);
+    expect(refreshed.body).toEqual({
+      error: "Connect your account to Issue tracker first: it uses each person's own account",
+      code: 'MCP_ACCOUNT_NOT_CONNECTED',
+    });
+    // The owner, connected, still refreshes it.
+    const byOwner = await http(
+      `${stack.url}/mcp-registry/${serverId}/refresh?workspace_id=${owner.workspaceId}`,
+      { method: 'POST', cookie: owner.cookie },
+    );
+    expect(byOwner.status).toBe(200);
+  });
+
   test("a workflow's MCP-tool step calls with its creator's account", async () => {
     const admin = await stack.cookieFor(uniqueEmail('accounts-admin'), { platformAdmin: true });
     const granted = await http(`${stack.url}/workspaces/${owner.workspaceId}/credits/grants`, {

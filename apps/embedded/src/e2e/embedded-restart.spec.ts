@@ -1,5 +1,13 @@
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runApp, type RunningProcess } from '@wap/testing';
@@ -7,6 +15,12 @@ import { http, uniqueEmail } from './stack';
 
 describe('npm start: the embedded runtime as a process', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'wap-embedded-'));
+  // Left open by an earlier start (or by hand): narrowed at the next start.
+  chmodSync(dataDir, 0o777);
+  mkdirSync(join(dataDir, 'left-open'));
+  chmodSync(join(dataDir, 'left-open'), 0o777);
+  writeFileSync(join(dataDir, 'left-open', 'notes'), 'chat text');
+  chmodSync(join(dataDir, 'left-open', 'notes'), 0o666);
   // No HOST: the embedded runtime listens on 127.0.0.1 unless told otherwise.
   const env = { DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', DEV_SIGN_IN: 'on' };
   let running: RunningProcess | undefined;
@@ -67,6 +81,23 @@ describe('npm start: the embedded runtime as a process', () => {
       user: { email },
       workspaces: [{ id: workspace.id, name: 'Kept', role: 'owner' }],
     });
+  });
+
+  test("the data folder and everything in it are the user's alone: folders 0700, files 0600 at most", () => {
+    const loose: string[] = [];
+    const walk = (path: string) => {
+      const stat = lstatSync(path);
+      if (stat.isSymbolicLink()) return;
+      const mode = stat.mode & 0o777;
+      if (stat.isDirectory() ? mode !== 0o700 : (mode & 0o077) !== 0) {
+        loose.push(`${path} ${mode.toString(8)}`);
+      }
+      if (stat.isDirectory()) for (const entry of readdirSync(path)) walk(join(path, entry));
+    };
+    walk(dataDir);
+    expect(loose).toEqual([]);
+    // The database itself is among what was checked.
+    expect(readdirSync(dataDir)).toContain('pglite');
   });
 
   test('SIGTERM drains and exits with 128 + 15', async () => {

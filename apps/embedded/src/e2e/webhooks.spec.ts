@@ -491,7 +491,20 @@ function describeEndpoint11(runtime: Runtime, door: WebhookDoor) {
       const response = await post(hooks, address.webhookId, { name: 'Ada' });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+      // The sender's text is never sniffed into HTML or script (issue 41 item 6).
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
       expect(response.text).toBe('Thanks Ada!');
+    });
+
+    test("quoted and bare placeholders mixed are filled as JSON: a sender's value cannot add a key", async () => {
+      const address = await newAddress({
+        customResponse: { enabled: true, body: '{"a": "{{body.x}}", "n": {{body.n}}}' },
+      });
+      const x = '", "admin": true, "z": "';
+      const response = await post(hooks, address.webhookId, { x, n: 5 });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(response.body).toEqual({ a: x, n: 5 });
     });
 
     test('a value that cannot be filled sends the default response', async () => {

@@ -310,6 +310,13 @@ export function createServerHandlers(
       }
       const result = await toolSync.run(server, actor.userId);
       deps.onChanged();
+      if (result.needsAccount) {
+        // The caller's own step to take, not a failure of the server: a 4xx with what to do.
+        throw new AppError(
+          'MCP_ACCOUNT_NOT_CONNECTED',
+          result.errors[0]?.message ?? 'Connect your account first',
+        );
+      }
       if (result.failed) {
         throw new AppError('MCP_SYNC_FAILED', 'Tool sync failed', {
           details: { errors: result.errors.map((issue) => issue.message) },

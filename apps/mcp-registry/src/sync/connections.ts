@@ -102,6 +102,11 @@ export function networkErrorCode(chain: unknown[]): string | undefined {
   return undefined;
 }
 
+/** True when a credential the call needs could not be had (a person's account not connected). */
+export function credentialWasUnavailable(error: unknown): boolean {
+  return causeChain(error).some((entry) => entry instanceof CredentialUnavailableError);
+}
+
 /**
  * A message for a failed connect or call that is safe to store and show: no response bodies, no
  * header values, only what went wrong.

@@ -4,7 +4,7 @@ import { AppError } from '@wap/contracts';
 import { metrics } from '@wap/observability';
 import { canonicalJson, KvConflictError, type Clock, type KvBucket } from '@wap/platform';
 import type { DiscoveredTool, ServerRecord, ServerRepository } from '../servers/repository';
-import { describeFailure, type Connect } from './connections';
+import { credentialWasUnavailable, describeFailure, type Connect } from './connections';
 
 /** One problem met during a sync: a tool that could not be stored, or the whole sync failing. */
 export interface SyncIssue {
@@ -20,6 +20,8 @@ export interface SyncResult {
   errors: SyncIssue[];
   /** True when the server could not be reached or listed at all. */
   failed: boolean;
+  /** Failed for want of the caller's own connected account, not for the server. */
+  needsAccount?: boolean;
 }
 
 /** A page walk that does not end is a broken server, not a big one. */
@@ -137,7 +139,8 @@ export function createToolSync(deps: {
       logger.info({ serverId: server.id, reason: message }, 'mcp tool sync failed');
       metrics.mcpSyncs.inc({ outcome: 'failed' });
       await repository.recordSync(server.id, { status: 'failed', errors: [message] });
-      return { discovered: 0, synced: 0, errors: [{ message }], failed: true };
+      const needsAccount = server.auth.authType === 'account' && credentialWasUnavailable(error);
+      return { discovered: 0, synced: 0, errors: [{ message }], failed: true, needsAccount };
     } finally {
       clearTimeout(timer);
     }

@@ -26,6 +26,24 @@ describe('renderCustomResponse', () => {
     expect(renderCustomResponse(template, body)).toEqual({ status: 200, body: expected });
   });
 
+  test("a sender's value cannot add keys or close a string: quoted and bare placeholders mixed are filled as JSON", () => {
+    const injected = { x: '", "admin": true, "z": "', n: 5 };
+    expect(renderCustomResponse('{"a": "{{body.x}}", "n": {{body.n}}}', injected)).toEqual({
+      status: 200,
+      body: { a: '", "admin": true, "z": "', n: 5 },
+    });
+    expect(renderCustomResponse('{"a": "id {{body.x}}", "n": {{body.n}}}', injected)).toEqual({
+      status: 200,
+      body: { a: 'id ", "admin": true, "z": "', n: 5 },
+    });
+  });
+
+  test('{{Custom Webhook.<key>}} is the same value as {{body.<key>}}, in keys too', () => {
+    expect(
+      renderCustomResponse('{"{{Custom Webhook.name}}": {{Custom Webhook.order.total}}}', body),
+    ).toEqual({ status: 200, body: { Ada: 42 } });
+  });
+
   test('text that is not JSON goes out as plain text', () => {
     expect(renderCustomResponse('Hello {{body.name}}, total {{body.order.total}}', body)).toEqual({
       status: 200,

@@ -1,10 +1,12 @@
-import type { ServiceReply } from '@wap/contracts';
+import {
+  fillJsonTemplate,
+  parseJsonTemplate,
+  RESPONSE_PLACEHOLDER,
+  type ServiceReply,
+} from '@wap/contracts';
 
 /** The body a Custom Response sends when its text is left empty. */
 export const DEFAULT_CUSTOM_BODY = { status: 'ok' };
-
-const PLACEHOLDER = /\{\{\s*body\.([^{}\s]+)\s*\}\}/g;
-const WHOLE_PLACEHOLDER = /^\{\{\s*body\.([^{}\s]+)\s*\}\}$/;
 
 /** Reads `a.b.c` from the request's JSON body; undefined when any step is missing. */
 function valueAt(body: unknown, path: string): unknown {
@@ -29,45 +31,20 @@ function asText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** Fills every string of a parsed JSON template; a string that is one placeholder keeps the value's type. */
-function fillJson(template: unknown, body: unknown): unknown {
-  if (typeof template === 'string') {
-    const whole = WHOLE_PLACEHOLDER.exec(template);
-    if (whole?.[1]) return lookup(body, whole[1]);
-    return template.replace(PLACEHOLDER, (_match, path: string) => asText(lookup(body, path)));
-  }
-  if (Array.isArray(template)) return template.map((item) => fillJson(item, body));
-  if (typeof template === 'object' && template !== null) {
-    return Object.fromEntries(
-      Object.entries(template).map(([key, value]) => [key, fillJson(value, body)]),
-    );
-  }
-  return template;
-}
-
-function tryParse(text: string): { json: unknown } | undefined {
-  try {
-    return { json: JSON.parse(text) };
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Renders the Custom Response for one request, or undefined when any placeholder cannot be
- * filled (the caller then sends the default response). JSON text stays JSON, placeholders
- * written as bare values (`{"n": {{body.n}}}`) included; any other text goes out as text/plain.
+ * filled (the caller then sends the default response). A template that is JSON with its
+ * placeholders (`{"id": "{{body.id}}", "n": {{body.n}}}`) is filled as JSON, each value escaped
+ * where it stands; any other text goes out as text/plain (with nosniff, from the HTTP edge).
  */
 export function renderCustomResponse(template: string, body: unknown): ServiceReply | undefined {
   try {
     if (template.trim() === '') return { status: 200, body: DEFAULT_CUSTOM_BODY };
-    const parsed = tryParse(template);
-    if (parsed) return { status: 200, body: fillJson(parsed.json, body) };
-    const filledAsJson = tryParse(
-      template.replace(PLACEHOLDER, (_match, path: string) => JSON.stringify(lookup(body, path))),
-    );
-    if (filledAsJson) return { status: 200, body: filledAsJson.json };
-    const text = template.replace(PLACEHOLDER, (_match, path: string) =>
+    const parsed = parseJsonTemplate(template);
+    if (parsed) {
+      return { status: 200, body: fillJsonTemplate(parsed, (path) => lookup(body, path)) };
+    }
+    const text = template.replace(RESPONSE_PLACEHOLDER, (_match, path: string) =>
       asText(lookup(body, path)),
     );
     return { status: 200, body: text, bodyKind: 'text' };

@@ -33,6 +33,7 @@ const MESSAGES: Record<ApiErrorCode, string | null> = {
   MCP_SYNC_IN_PROGRESS: null,
   MCP_SYNC_FAILED: null,
   MCP_CALL_FAILED: null,
+  MCP_ACCOUNT_NOT_CONNECTED: null,
   MCP_ACCOUNT_NOT_USED: null,
   MCP_AUTHORIZATION_DENIED: null,
   MCP_AUTHORIZATION_FAILED: null,

@@ -11,8 +11,9 @@ export function RunsAsPanel(props: { workflow: Workflow; workspaceId: string }) 
   const { workflow } = props;
   const authors = useAuthors(props.workspaceId);
   const adopt = useAdoptWorkflow(workflow.id);
-  const owner = authors.nameOf(workflow.owner_id);
-  const runsAs = authors.nameOf(workflow.runs_as);
+  const named = (userId: string) => (userId === authors.myId ? 'you' : authors.nameOf(userId));
+  const owner = named(workflow.owner_id);
+  const runsAs = named(workflow.runs_as);
   const agreed = workflow.runs_as === workflow.owner_id;
   const mayHandOver = authors.isOwner || authors.myId === workflow.owner_id;
   return (
@@ -23,7 +24,7 @@ export function RunsAsPanel(props: { workflow: Workflow; workspaceId: string }) 
       <p>
         {agreed
           ? `Runs as ${runsAs}, its owner.`
-          : `Changed by ${runsAs}: runs as ${runsAs}, with their access, until ${owner} (its owner) adopts the change.`}
+          : `Changed by ${runsAs}: runs as ${runsAs}, with that access, until ${owner} (its owner) adopts the change.`}
       </p>
       {adopt.isError && <ErrorMessage error={adopt.error} title="Could not adopt it" />}
       {adopt.isSuccess && <StatusMessage>From now on it runs as you.</StatusMessage>}
