@@ -55,6 +55,7 @@ describe('the services together', () => {
         if (name === WEBHOOK_INFLIGHT_BUCKET) opened.push(options);
         return platform.kv.bucket(name, options);
       },
+      view: (name) => platform.kv.view(name),
     };
     const services = await startAllServices(recording, testBusKeys(), () => testLogger());
     try {

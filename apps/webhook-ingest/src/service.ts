@@ -88,11 +88,12 @@ async function startDuplicateClaims(
     nowMs,
     logger,
   });
+  const idempotency = await platform.kv.bucket(IDEMPOTENCY_BUCKET, {
+    ttlMs: config.idempotencyWindowMs,
+  });
   const claims = createDuplicateClaims({
     replica: liveness,
-    idempotency: await platform.kv.bucket(IDEMPOTENCY_BUCKET, {
-      ttlMs: config.idempotencyWindowMs,
-    }),
+    idempotency,
     inflight: await platform.kv.bucket(WEBHOOK_INFLIGHT_BUCKET, WEBHOOK_INFLIGHT_BUCKET_OPTIONS),
     nowMs,
     leaseMs: CLAIM_LEASE_MS,
@@ -101,7 +102,7 @@ async function startDuplicateClaims(
     inflightAbandonMs: config.inflightAbandonMs,
     runOfEvent: askRunOfEvent(platform, logger),
   });
-  return { liveness, claims };
+  return { liveness, claims, idempotency };
 }
 
 /** One handler per route, behind both doors: the gateway's bus request and the direct door. */
@@ -165,7 +166,12 @@ export async function startWebhookIngestService(deps: {
     logger,
   });
   const nowMs = () => platform.clock.now().getTime();
-  const { liveness, claims } = await startDuplicateClaims(platform, config, logger, nowMs);
+  const { liveness, claims, idempotency } = await startDuplicateClaims(
+    platform,
+    config,
+    logger,
+    nowMs,
+  );
   const trigger = createTriggerHandlers({
     platform,
     addresses,
@@ -186,6 +192,7 @@ export async function startWebhookIngestService(deps: {
     logger,
     grantTimeoutMs: 10_000,
     deliverProviderEvent: trigger.deliverProviderEvent,
+    receivedBodies: idempotency,
   });
   const handlers = routeHandlers(trigger, providers);
   const subscriptions = serveRoutes(platform.bus, ROUTES, 'webhook-ingest', handlers, {

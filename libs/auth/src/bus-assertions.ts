@@ -31,6 +31,8 @@ import { Actor, BUS_PRINCIPALS, isBusPrincipal, type BusPrincipal } from '@wap/c
 const GRANT_ALGORITHM = 'EdDSA';
 const ASSERTION_ALGORITHM = 'HS256';
 const TOKEN_SEPARATOR = '~';
+/** Between a message signature's kid and its signature; a kid is `<principal>:<version>`. */
+const MESSAGE_SIGNATURE_SEPARATOR = '.';
 /** Long enough for a request to cross a busy bus, short enough that a copy is soon worthless. */
 export const BUS_ASSERTION_LIFETIME_SECONDS = 30;
 /** How long a grant's MAC key signs assertions: one Ed25519 verification per signer and audience in that time. */
@@ -103,11 +105,19 @@ export interface BusAssertionClaims {
 export interface BusSigner {
   readonly principal: BusPrincipal;
   sign(claims: BusAssertionClaims): Promise<string>;
+  /**
+   * A signature of a stream message's bytes (`<kid>.<Ed25519 signature>`), for its consumer to
+   * know who published it. It does not expire: a message may wait in its stream for days, and a
+   * redelivery or a dead letter's replay is the same message.
+   */
+  signMessage(data: Uint8Array): string;
 }
 
 export interface BusVerifier {
   /** Verifies an assertion meant for `audience`; refuses a copy of one already seen. */
   verify(token: string | undefined, audience: string): Promise<VerifiedAssertion>;
+  /** Who signed these message bytes; refuses a missing, unknown or wrong signature. */
+  verifyMessage(signature: string | undefined, data: Uint8Array): BusPrincipal;
 }
 
 const PrivateJwk = z.looseObject({
@@ -211,6 +221,9 @@ export async function createBusSigner(privateJwkJson: string): Promise<BusSigner
       const mac = base64url(macOf(grant.key, signingInput));
       return `${grant.token}${TOKEN_SEPARATOR}${signingInput}.${mac}`;
     },
+    signMessage(data) {
+      return `${kid}${MESSAGE_SIGNATURE_SEPARATOR}${base64url(sign(null, data, privateKey))}`;
+    },
   };
 }
 
@@ -298,6 +311,21 @@ export async function createBusVerifier(
   }
 
   return {
+    verifyMessage(signature, data) {
+      if (!signature) throw new BusAssertionError('missing');
+      const separator = signature.lastIndexOf(MESSAGE_SIGNATURE_SEPARATOR);
+      if (separator < 0) throw new BusAssertionError('malformed');
+      const known = keys.get(signature.slice(0, separator));
+      if (!known) throw new BusAssertionError('unknown_key');
+      const signed = verify(
+        null,
+        data,
+        known.key,
+        Buffer.from(signature.slice(separator + 1), 'base64url'),
+      );
+      if (!signed) throw new BusAssertionError('bad_signature');
+      return known.principal;
+    },
     async verify(token, audience) {
       if (!token) throw new BusAssertionError('missing');
       const separator = token.indexOf(TOKEN_SEPARATOR);

@@ -7,11 +7,13 @@ import {
   type BusPrincipal,
   type RequestSubjectSpec,
 } from '@wap/contracts';
-import type { Bus, BusMessage, BusReply, MessageHeaders, Platform } from '@wap/platform';
+import type { Bus, BusMessage, BusReply, MessageHeaders, Platform, Streams } from '@wap/platform';
 import { RAW_META_HEADER, refusalReply } from './rpc';
 
 /** The header that carries a request's signed assertion (a compact JWS). */
 export const ASSERTION_HEADER = 'wap-assertion';
+/** The header that carries a stream message's signature by its publisher (decision 150). */
+export const PUBLISHER_SIGNATURE_HEADER = 'wap-publisher-signature';
 /** Headers whose values the assertion's digest covers besides the data. */
 const BOUND_HEADERS = [RAW_META_HEADER] as const;
 
@@ -24,6 +26,7 @@ export interface AssertionSigner {
     requestId?: string;
     user?: Actor;
   }): Promise<string>;
+  signMessage(data: Uint8Array): string;
 }
 
 /** What the trust layer needs of a verifier (`createBusVerifier` of `@wap/auth`). */
@@ -32,6 +35,7 @@ export interface AssertionVerifier {
     token: string | undefined,
     audience: string,
   ): Promise<{ principal: BusPrincipal; digest: string; requestId?: string; user?: Actor }>;
+  verifyMessage(signature: string | undefined, data: Uint8Array): BusPrincipal;
 }
 
 export interface BusTrust {
@@ -80,7 +84,7 @@ export function withBusTrust(platform: Platform, trust: BusTrust): Platform {
   return {
     runtime: platform.runtime,
     bus: trustedBus(platform.bus, trust),
-    streams: platform.streams,
+    streams: trustedStreams(platform.streams, trust),
     kv: platform.kv,
     objects: platform.objects,
     sql: platform.sql,
@@ -88,6 +92,38 @@ export function withBusTrust(platform: Platform, trust: BusTrust): Platform {
     ids: platform.ids,
     isReady: () => platform.isReady(),
     close: () => platform.close(),
+  };
+}
+
+/**
+ * Streams as one principal sees them (decision 150): every message it publishes carries its
+ * signature over the bytes (replacing one a copied message brought along), and every message it
+ * consumes says who signed it (`publisher`), or nothing when the signature is missing or does
+ * not verify. What a consumer accepts from whom is the consumer's rule (`publisherOf`).
+ */
+export function trustedStreams(streams: Streams, trust: BusTrust): Streams {
+  const { signer, verifier } = trust;
+  return {
+    ensureStream: (config) => streams.ensureStream(config),
+    pending: (stream, durable) => streams.pending(stream, durable),
+    publish: (subject, data, options) =>
+      streams.publish(subject, data, {
+        ...options,
+        headers: { ...options?.headers, [PUBLISHER_SIGNATURE_HEADER]: signer.signMessage(data) },
+      }),
+    consume: (config, handler) =>
+      streams.consume(config, (message) => {
+        let publisher: BusPrincipal | undefined;
+        try {
+          publisher = verifier.verifyMessage(
+            message.headers[PUBLISHER_SIGNATURE_HEADER],
+            message.data,
+          );
+        } catch {
+          publisher = undefined;
+        }
+        return handler(Object.assign(message, { publisher }));
+      }),
   };
 }
 

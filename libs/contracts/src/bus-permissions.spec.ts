@@ -16,9 +16,46 @@ describe('NATS permissions derived from the subject registry', () => {
     expect(chat.subscribe.allow).not.toContain('storage.api.add_member.v1');
     expect(chat.subscribe.allow).not.toContain('_INBOX.>');
     // JetStream only on the streams and buckets it uses.
-    expect(chat.publish.allow).toContain('$KV.directory.>');
+    expect(chat.publish.allow).toContain('$JS.API.DIRECT.GET.KV_directory');
     expect(chat.publish.allow.some((subject) => subject.includes('RUNS'))).toBe(false);
   });
+
+  test.each([
+    [
+      'directory',
+      'storage',
+      ['chat', 'mcp-registry', 'workflow-runner', 'webhook-ingest', 'operator'],
+    ],
+    ['webhooks', 'workflow-runner', ['webhook-ingest']],
+    ['credit-balances', 'workflow-runner', ['webhook-ingest']],
+  ] as const)(
+    'the %s bucket is written by %s alone: its readers may read it and nothing more',
+    (bucket, owner, readers) => {
+      const stream = `KV_${bucket}`;
+      const writes = [
+        `$KV.${bucket}.>`,
+        `$JS.API.STREAM.*.${stream}`,
+        `$JS.API.STREAM.MSG.*.${stream}`,
+      ];
+      for (const subject of writes) expect(natsPermissions(owner).publish.allow).toContain(subject);
+      for (const reader of readers) {
+        const allowed = natsPermissions(reader).publish.allow;
+        for (const subject of writes)
+          expect({ reader, allowed: allowed.includes(subject) }).toEqual({
+            reader,
+            allowed: false,
+          });
+        expect(allowed).toContain(`$JS.API.STREAM.INFO.${stream}`);
+        expect(allowed).toContain(`$JS.API.DIRECT.GET.${stream}.>`);
+        // No wildcard that NATS would match against a write of this bucket either.
+        expect(
+          allowed.filter((subject) =>
+            /^\$KV\.(\*|>)|^\$JS\.API\.STREAM\.(\*|>)\.?(\*|>)?$/.test(subject),
+          ),
+        ).toEqual([]);
+      }
+    },
+  );
 
   test('only the gateway may call the routes; the operators only their few', () => {
     const route = ROUTES.find((candidate) => candidate.operationId === 'add_member');

@@ -37,7 +37,15 @@ export type JetStreamResource =
       users: readonly BusPrincipal[];
       publishers: readonly BusPrincipal[];
     }
-  | { kind: 'kv' | 'object'; name: string; users: readonly BusPrincipal[] };
+  | {
+      kind: 'kv';
+      name: string;
+      /** Who writes it: its owner (and the operators' CLI). */
+      users: readonly BusPrincipal[];
+      /** Who only reads it (a mirror, `Kv.view`): no put, delete, purge or settings. */
+      readers?: readonly BusPrincipal[];
+    }
+  | { kind: 'object'; name: string; users: readonly BusPrincipal[] };
 
 export const JETSTREAM_RESOURCES: readonly JetStreamResource[] = [
   {
@@ -62,13 +70,25 @@ export const JETSTREAM_RESOURCES: readonly JetStreamResource[] = [
     users: ['workflow-runner', 'operator'],
     publishers: ['workflow-runner'],
   },
+  // Membership decides every access check: storage alone writes it (issue 41 item 4).
   {
     kind: 'kv',
     name: DIRECTORY_BUCKET,
-    users: ['storage', 'chat', 'mcp-registry', 'workflow-runner', 'webhook-ingest', 'operator'],
+    users: ['storage'],
+    readers: ['chat', 'mcp-registry', 'workflow-runner', 'webhook-ingest', 'operator'],
   },
-  { kind: 'kv', name: WEBHOOKS_BUCKET, users: ['workflow-runner', 'webhook-ingest'] },
-  { kind: 'kv', name: CREDIT_BALANCES_BUCKET, users: ['workflow-runner', 'webhook-ingest'] },
+  {
+    kind: 'kv',
+    name: WEBHOOKS_BUCKET,
+    users: ['workflow-runner'],
+    readers: ['webhook-ingest'],
+  },
+  {
+    kind: 'kv',
+    name: CREDIT_BALANCES_BUCKET,
+    users: ['workflow-runner'],
+    readers: ['webhook-ingest'],
+  },
   { kind: 'kv', name: WEBHOOK_INFLIGHT_BUCKET, users: ['workflow-runner', 'webhook-ingest'] },
   { kind: 'kv', name: IDEMPOTENCY_BUCKET, users: ['webhook-ingest'] },
   { kind: 'kv', name: REPLICAS_BUCKET, users: ['webhook-ingest'] },
@@ -82,6 +102,14 @@ export const JETSTREAM_RESOURCES: readonly JetStreamResource[] = [
   },
   { kind: 'object', name: WEBHOOK_PAYLOADS_BUCKET, users: ['webhook-ingest', 'workflow-runner'] },
 ];
+
+/** Who may publish to a stream: what its consumers accept a signature of (decision 150). */
+export function publishersOfStream(name: string): readonly BusPrincipal[] {
+  for (const resource of JETSTREAM_RESOURCES) {
+    if (resource.kind === 'stream' && resource.name === name) return resource.publishers;
+  }
+  throw new Error(`${name} is not a stream of JETSTREAM_RESOURCES`);
+}
 
 /** A NATS user's permissions, as nats-server's configuration spells them. */
 export interface NatsPermissions {
@@ -108,6 +136,23 @@ function namer(namespace: string | undefined) {
     stream: (name: string) => namespacedStreamName(name, namespace),
     bucket: (name: string) => (namespace ? `${namespace}_${name}` : name),
   };
+}
+
+/**
+ * What reading a KV bucket needs of its stream's API: its info, a message by key, and the
+ * ordered consumers of a watch; not publish to `$KV.<bucket>.>`, purge, delete or update.
+ */
+function jetStreamReadApiOf(stream: string): string[] {
+  return [
+    `$JS.API.STREAM.INFO.${stream}`,
+    `$JS.API.STREAM.MSG.GET.${stream}`,
+    `$JS.API.DIRECT.GET.${stream}`,
+    `$JS.API.DIRECT.GET.${stream}.>`,
+    `$JS.API.CONSUMER.*.${stream}`,
+    `$JS.API.CONSUMER.*.${stream}.>`,
+    `$JS.API.CONSUMER.*.*.${stream}.>`,
+    `$JS.FC.${stream}.>`,
+  ];
 }
 
 /** The JetStream API, ack and flow-control subjects of one underlying stream. */
@@ -153,6 +198,11 @@ export function natsPermissions(
     }
   }
   for (const resource of JETSTREAM_RESOURCES) {
+    if (resource.kind === 'kv' && resource.readers?.includes(principal)) {
+      const bucket = name.bucket(resource.name);
+      jetStreamReadApiOf(`KV_${bucket}`).forEach((subject) => publish.add(subject));
+      continue;
+    }
     if (!resource.users.includes(principal)) continue;
     if (resource.kind === 'stream') {
       jetStreamApiOf(name.stream(resource.name)).forEach((subject) => publish.add(subject));

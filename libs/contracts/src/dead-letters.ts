@@ -23,7 +23,7 @@ export const DEAD_LETTER_HEADERS = {
   stream: 'Wap-Dead-Letter-Stream',
   subject: 'Wap-Dead-Letter-Subject',
   seq: 'Wap-Dead-Letter-Seq',
-  /** `unparsable`, or `failed` for an error a retry could not change. */
+  /** `unparsable`, `unsigned` (no valid signature of a publisher of its stream), or `failed` for an error a retry could not change. */
   reason: 'Wap-Dead-Letter-Reason',
   /** Deliveries the consumer made before giving up. */
   attempts: 'Wap-Dead-Letter-Attempts',
@@ -31,4 +31,4 @@ export const DEAD_LETTER_HEADERS = {
   error: 'Wap-Dead-Letter-Error',
 } as const;
 
-export type DeadLetterReason = 'unparsable' | 'failed';
+export type DeadLetterReason = 'unparsable' | 'unsigned' | 'failed';

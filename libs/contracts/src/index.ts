@@ -369,6 +369,7 @@ export {
   REPLICAS_BUCKET,
   SYNC_LOCKS_BUCKET,
   natsPermissions,
+  publishersOfStream,
   namespacedStreamName,
   inboxPrefixOf,
 } from './bus-permissions';

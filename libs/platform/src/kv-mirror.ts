@@ -26,7 +26,7 @@ export async function createKvMirror<Schema extends z.ZodType>(deps: {
 }): Promise<KvMirror<z.infer<Schema>>> {
   const keyPrefix = deps.keyPrefix ?? '';
   const values = new Map<string, z.infer<Schema>>();
-  const bucket = await deps.kv.bucket(deps.bucket);
+  const bucket = await deps.kv.view(deps.bucket);
 
   function store(entry: KvEntry): void {
     if (!entry.key.startsWith(keyPrefix)) return;

@@ -67,7 +67,10 @@ export function withNamespace(platform: Platform, namespace: string): Platform {
         ),
       pending: (stream, durable) => streams.pending(streamName(stream), durable),
     },
-    kv: { bucket: (name, options) => kv.bucket(bucketName(name), options) },
+    kv: {
+      bucket: (name, options) => kv.bucket(bucketName(name), options),
+      view: (name) => kv.view(bucketName(name)),
+    },
     objects: {
       ensureBucket: (bucket, options) => objects.ensureBucket(bucketName(bucket), options),
       put: (bucket, name, content, meta) => objects.put(bucketName(bucket), name, content, meta),

@@ -103,6 +103,11 @@ export interface StreamMessage {
   term(): void;
   /** Extend the ack deadline for long work. */
   working(): void;
+  /**
+   * The principal whose signature over the bytes verified, set by the trust layer of the
+   * consuming service (decision 150); absent when unsigned or the signature failed.
+   */
+  publisher?: string;
 }
 
 export interface ConsumerConfig {
@@ -176,9 +181,17 @@ export interface KvBucket {
   watch(onEvent: (event: KvWatchEvent) => void, onReady?: () => void): Promise<KvWatcher>;
 }
 
+/** A bucket as a reader sees it: another service owns it and alone writes it. */
+export type KvView = Pick<KvBucket, 'name' | 'get' | 'keys' | 'watch'>;
+
 export interface Kv {
   /** Opens (or creates) a bucket; given options replace its settings, none keep them as they are. */
   bucket(name: string, options?: KvBucketOptions): Promise<KvBucket>;
+  /**
+   * Opens a bucket another service owns, to read it: never creates it or changes its settings
+   * (a reader's NATS user may do neither), and waits for its owner to have created it.
+   */
+  view(name: string): Promise<KvView>;
 }
 
 export interface ObjectInfo {

@@ -26,7 +26,7 @@ export async function listWorkspaces(
   context: AdminContext,
   options: { includeDeleted: boolean },
 ): Promise<WorkspaceSummary[]> {
-  const bucket = await context.platform.kv.bucket(DIRECTORY_BUCKET);
+  const bucket = await context.platform.kv.view(DIRECTORY_BUCKET);
   const prefix = directoryKey('');
   const summaries: WorkspaceSummary[] = [];
   for (const key of await bucket.keys()) {

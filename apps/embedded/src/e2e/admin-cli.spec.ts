@@ -349,10 +349,9 @@ describe('the admin CLI against a distributed stack', () => {
   test('dead-letters lists what a consumer gave up on, and replay sends it back where it came from', async () => {
     // A message that does not parse: workflow-runner moves it to the dead letters at once.
     const poison = `{"poison":"${randomUUID()}"`;
-    await stack.platform.streams.publish(
-      WEBHOOK_RECEIVED_SUBJECT,
-      new TextEncoder().encode(poison),
-    );
+    await (
+      await stack.as('webhook-ingest')
+    ).streams.publish(WEBHOOK_RECEIVED_SUBJECT, new TextEncoder().encode(poison));
     interface Listed {
       seq: number;
       consumer: string;

@@ -253,12 +253,14 @@ describe.each(RUNTIMES)('provider events that start workflows on the %s runtime'
     const detail = await http(`${stack.url}/runs/${run?.id ?? ''}`, { cookie: owner.cookie });
     expect((detail.body as { run: { input: unknown } }).run.input).toEqual(body);
 
-    // The provider delivers again (a timeout on its side): no second run.
+    // The provider delivers again (a timeout on its side): no second run. The same signed body
+    // with a fresh delivery id, which GitHub does not sign, is a replay: skipped too (issue 41).
     expect((await github('pull_request', body, deliveryId)).status).toBe(200);
+    expect((await github('pull_request', body, randomUUID())).status).toBe(200);
     const deliveries = await eventually(async () => {
       const listed = await deliveriesOf(owner);
       expect(listed).toHaveLength(1);
-      expect(listed[0]?.targets).toHaveLength(4);
+      expect(listed[0]?.targets).toHaveLength(2);
       return listed;
     });
     expect(deliveries[0]).toMatchObject({
@@ -269,9 +271,8 @@ describe.each(RUNTIMES)('provider events that start workflows on the %s runtime'
     const targets = deliveries[0]?.targets ?? [];
     expect(targets.filter((target) => target.workflow_id === opened)).toEqual([
       expect.objectContaining({ run_id: run?.id }),
-      expect.objectContaining({ run_id: null }),
     ]);
-    expect(targets.filter((target) => target.workflow_id === anyPullRequest)).toHaveLength(2);
+    expect(targets.filter((target) => target.workflow_id === anyPullRequest)).toHaveLength(1);
     expect(targets.some((target) => target.workflow_id === issues)).toBe(false);
     expect(await runsOf(owner, opened)).toHaveLength(1);
     expect(await runsOf(owner, anyPullRequest)).toHaveLength(0);

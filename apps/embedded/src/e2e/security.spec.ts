@@ -9,6 +9,9 @@ import { connect } from '@nats-io/transport-node';
 import { importJWK, SignJWT } from 'jose';
 import { generateBusKeySet, generateCredentialKey, mintSessionToken } from '@wap/auth';
 import {
+  directoryKey,
+  START_RUN_SUBJECT,
+  WEBHOOK_RECEIVED_SUBJECT,
   inboxPrefixOf,
   REPLICAS_BUCKET,
   REQUEST_SUBJECTS,
@@ -265,6 +268,116 @@ describe('the bus with authentication on, attacked', () => {
       .sign(macKey);
     return `${grant}~${assertion}`;
   }
+
+  test.each([
+    ['the directory', 'directory', ['chat', 'mcp-registry', 'workflow-runner', 'webhook-ingest']],
+    ['credit balances', 'credit-balances', ['webhook-ingest']],
+    ['webhook addresses', 'webhooks', ['webhook-ingest']],
+  ] as const)(
+    "%s: another service's credentials read the bucket but cannot write, delete or purge it (issue 41 item 4)",
+    async (_label, bucketName, readers) => {
+      const { cookie, actor } = await person(`security-kv-${bucketName}`);
+      const created = await http(`${gatewayUrl}/workspaces`, {
+        method: 'POST',
+        cookie,
+        body: { name: 'Owned by storage' },
+      });
+      const workspaceId = (created.body as { workspace: { id: string } }).workspace.id;
+      const outsider = randomBytes(8).toString('hex');
+      for (const reader of readers) {
+        const kv = await new Kvm(jetstream(await connectAs(reader))).open(bucketName);
+        // Reading is what a reader is for.
+        await kv.keys();
+        // An outsider written in as the workspace's owner: refused.
+        const forged = JSON.stringify({
+          id: workspaceId,
+          name: 'Forged',
+          deleted: false,
+          members: { [actor.userId]: 'owner', [outsider]: 'owner' },
+        });
+        await expect(
+          kv.put(directoryKey(workspaceId), forged, { timeout: 2_000 }),
+        ).rejects.toThrow();
+        await expect(kv.delete(directoryKey(workspaceId))).rejects.toThrow();
+        const jsm = await jetstream(await connectAs(reader)).jetstreamManager();
+        await expect(jsm.streams.purge(`KV_${bucketName}`)).rejects.toThrow();
+        await expect(jsm.streams.delete(`KV_${bucketName}`)).rejects.toThrow();
+      }
+      // The owner still answers for its workspace: nothing the readers tried took effect.
+      expect((await http(`${gatewayUrl}/me`, { cookie })).body).toMatchObject({
+        workspaces: [{ id: workspaceId, name: 'Owned by storage', role: 'owner' }],
+      });
+      const directory = await new Kvm(jetstream(await connectAs('storage'))).open('directory');
+      const entry = await directory.get(directoryKey(workspaceId));
+      expect(entry?.string() ?? '').not.toContain(outsider);
+    },
+  );
+
+  test("stream messages: no other service's credentials publish to WEBHOOK_EVENTS or RUNS, and webhook-ingest's NATS credential alone makes no test event or run (issue 41 item 4)", async () => {
+    for (const principal of ['chat', 'mcp-registry', 'storage', 'gateway'] as const) {
+      const js = jetstream(await connectAs(principal));
+      for (const subject of [WEBHOOK_RECEIVED_SUBJECT, START_RUN_SUBJECT]) {
+        await expect(js.publish(subject, '{}', { timeout: 2_000 })).rejects.toThrow();
+      }
+    }
+    const { cookie } = await person('security-streams');
+    const workspace = await http(`${gatewayUrl}/workspaces`, {
+      method: 'POST',
+      cookie,
+      body: { name: 'Streams' },
+    });
+    const workspaceId = (workspace.body as { workspace: { id: string } }).workspace.id;
+    const created = await http(`${gatewayUrl}/workflows`, {
+      method: 'POST',
+      cookie,
+      body: {
+        workspaceId,
+        name: 'Target',
+        trigger: { type: 'custom_webhook' },
+        steps: [{ type: 'delay', settings: { seconds: 0 } }],
+      },
+    });
+    const { workflow, webhook } = created.body as {
+      workflow: { id: string };
+      webhook: { id: string };
+    };
+    // Hand-made, with webhook-ingest's NATS credential but not its signing key.
+    const forgedId = crypto.randomUUID();
+    const receivedAt = new Date().toISOString();
+    const forged = {
+      eventId: forgedId,
+      webhookId: webhook.id,
+      workflowId: workflow.id,
+      workspaceId,
+      receivedAt,
+      headers: { 'content-type': 'application/json' },
+      payload: { kind: 'inline', body: { forged: true } },
+    };
+    await jetstream(await connectAs('webhook-ingest')).publish(
+      WEBHOOK_RECEIVED_SUBJECT,
+      JSON.stringify({
+        type: WEBHOOK_RECEIVED_SUBJECT,
+        id: forgedId,
+        time: receivedAt,
+        data: forged,
+      }),
+      { msgID: forgedId },
+    );
+    // A genuine request after it: once it is a test event, the forgery was handled before it.
+    const genuine = await http(`${gatewayUrl}/webhooks/${webhook.id}`, {
+      method: 'POST',
+      body: { genuine: true },
+    });
+    expect(genuine.status).toBe(200);
+    const deadline = Date.now() + 20_000;
+    let events: Array<{ id: string; body: unknown }> = [];
+    while (Date.now() < deadline && events.length === 0) {
+      const listed = await http(`${gatewayUrl}/workflows/${workflow.id}/test-events`, { cookie });
+      events = (listed.body as { events: Array<{ id: string; body: unknown }> }).events;
+      if (events.length === 0) await sleep(200);
+    }
+    expect(events.map((event) => event.body)).toEqual([{ genuine: true }]);
+  });
 
   test('every request subject of the registry refuses a missing, forged, expired or misaddressed actor', async () => {
     const { actor } = await person('security-victim');

@@ -142,7 +142,10 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
       headers: { 'content-type': 'application/json', 'x-e2e': '1' },
       payload: { kind: 'inline', body },
     };
-    await stack.platform.streams.publish(
+    // Signed with webhook-ingest's key, as webhook-ingest publishes it (decision 150).
+    await (
+      await stack.as('webhook-ingest')
+    ).streams.publish(
       WEBHOOK_RECEIVED_SUBJECT,
       encodeJson({ type: WEBHOOK_RECEIVED_SUBJECT, id: eventId, time: data.receivedAt, data }),
       { messageId: eventId },

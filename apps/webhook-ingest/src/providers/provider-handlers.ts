@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import {
@@ -17,12 +18,18 @@ import {
   BUS_APIS,
 } from '@wap/contracts';
 import { nestsDeeperThan } from '@wap/http';
-import { BusTimeoutError, NoRespondersError, type Platform } from '@wap/platform';
+import {
+  BusTimeoutError,
+  KvConflictError,
+  NoRespondersError,
+  type KvBucket,
+  type Platform,
+} from '@wap/platform';
 import { callApi } from '@wap/bus-protocol';
 import type { WebhookIngestConfig } from '../config';
 import type { Delivery } from '../http/deliveries';
 import type { DeliverySource } from '../trigger/trigger-deps';
-import { deliveryIdentityOf } from './delivery-identity';
+import { deliveryIdentityOf, type DeliveryIdentity } from './delivery-identity';
 
 const PROVIDER_NAMES: Record<Provider, string> = {
   stripe: 'Stripe',
@@ -80,6 +87,11 @@ export interface ProviderHandlerDeps {
   logger: Logger;
   /** How long workflow-runner may take to record a credit grant or name a delivery's targets (ms). */
   grantTimeoutMs: number;
+  /**
+   * Signed bodies received within the idempotency window (the `webhook-idempotency` bucket): a
+   * body received again is skipped whatever its delivery id, which no provider signs.
+   */
+  receivedBodies: Pick<KvBucket, 'create' | 'delete'>;
   /** Hands a delivery to one Custom Webhook address, as a request to it with the delivery's id. */
   deliverProviderEvent(
     webhookId: string,
@@ -162,6 +174,32 @@ export function createProviderHandlers(deps: ProviderHandlerDeps) {
   ): Promise<void> {
     const identity = deliveryIdentityOf(provider, request.headers, body, request.body);
     if (!identity) return;
+    const claim = `provider-${provider}.${createHash('sha256').update(request.body).digest('hex')}`;
+    try {
+      await deps.receivedBodies.create(claim, new TextEncoder().encode(identity.deliveryId));
+    } catch (error) {
+      if (!(error instanceof KvConflictError)) throw error;
+      logger.info(
+        { provider, deliveryId: identity.deliveryId, event: identity.event },
+        'a signed body already received: the delivery is skipped',
+      );
+      return;
+    }
+    try {
+      await startWorkflowsOf(provider, request, body, identity);
+    } catch (error) {
+      // Not handled: the provider's retry of this very body must get through.
+      await deps.receivedBodies.delete(claim).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async function startWorkflowsOf(
+    provider: Provider,
+    request: RawServiceRequest,
+    body: unknown,
+    identity: DeliveryIdentity,
+  ): Promise<void> {
     const targets = await askRunner(
       () =>
         callApi(

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   AppError,
   CREDIT_BALANCES_BUCKET,
+  DIRECTORY_BUCKET,
   CreditSnapshot,
   WEBHOOKS_BUCKET,
   WEBHOOK_INFLIGHT_BUCKET,
@@ -64,6 +65,8 @@ describe.each(['embedded', 'distributed'] as const)(
       await (
         await platform.kv.bucket(CREDIT_BALANCES_BUCKET)
       ).put(creditBalanceKey(address.workspaceId), encodeJson({ balance: 10 }));
+      // storage owns the directory; it does not run here, so the spec makes the bucket.
+      await platform.kv.bucket(DIRECTORY_BUCKET);
       directory = await createDirectoryClient({ kv: platform.kv, logger });
       const addresses = await createKvMirror({
         kv: platform.kv,

@@ -23,6 +23,8 @@ export const MAX_FAILED_ATTEMPTS = 5;
 export interface GiveUp {
   /** The payload does not parse: moved to DEAD_LETTERS at once. */
   unparsable(message: StreamMessage): void;
+  /** No publisher of the stream signed it (a forgery, or an older release's): moved at once. */
+  unsigned(message: StreamMessage): void;
   /**
    * Handling failed: delivered again after `delayMs`, unless the failure is not one a retry can
    * mend (the database and the bus being away are) and it has failed MAX_FAILED_ATTEMPTS times.
@@ -104,6 +106,7 @@ export async function deadLettersFor(
 
   return {
     unparsable: (message) => move(message, 'unparsable'),
+    unsigned: (message) => move(message, 'unsigned'),
     retryOrGiveUp(message, error, delayMs) {
       if (!isTransient(error) && message.deliveryCount >= MAX_FAILED_ATTEMPTS) {
         move(message, 'failed', error);

@@ -33,17 +33,27 @@ export async function consumeWithMembers(
 }
 
 /**
- * Reads the data of a message's envelope. A message that does not parse is moved to the dead
- * letters (redelivering it would fail the same way) and reads as undefined. The envelope schema
- * is built once here: a zod schema compiles its parser on first use.
+ * Reads the data of a message's envelope. A message that no publisher of its stream signed
+ * (decision 150), or that does not parse, is moved to the dead letters (redelivering it would
+ * fail the same way) and reads as undefined. The envelope schema is built once here: a zod
+ * schema compiles its parser on first use.
  */
 export function envelopeReader<Data extends z.ZodType>(
   data: Data,
   logger: Logger,
-  giveUp: Pick<GiveUp, 'unparsable'>,
+  giveUp: Pick<GiveUp, 'unparsable' | 'unsigned'>,
+  publishers: readonly string[],
 ) {
   const envelope = Envelope(data);
   return (message: StreamMessage): z.infer<Data> | undefined => {
+    if (message.publisher === undefined || !publishers.includes(message.publisher)) {
+      logger.warn(
+        { seq: message.seq, subject: message.subject, publisher: message.publisher ?? null },
+        'a message no publisher of its stream signed',
+      );
+      giveUp.unsigned(message);
+      return undefined;
+    }
     let parsed;
     try {
       parsed = envelope.safeParse(decodeJson(message.data));

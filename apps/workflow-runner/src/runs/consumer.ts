@@ -1,5 +1,11 @@
 import type { Logger } from 'pino';
-import { RUNS_STREAM, START_RUN_SUBJECT, StartRun, RUNS_STREAM_CONFIG } from '@wap/contracts';
+import {
+  publishersOfStream,
+  RUNS_STREAM,
+  START_RUN_SUBJECT,
+  StartRun,
+  RUNS_STREAM_CONFIG,
+} from '@wap/contracts';
 import { type StreamConsumer, type Streams } from '@wap/platform';
 import { activeTraceparent, withTraceFromHeaders } from '@wap/bus-protocol';
 import { deadLettersFor } from '../bus/dead-letters';
@@ -70,7 +76,12 @@ export async function consumeRunRequests(
     filterSubject: START_RUN_SUBJECT,
   };
   const giveUp = await deadLettersFor(deps, consumerConfig);
-  const readEnvelope = envelopeReader(StartRun, deps.logger, giveUp);
+  const readEnvelope = envelopeReader(
+    StartRun,
+    deps.logger,
+    giveUp,
+    publishersOfStream(RUNS_STREAM),
+  );
   return consumeWithMembers(deps.streams, consumerConfig, deps.members, (message) =>
     withTraceFromHeaders(message.headers, 'workflow-runner start run', async () => {
       const start = readEnvelope(message);

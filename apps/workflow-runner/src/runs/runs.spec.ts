@@ -429,8 +429,10 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
       data: start,
     });
     await platform.streams.ensureStream(RUNS_STREAM_CONFIG);
-    await platform.streams.publish(START_RUN_SUBJECT, envelope, { messageId: runId });
-    await platform.streams.publish(START_RUN_SUBJECT, envelope);
+    // Signed as the runner's own bus API signs what it puts on RUNS (decision 150).
+    const runner = await asBusPrincipal(platform, 'workflow-runner');
+    await runner.streams.publish(START_RUN_SUBJECT, envelope, { messageId: runId });
+    await runner.streams.publish(START_RUN_SUBJECT, envelope);
 
     const done = await runReaching(platform, owner, runId, ['succeeded'], 8_000);
     expect(done.input).toEqual({ from: 'mcp' });
@@ -780,11 +782,9 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
     const { owner, workspaceId } = await newWorkspace(0);
     const created = await createWorkflow(owner, workspaceId, []);
     const marker = randomUUID();
-    await platform.streams.publish(WEBHOOK_RECEIVED_SUBJECT, encodeJson({ not: marker }));
-    await platform.streams.publish(
-      WEBHOOK_RECEIVED_SUBJECT,
-      new TextEncoder().encode(`{${marker}`),
-    );
+    const ingest = await asBusPrincipal(platform, 'webhook-ingest');
+    await ingest.streams.publish(WEBHOOK_RECEIVED_SUBJECT, encodeJson({ not: marker }));
+    await ingest.streams.publish(WEBHOOK_RECEIVED_SUBJECT, new TextEncoder().encode(`{${marker}`));
     const eventId = await publishTestEvent(created, { after: 'garbage' });
     await eventually(async () => {
       const events = await callRunnerRoute(platform, 'list_test_events', owner, {
@@ -805,6 +805,77 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
           [DEAD_LETTER_HEADERS.reason]: 'unparsable',
           [DEAD_LETTER_HEADERS.attempts]: '1',
         });
+      }
+    });
+  });
+
+  test('a WEBHOOK_EVENTS message no publisher of the stream signed is a dead letter, and a signed one naming another workspace or address starts nothing (issue 41 item 4)', async () => {
+    const victim = await newWorkspace(10);
+    const attacker = await newWorkspace(10);
+    const target = await createWorkflow(victim.owner, victim.workspaceId, [
+      { type: 'delay', name: 'pause', settings: { seconds: 0 } },
+    ]);
+    const other = await createWorkflow(attacker.owner, attacker.workspaceId, []);
+    const forgeries: Array<[string, Platform, WebhookReceived]> = [];
+    const run = () => ({ runId: randomUUID(), inflightKey: null, notBefore: null });
+    // Unsigned, as a hand-made message with a stolen NATS credential alone would be.
+    forgeries.push(['unsigned', platform, webhookEventFor(target, { forged: 'unsigned' }, run())]);
+    // Signed, but by a service that never publishes WEBHOOK_EVENTS.
+    for (const principal of ['chat', 'mcp-registry', 'storage', 'gateway'] as const) {
+      forgeries.push([
+        principal,
+        await asBusPrincipal(platform, principal),
+        webhookEventFor(target, { forged: principal }, run()),
+      ]);
+    }
+    const unsigned = forgeries.map(([, , event]) => event);
+    for (const [, publisher, event] of forgeries) {
+      await publisher.streams.publish(
+        WEBHOOK_RECEIVED_SUBJECT,
+        encodeJson({
+          type: WEBHOOK_RECEIVED_SUBJECT,
+          id: event.eventId,
+          time: event.receivedAt,
+          data: event,
+        }),
+        { messageId: event.eventId },
+      );
+    }
+    // Signed by webhook-ingest, but the address is not the workflow's, or the workspace is not its own.
+    const misaddressed = [
+      {
+        ...webhookEventFor(target, { forged: 'address' }, run()),
+        webhookId: other.webhook?.id ?? randomUUID(),
+      },
+      {
+        ...webhookEventFor(target, { forged: 'workspace' }, run()),
+        workspaceId: attacker.workspaceId,
+      },
+    ];
+    for (const event of misaddressed) await publishEvent(event);
+    // A genuine event after them all arrives: the forgeries held nothing up.
+    const genuine = await publishTestEvent(target, { genuine: true });
+    await eventually(async () => {
+      const events = await callRunnerRoute(platform, 'list_test_events', victim.owner, {
+        params: { id: target.workflow.id },
+      });
+      expect((events.body as { events: { id: string }[] }).events.map((event) => event.id)).toEqual(
+        [genuine],
+      );
+    });
+    for (const event of [...unsigned, ...misaddressed]) {
+      await expect(
+        callRunnerRoute(platform, 'get_run', victim.owner, {
+          params: { runId: event.run?.runId ?? '' },
+        }),
+      ).rejects.toThrow('Run not found');
+    }
+    await eventually(async () => {
+      for (const event of unsigned) {
+        const moved = await deadLettersHolding(event.eventId);
+        expect(moved).toEqual([
+          expect.objectContaining({ [DEAD_LETTER_HEADERS.reason]: 'unsigned' }),
+        ]);
       }
     });
   });

@@ -36,6 +36,9 @@ export async function startRunner(
   settings: Partial<WorkflowRunnerSettings> = {},
   logger: Logger = testLogger(),
 ): Promise<ServiceHandle> {
+  // storage owns the directory and no storage runs here: the spec makes the bucket as storage
+  // would, so the runner's read-only view of it finds it (decision 149).
+  await platform.kv.bucket(DIRECTORY_BUCKET);
   return startWorkflowRunnerService({
     platform: await asBusPrincipal(platform, 'workflow-runner'),
     logger,
@@ -156,15 +159,16 @@ export function webhookEventFor(
 }
 
 /**
- * Publishes a WEBHOOK_EVENTS message as webhook-ingest does; `dedupe: false` leaves JetStream's
- * dedupe out, as for a copy published again outside its window.
+ * Publishes a WEBHOOK_EVENTS message as webhook-ingest does, signed with its key; `dedupe:
+ * false` leaves JetStream's dedupe out, as for a copy published again outside its window.
  */
 export async function publishWebhookEvent(
   platform: Platform,
   data: WebhookReceived,
   options: { dedupe?: boolean } = {},
 ): Promise<void> {
-  await platform.streams.publish(
+  const ingest = await asBusPrincipal(platform, 'webhook-ingest');
+  await ingest.streams.publish(
     WEBHOOK_RECEIVED_SUBJECT,
     encodeJson({ type: WEBHOOK_RECEIVED_SUBJECT, id: data.eventId, time: data.receivedAt, data }),
     options.dedupe === false ? {} : { messageId: data.eventId },

@@ -6,6 +6,7 @@ import {
   WEBHOOK_RECEIVED_SUBJECT,
   WebhookReceived,
   WEBHOOK_EVENTS_STREAM_CONFIG,
+  publishersOfStream,
 } from '@wap/contracts';
 import {
   type ObjectStore,
@@ -86,7 +87,13 @@ export async function consumeWebhookEvents(deps: {
     const runs: NewRun[] = [];
     for (const { event, body, traceparent } of received) {
       const workflow = workflows.get(event.workflowId);
-      if (!workflow || workflow.workspaceId !== event.workspaceId) {
+      // The runner owns which address is whose: an event naming another workflow's address, or
+      // another workspace, starts nothing whoever signed it.
+      if (
+        !workflow ||
+        workflow.workspaceId !== event.workspaceId ||
+        workflow.webhookId !== event.webhookId
+      ) {
         deps.logger.warn(
           { eventId: event.eventId },
           'webhook event for an unknown workflow dropped',
@@ -192,7 +199,12 @@ export async function consumeWebhookEvents(deps: {
   }
   const writeInBatch = createGroupCommit(writeIsolatingFailures, { maxBatch: MAX_BATCH });
 
-  const readEnvelope = envelopeReader(WebhookReceived, deps.logger, giveUp);
+  const readEnvelope = envelopeReader(
+    WebhookReceived,
+    deps.logger,
+    giveUp,
+    publishersOfStream(WEBHOOK_EVENTS_STREAM),
+  );
   const consumer = await consumeWithMembers(deps.streams, consumerConfig, deps.members, (message) =>
     withTraceFromHeaders(message.headers, 'workflow-runner webhook event', async () => {
       const event = readEnvelope(message);

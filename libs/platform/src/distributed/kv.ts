@@ -4,7 +4,7 @@ import { nanos } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
 import { KvConflictError } from '../errors';
 import type { OpenResources } from './inflight';
-import type { Kv, KvBucket, KvEntry, KvWatchEvent } from '../platform';
+import type { Kv, KvBucket, KvEntry, KvView, KvWatchEvent } from '../platform';
 import { retryingSetupTimeouts, untilStreamLeader } from './setup-retry';
 
 /** The duplicate window NATS gives a KV bucket without a TTL, 2 minutes. */
@@ -69,6 +69,39 @@ async function openOrCreate(
     });
   }
   return kv;
+}
+
+/** How often a reader looks for a bucket its owner has not created yet, and for how long. */
+const VIEW_POLL_MS = 250;
+const VIEW_WAIT_MS = 120_000;
+
+/**
+ * Binds to a bucket another service owns, once it exists, without creating it or touching its
+ * settings: the reader's NATS user may read the bucket's stream and nothing more. A bucket that
+ * does not appear in time fails the start, and the process is started again.
+ */
+async function openView(kvm: Kvm, jsm: JetStreamManager, name: string, logger: Logger) {
+  const stream = `KV_${name}`;
+  const deadline = Date.now() + VIEW_WAIT_MS;
+  let told = false;
+  for (;;) {
+    const info = await jsm.streams.info(stream).catch((error: unknown) => {
+      if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound) {
+        return null;
+      }
+      throw error;
+    });
+    if (info) {
+      await untilStreamLeader(jsm, stream);
+      return kvm.open(name, { allow_direct: info.config.allow_direct });
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`bucket ${name} was not created by its owner within ${VIEW_WAIT_MS} ms`);
+    }
+    if (!told) logger.info({ bucket: name }, "waiting for the bucket's owner to create it");
+    told = true;
+    await new Promise((resolve) => setTimeout(resolve, VIEW_POLL_MS).unref());
+  }
 }
 
 function bucketApi(name: string, kv: KV, open: OpenResources, logger: Logger): KvBucket {
@@ -157,7 +190,17 @@ export function createNatsKv(
   replicas: number,
 ): Kv {
   const buckets = new Map<string, Promise<KvBucket>>();
+  const views = new Map<string, Promise<KvView>>();
   return {
+    view(name) {
+      let view = views.get(name);
+      if (!view) {
+        view = openView(kvm, jsm, name, logger).then((kv) => bucketApi(name, kv, open, logger));
+        void view.catch(() => views.delete(name));
+        views.set(name, view);
+      }
+      return view;
+    },
     bucket(name, options) {
       const ttlMs = options?.ttlMs;
       const cacheKey = `${name}:${ttlMs ?? 'as it is'}`;

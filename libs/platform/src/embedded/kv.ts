@@ -280,20 +280,25 @@ export function createEmbeddedKv(dataDir: string, logger: Logger): Kv & { close(
     return bucket;
   }
 
+  async function bucket(name: string, options?: KvBucketOptions): Promise<EmbeddedKvBucket> {
+    assertValidName('bucket', name);
+    const existing = buckets.get(name);
+    if (existing) {
+      const opened = await existing;
+      if (options) opened.setTtl(await bucketTtl(name, options));
+      return opened;
+    }
+    const opening = openBucket(name, options);
+    buckets.set(name, opening);
+    void opening.catch(() => buckets.delete(name));
+    return opening;
+  }
+
   return {
-    async bucket(name, options) {
-      assertValidName('bucket', name);
-      const existing = buckets.get(name);
-      if (existing) {
-        const bucket = await existing;
-        if (options) bucket.setTtl(await bucketTtl(name, options));
-        return bucket;
-      }
-      const opening = openBucket(name, options);
-      buckets.set(name, opening);
-      void opening.catch(() => buckets.delete(name));
-      return opening;
-    },
+    bucket,
+    // One process: no permissions keep a reader from creating the bucket, and an empty bucket
+    // reads as one its owner has not written yet.
+    view: (name) => bucket(name),
 
     async close() {
       const opened = await Promise.allSettled([...buckets.values()]);

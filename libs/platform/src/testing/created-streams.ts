@@ -36,6 +36,7 @@ export function recordingCreatedStreams(platform: Platform, created: Set<string>
       created.add(`KV_${name}`);
       return kv.bucket(name, options);
     },
+    view: (name) => kv.view(name),
   };
   // Every object store call opens its bucket, which creates it when missing.
   recording.objects = {

@@ -536,6 +536,26 @@ export function describePlatformContract(name: string, factory: PlatformFactory)
     describe('kv', () => {
       const bucketName = (): string => `contract_${uniqueSuffix()}`;
 
+      it("a reader's view waits for the owner to create the bucket, then reads and watches what the owner writes", async () => {
+        const name = bucketName();
+        const viewing = platform.kv.view(name);
+        // The owner comes second, as a service that starts before the bucket's owner does.
+        const owned = await platform.kv.bucket(name);
+        await owned.put('a', text('1'));
+        const view = await viewing;
+        expect(view.name).toBe(name);
+        expect(read((await view.get('a'))?.value ?? new Uint8Array())).toBe('1');
+        expect(await view.keys()).toEqual(['a']);
+        const seen: string[] = [];
+        const watcher = await view.watch((event) => {
+          if (event.kind === 'put') seen.push(`${event.entry.key}=${read(event.entry.value)}`);
+        });
+        await owned.put('b', text('2'));
+        await waitFor(() => seen.includes('b=2'), "the owner's second put");
+        await watcher.stop();
+        expect(seen).toEqual(['a=1', 'b=2']);
+      });
+
       it('lets exactly one of 50 concurrent creates of a key win', async () => {
         const bucket = await platform.kv.bucket(bucketName());
         const results = await Promise.allSettled(
