@@ -22,7 +22,7 @@ async function main(): Promise<void> {
       `Example MCP server (server-everything) at ${server.openUrl}`,
       '',
       'Start the platform so that it accepts this server (a private address, its own CA):',
-      `  SSRF_ALLOWLIST=127.0.0.1 MCP_EXTRA_CA_CERTS=${caFile} npm start`,
+      `  MCP_SSRF_ALLOWLIST=127.0.0.1 MCP_EXTRA_CA_CERTS=${caFile} npm start`,
       `then register ${server.openUrl} under MCP servers. Ctrl+C stops it.`,
       '',
     ].join('\n'),

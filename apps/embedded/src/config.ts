@@ -28,6 +28,8 @@ export const EmbeddedEnv = GatewayHttpEnv.extend(McpRegistryEnv.shape)
     SMTP_URL: z.url().optional(),
     /** Sender of approval emails (workflow-runner's default when unset). */
     MAIL_FROM: z.string().min(3).optional(),
+    /** What http_request steps may reach although not public (MCP servers: MCP_SSRF_ALLOWLIST). */
+    HTTP_STEP_SSRF_ALLOWLIST: z.string().optional(),
   });
 export type EmbeddedEnv = z.infer<typeof EmbeddedEnv>;
 

@@ -61,7 +61,8 @@ function serviceOptionsOf(env: EmbeddedEnv, dataDir: string, publicBaseUrl: stri
     },
     workflowRunner: {
       PUBLIC_BASE_URL: publicBaseUrl,
-      // One allow-list for every egress of the process: MCP servers and http_request steps.
+      // http_request steps' own allow-list: MCP_SSRF_ALLOWLIST opens nothing to them.
+      HTTP_STEP_SSRF_ALLOWLIST: env.HTTP_STEP_SSRF_ALLOWLIST,
       SSRF_ALLOWLIST: env.SSRF_ALLOWLIST,
       MAIL_DROP_DIR: join(dataDir, 'mail'),
       SMTP_URL: env.SMTP_URL,

@@ -26,6 +26,20 @@ describe('mcp-registry configuration', () => {
     expect(config.extraCaCerts).toEqual([]);
   });
 
+  test('MCP servers have an allow-list of their own; the shared one counts only while it is unset', () => {
+    const keys = { ...BUS_KEYS, CREDENTIALS_ENCRYPTION_KEYS: generateCredentialKey('k') };
+    const own = toMcpRegistryConfig(
+      loadConfig({ ...keys, MCP_SSRF_ALLOWLIST: '127.0.0.1', SSRF_ALLOWLIST: '10.0.0.0/8' }),
+    );
+    expect(own.egressAllowlist.ranges.map(([base, bits]) => `${base.toString()}/${bits}`)).toEqual([
+      '127.0.0.1/32',
+    ]);
+    const shared = toMcpRegistryConfig(loadConfig({ ...keys, SSRF_ALLOWLIST: '10.0.0.0/8' }));
+    expect(
+      shared.egressAllowlist.ranges.map(([base, bits]) => `${base.toString()}/${bits}`),
+    ).toEqual(['10.0.0.0/8']);
+  });
+
   test('unusable keys fail at start, not at the first request', () => {
     const env = loadConfig({ ...BUS_KEYS, CREDENTIALS_ENCRYPTION_KEYS: 'k1:c2hvcnQ=' });
     expect(() => toMcpRegistryConfig(env)).toThrow('Credential key k1 must hold at least 32 bytes');

@@ -13,7 +13,12 @@ export const McpRegistryEnv = z.object({
    * use the first, older ones still decrypt. Required (the embedded launcher generates one).
    */
   CREDENTIALS_ENCRYPTION_KEYS: z.string().min(1),
-  /** Hosts, IPs and CIDRs that MCP servers may use although they are not public; comma-separated. */
+  /**
+   * Hosts, IPs and CIDRs that MCP servers may use although they are not public; comma-separated.
+   * Its own list, apart from http_request steps' (`HTTP_STEP_SSRF_ALLOWLIST`).
+   */
+  MCP_SSRF_ALLOWLIST: z.string().optional(),
+  /** The list of releases before there were two: used while MCP_SSRF_ALLOWLIST is unset. */
   SSRF_ALLOWLIST: z.string().default(''),
   /** Environment variables the env_var auth type may read; comma-separated names. */
   MCP_ENV_ALLOWLIST: z.string().default(''),
@@ -63,7 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): McpRegistryServiceEnv {
 export function toMcpRegistryConfig(env: McpRegistryEnv): McpRegistryConfig {
   return {
     keyring: parseCredentialKeys(env.CREDENTIALS_ENCRYPTION_KEYS),
-    egressAllowlist: parseAllowlist(env.SSRF_ALLOWLIST),
+    egressAllowlist: parseAllowlist(env.MCP_SSRF_ALLOWLIST ?? env.SSRF_ALLOWLIST),
     envAllowlist: new Set(
       env.MCP_ENV_ALLOWLIST.split(',')
         .map((name) => name.trim())

@@ -65,7 +65,12 @@ export const WorkflowRunnerSettings = z.object({
     .default(64 * 1024),
   /** Longest wait for a step served over the bus (MCP tool, table row, assistant), in ms. */
   STEP_BUS_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(60_000),
-  /** Hosts, addresses and CIDRs http_request steps may reach although they are not public. */
+  /**
+   * Hosts, addresses and CIDRs http_request steps may reach although they are not public; its
+   * own list, apart from MCP servers' (`MCP_SSRF_ALLOWLIST`).
+   */
+  HTTP_STEP_SSRF_ALLOWLIST: z.string().optional(),
+  /** The list of releases before there were two: used while HTTP_STEP_SSRF_ALLOWLIST is unset. */
   SSRF_ALLOWLIST: z.string().default(''),
 });
 export type WorkflowRunnerSettings = z.infer<typeof WorkflowRunnerSettings>;

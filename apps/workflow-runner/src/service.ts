@@ -79,7 +79,9 @@ type RunnerStores = Awaited<ReturnType<typeof openStores>>;
 function startRunWork({ platform, logger, settings }: RunnerContext, stores: RunnerStores) {
   const { clock, ids } = platform;
   const { runs, inflight } = stores;
-  const httpFetch = createGuardedFetch({ allowlist: parseAllowlist(settings.SSRF_ALLOWLIST) });
+  const httpFetch = createGuardedFetch({
+    allowlist: parseAllowlist(settings.HTTP_STEP_SSRF_ALLOWLIST ?? settings.SSRF_ALLOWLIST),
+  });
   const executor = startRunExecutor({
     runs,
     ledger: stores.ledger,

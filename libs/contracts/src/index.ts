@@ -124,6 +124,7 @@ export {
   AssistantPromptRequest,
   AssistantPromptReply,
 } from './workflows';
+export { redactCredentialHeaders } from './credential-headers';
 export {
   RESPONSE_PLACEHOLDER,
   parseJsonTemplate,

@@ -135,7 +135,7 @@ describe('the README, followed as written', () => {
     const example = runCommand('example:mcp', 'npm', ['run', 'example:mcp'], userEnv());
     running.push(example);
     const [, printed] = await example.waitForLine(
-      /^ {2}(SSRF_ALLOWLIST=\S+ MCP_EXTRA_CA_CERTS=\S+) npm start$/m,
+      /^ {2}(MCP_SSRF_ALLOWLIST=\S+ MCP_EXTRA_CA_CERTS=\S+) npm start$/m,
       120_000,
     );
     const restartEnv = Object.fromEntries(

@@ -201,6 +201,28 @@ describe.each(WEBHOOK_DOORS)(
       expect(await webhookRuns(owner, workflowId)).toHaveLength(0);
     });
 
+    test("a test event keeps the sender's headers, but not a credential's value (issue 41 item 5)", async () => {
+      const owner = await newOwner(0);
+      const { workflowId, webhookId } = await newWorkflow(owner, { live: false });
+      await trigger(
+        webhookId,
+        { a: 1 },
+        { 'x-api-key': 'sender-key-1', authorization: 'Bearer sender-token-2', 'x-kind': 'order' },
+      );
+      const [event] = await eventually(async () => {
+        const response = await http(`${stack.url}/workflows/${workflowId}/test-events`, {
+          cookie: owner.cookie,
+        });
+        const { events } = response.body as { events: { headers: Record<string, string> }[] };
+        expect(events).toHaveLength(1);
+        return events;
+      });
+      expect(event?.headers).toMatchObject({ 'x-api-key': '[redacted]', 'x-kind': 'order' });
+      // Neither door passes Authorization on to the event; were it kept, it would be redacted.
+      expect(event?.headers['authorization'] ?? '[redacted]').toBe('[redacted]');
+      expect(JSON.stringify(event)).not.toMatch(/sender-key-1|sender-token-2/);
+    });
+
     test('identical requests are skipped while the run is running; once the runner ends it, the same request runs again', async () => {
       const owner = await newOwner(10);
       const { workflowId, webhookId } = await newWorkflow(owner, { seconds: 2, live: true });

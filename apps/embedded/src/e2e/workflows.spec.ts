@@ -729,6 +729,7 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
 
   test('a run calls a local HTTP server: each step gets the event and earlier outputs, and is charged', async () => {
     const received: { url: string; body: string; header: string | undefined }[] = [];
+    const keys: (string | undefined)[] = [];
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -738,6 +739,7 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
           body: Buffer.concat(chunks).toString('utf8'),
           header: req.headers['x-order'] as string | undefined,
         });
+        keys.push(req.headers['x-api-key'] as string | undefined);
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ orderId: 'o-42', lines: [{ sku: 'S1' }] }));
       });
@@ -763,7 +765,7 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
             settings: {
               method: 'POST',
               url: `${base}/notify`,
-              headers: { 'x-order': '{{steps.lookup.body.orderId}}' },
+              headers: { 'x-order': '{{steps.lookup.body.orderId}}', 'x-api-key': 'step-key-7' },
               body: {
                 sku: '{{steps.lookup.body.lines.0.sku}}',
                 note: 'for {{Custom Webhook.customer.name}}{{Custom Webhook.absent}}',
@@ -783,6 +785,13 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
         { url: '/orders?customer=c-9', body: '', header: undefined },
         { url: '/notify', body: JSON.stringify({ sku: 'S1', note: 'for Ada' }), header: 'o-42' },
       ]);
+      // The key reached the server, but the run's history shows it redacted (issue 41 item 5).
+      expect(keys).toEqual([undefined, 'step-key-7']);
+      expect((run.steps[1]?.input as { headers: unknown }).headers).toEqual({
+        'x-order': 'o-42',
+        'x-api-key': '[redacted]',
+      });
+      expect(JSON.stringify(run)).not.toContain('step-key-7');
       const credits = await http(`${stack.url}/workspaces/${owner.workspaceId}/credits`, {
         cookie: owner.cookie,
       });

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import {
   AppError,
+  redactCredentialHeaders,
   REQUEST_BODIES_BUCKET,
   WEBHOOK_PAYLOADS_BUCKET,
   WEBHOOK_RECEIVED_SUBJECT,
@@ -89,8 +90,8 @@ export async function storeEvent(
     workflowId: address.workflowId,
     workspaceId: address.workspaceId,
     receivedAt: platform.clock.now().toISOString(),
-    // Everything the gateway forwarded, lower-cased.
-    headers: { ...request.headers },
+    // Everything the gateway forwarded, lower-cased; members read it, so no credential's value.
+    headers: redactCredentialHeaders(request.headers),
     payload,
     ...(source ? { source } : {}),
     ...(run ? { run } : {}),

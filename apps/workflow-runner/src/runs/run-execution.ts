@@ -1,5 +1,10 @@
 import type { Logger } from 'pino';
-import { CREDIT_MESSAGES, creditShortfallMessage, type StepType } from '@wap/contracts';
+import {
+  CREDIT_MESSAGES,
+  creditShortfallMessage,
+  redactCredentialHeaders,
+  type StepType,
+} from '@wap/contracts';
 import { markSpanFailed, metrics, runInSpan } from '@wap/observability';
 import { toJsonbStorable, type Clock, type IdSource, type KvBucket } from '@wap/platform';
 import type { CreditLedger } from '../credits/ledger';
@@ -43,6 +48,8 @@ type StepEnd = 'next' | 'stop';
 interface StartedStep {
   step: RunStepRow;
   input: unknown;
+  /** The input as the run's history keeps it: an http_request's credential headers redacted. */
+  shownInput: unknown;
   startedAt: Date;
   price: number;
 }
@@ -156,17 +163,19 @@ async function executeStep(
   outputs: Record<string, unknown>,
 ): Promise<StepEnd> {
   const { runs, clock } = context;
+  const input = resolveTemplates(step.settings, { trigger: run.input, steps: outputs });
   const started: StartedStep = {
     step,
     startedAt: step.startedAt ?? clock.now(),
-    input: resolveTemplates(step.settings, { trigger: run.input, steps: outputs }),
+    input,
+    shownInput: shownInputOf(step.type, input),
     price: STEP_PRICES[step.type as StepType],
   };
   if (started.price > 0) {
     // A paid step's start is on record before it is charged and before it calls out.
     await record.flush();
     await runs.startStep(run.id, step.stepIndex, {
-      input: started.input,
+      input: started.shownInput,
       startedAt: started.startedAt,
     });
     step.startedAt = started.startedAt;
@@ -193,6 +202,14 @@ async function executeStep(
   }
   await parkRun(context, record, run, started, outcome);
   return 'stop';
+}
+
+/** What the run's history shows of a step's input: an http_request's credentials redacted. */
+function shownInputOf(type: string, input: unknown): unknown {
+  if (type !== 'http_request' || typeof input !== 'object' || input === null) return input;
+  const { headers } = input as { headers?: unknown };
+  if (typeof headers !== 'object' || headers === null) return input;
+  return { ...input, headers: redactCredentialHeaders(headers as Record<string, string>) };
 }
 
 /** Charges a paid step once; false when the workspace could not pay, which ends the run. */
@@ -228,7 +245,7 @@ async function endStep(
   context: RunExecutionContext,
   record: RunRecord,
   run: RunRow,
-  { step, input, startedAt, price }: StartedStep,
+  { step, shownInput, startedAt, price }: StartedStep,
   outcome: Extract<StepOutcome, { kind: 'succeeded' | 'failed' }>,
   outputs: Record<string, unknown>,
 ): Promise<StepEnd> {
@@ -257,7 +274,7 @@ async function endStep(
     record.endFreeStep({
       stepIndex: step.stepIndex,
       status: outcome.kind,
-      input,
+      input: shownInput,
       output,
       error,
       startedAt,
@@ -277,14 +294,14 @@ async function parkRun(
   context: RunExecutionContext,
   record: RunRecord,
   run: RunRow,
-  { step, input, startedAt, price }: StartedStep,
+  { step, shownInput, startedAt, price }: StartedStep,
   outcome: Extract<StepOutcome, { kind: 'wait_until' | 'wait_approval' }>,
 ): Promise<void> {
   const { runs, owner } = context;
   await record.flush();
   if (price === 0) {
     // The wait counts from this start, also after a resume.
-    await runs.startStep(run.id, step.stepIndex, { input, startedAt });
+    await runs.startStep(run.id, step.stepIndex, { input: shownInput, startedAt });
   }
   switch (outcome.kind) {
     case 'wait_until':
