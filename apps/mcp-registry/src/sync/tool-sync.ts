@@ -140,7 +140,13 @@ export function createToolSync(deps: {
       metrics.mcpSyncs.inc({ outcome: 'failed' });
       await repository.recordSync(server.id, { status: 'failed', errors: [message] });
       const needsAccount = server.auth.authType === 'account' && credentialWasUnavailable(error);
-      return { discovered: 0, synced: 0, errors: [{ message }], failed: true, needsAccount };
+      return {
+        discovered: 0,
+        synced: 0,
+        errors: [{ message }],
+        failed: true,
+        ...(needsAccount ? { needsAccount } : {}),
+      };
     } finally {
       clearTimeout(timer);
     }
