@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { KvConflictError } from '../errors';
 import type { OpenResources } from './inflight';
 import type { Kv, KvBucket, KvEntry, KvView, KvWatchEvent } from '../platform';
-import { retryingSetupTimeouts, untilStreamLeader } from './setup-retry';
+import { isTimeout, retryingSetupTimeouts, untilStreamLeader } from './setup-retry';
 
 /** The duplicate window NATS gives a KV bucket without a TTL, 2 minutes. */
 const KV_DUPLICATE_WINDOW_MS = 120_000;
@@ -85,15 +85,18 @@ async function openView(kvm: Kvm, jsm: JetStreamManager, name: string, logger: L
   const deadline = Date.now() + VIEW_WAIT_MS;
   let told = false;
   for (;;) {
+    // Not there yet, or JetStream busy placing it (a fresh cluster times out): look again.
     const info = await jsm.streams.info(stream).catch((error: unknown) => {
-      if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound) {
-        return null;
-      }
+      const notFound =
+        error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound;
+      if (notFound || isTimeout(error)) return null;
       throw error;
     });
     if (info) {
       await untilStreamLeader(jsm, stream);
-      return kvm.open(name, { allow_direct: info.config.allow_direct });
+      return retryingSetupTimeouts(() =>
+        kvm.open(name, { allow_direct: info.config.allow_direct }),
+      );
     }
     if (Date.now() > deadline) {
       throw new Error(`bucket ${name} was not created by its owner within ${VIEW_WAIT_MS} ms`);

@@ -5,7 +5,7 @@ import { TimeoutError } from '@nats-io/nats-core';
 const LEADER_ELECTION_TIMEOUT_MS = 60_000;
 const LEADER_POLL_MS = 250;
 
-function isTimeout(error: unknown): boolean {
+export function isTimeout(error: unknown): boolean {
   return error instanceof TimeoutError || (error instanceof Error && error.name === 'TimeoutError');
 }
 
