@@ -1,4 +1,4 @@
-import { AppError, BUS_APIS, type Workflow } from '@wap/contracts';
+import { AppError, BUS_APIS, DEFAULT_WORKFLOW_PERMISSIONS, type Workflow } from '@wap/contracts';
 import { callApi } from '@wap/bus-protocol';
 import { eventually } from '@wap/testing';
 import {
@@ -317,19 +317,40 @@ describe.each(RUNTIMES)('who a run acts as on the %s runtime', (runtime) => {
       const reset = await http(`${stack.url}/workspaces/${workspaceId}/workflow-permissions`, {
         method: 'PUT',
         cookie: owner.cookie,
-        body: {
-          permissions: {
-            edit: 'member',
-            run: 'member',
-            publish: 'member',
-            schedule: 'member',
-            delete: 'member',
-            change_approvals: 'member',
-          },
-        },
+        body: { permissions: DEFAULT_WORKFLOW_PERMISSIONS },
       });
       expect(reset.status).toBe(200);
     }
+  });
+
+  test("an outsider names another workspace's ids: adopt, hand-over and the permissions answer 404 and change nothing", async () => {
+    const workflow = await createWorkflow(owner);
+    const outsider = await signedInPerson(stack, 'owners-stranger');
+    const tries: Array<[string, string, unknown]> = [
+      ['POST', `/workflows/${workflow.id}/adopt`, undefined],
+      ['PUT', `/workflows/${workflow.id}/owner`, { ownerId: outsider.userId }],
+      ['GET', `/workspaces/${workspaceId}/workflow-permissions`, undefined],
+      [
+        'PUT',
+        `/workspaces/${workspaceId}/workflow-permissions`,
+        { permissions: { edit: 'workspace_owner' } },
+      ],
+    ];
+    for (const [method, path, body] of tries) {
+      const refused = await http(`${stack.url}${path}`, { method, cookie: outsider.cookie, body });
+      expect({ method, path, status: refused.status }).toEqual({ method, path, status: 404 });
+    }
+    const after = await http(`${stack.url}/workflows/${workflow.id}`, { cookie: owner.cookie });
+    expect((after.body as { workflow: Workflow }).workflow).toMatchObject({
+      owner_id: owner.userId,
+      runs_as: owner.userId,
+    });
+    const permissions = await http(`${stack.url}/workspaces/${workspaceId}/workflow-permissions`, {
+      cookie: owner.cookie,
+    });
+    expect((permissions.body as { permissions: unknown }).permissions).toEqual(
+      DEFAULT_WORKFLOW_PERMISSIONS,
+    );
   });
 
   test('ownership is handed over by the owner or a workspace owner, to a member; whom it runs as stays until the new owner adopts it', async () => {
