@@ -50,10 +50,20 @@ describe('npm run bus:credentials', () => {
 
   test('writes every principal its own credentials and a server that admits only them', async () => {
     const port = await freePort();
+    const monitorPort = await freePort();
     const out = join(dir, 'set');
     const made = spawnSync(
       process.execPath,
-      ['--import', 'tsx', 'tools/bus-credentials.ts', out, '--port', String(port)],
+      [
+        '--import',
+        'tsx',
+        'tools/bus-credentials.ts',
+        out,
+        '--port',
+        String(port),
+        '--monitor-port',
+        String(monitorPort),
+      ],
       { cwd: root, encoding: 'utf8' },
     );
     expect(made.status).toBe(0);
@@ -93,6 +103,13 @@ describe('npm run bus:credentials', () => {
         authenticator: nkeyAuthenticator(new TextEncoder().encode(storage['NATS_NKEY_SEED'])),
         inboxPrefix: inboxPrefixOf('storage'),
       });
+      // The platform's users live in an account of their own, not the server's global one.
+      const connections = (await (
+        await fetch(`http://127.0.0.1:${monitorPort}/connz?auth=true`)
+      ).json()) as { connections: { account?: string }[] };
+      expect(connections.connections.map((connection) => connection.account)).toEqual([
+        'WORKSPACE_PLATFORM',
+      ]);
       await admitted.close();
       await expect(connect({ servers: url, reconnect: false })).rejects.toThrow(
         /Authorization Violation/,

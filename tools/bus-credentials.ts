@@ -4,7 +4,7 @@
 //                            each service and the admin CLI (`set -a; . <dir>/storage.env; set +a`)
 //   nats-server.conf         a server that admits only those principals, each with the
 //                            permissions the subject registry derives
-//   nats-auth.conf           the authorization block alone (public keys only), for the NATS Helm
+//   nats-auth.conf           the accounts block alone (the platform's account, public keys only), for the NATS Helm
 //                            chart's ConfigMap include (deploy/k8s/nats/values.yaml)
 //   kubernetes-secrets.yaml  one Secret `<principal>-bus` per principal, for `kubectl apply`
 // Options: --namespace NS (NATS_NAMESPACE), --host H (127.0.0.1), --port N (4222),

@@ -34,6 +34,7 @@ export interface ServiceOptions {
   /**
    * mcp-registry's settings and the environment its env_var auth reads. The launcher always
    * passes them (with a key kept in DATA_DIR); without them (tests) a throw-away key is used.
+   * workflow-runner seals with the same keys.
    */
   mcpRegistry?: {
     config: McpRegistryConfig;
@@ -111,6 +112,7 @@ export async function startAllServices(
   const webhookIngest = publicBaseUrl
     ? { ...(options.webhookIngest ?? DEFAULT_WEBHOOK_INGEST_CONFIG), publicBaseUrl }
     : options.webhookIngest;
+  const mcpRegistry = options.mcpRegistry ?? throwAwayMcpRegistrySettings();
   const services: ServiceHandle[] = [
     await startStorageService({
       platform: await platformOf('storage'),
@@ -123,6 +125,8 @@ export async function startAllServices(
       logger: serviceLogger('workflow-runner'),
       migrationsFolder: migrationsOf('workflow-runner'),
       settings: workflowRunner,
+      // One key list seals every stored secret, rotated by one command (decision 151).
+      keyring: mcpRegistry.config.keyring,
     }),
     await startChatService({
       platform: await platformOf('chat'),
@@ -134,7 +138,7 @@ export async function startAllServices(
       platform: await platformOf('mcp-registry'),
       logger: serviceLogger('mcp-registry'),
       migrationsFolder: migrationsOf('mcp-registry'),
-      ...(options.mcpRegistry ?? throwAwayMcpRegistrySettings()),
+      ...mcpRegistry,
     }),
   ];
   const ingest = await startWebhookIngestService({

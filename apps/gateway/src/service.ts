@@ -7,7 +7,7 @@ import {
   ROUTES,
   type RouteSpec,
 } from '@wap/contracts';
-import { createSessionVerifier } from '@wap/auth';
+import { createSessionVerifier, type SessionClaims } from '@wap/auth';
 import {
   answerUnparsedRequest,
   closeWhenIdle,
@@ -23,6 +23,7 @@ import { createActorResolver } from './sessions/actor-resolver';
 import { createApiKeyAuthenticator } from './sessions/api-keys';
 import { createSessionAuthenticator } from './sessions/authenticate';
 import { createExtensionTokenAuthenticator } from './sessions/extension-tokens';
+import { createSessionRevocations, type SessionRevocations } from './sessions/revocations';
 import { cacheVerifiedSessions } from './sessions/verified-sessions';
 
 export { type GatewayConfig, GatewayEnv, GatewayHttpEnv, gatewayConfigFromEnv } from './config';
@@ -35,11 +36,18 @@ export interface GatewayHandle {
 }
 
 /** Who a request is: a session cookie or bearer token, or a browser extension's token. */
-function createAuthenticator(platform: Pick<Platform, 'bus' | 'clock'>, config: GatewayConfig) {
-  const verifier = createSessionVerifier(config.session);
+function createAuthenticator(
+  platform: Pick<Platform, 'bus' | 'clock'>,
+  config: GatewayConfig,
+  sessions: {
+    verify: (token: string) => Promise<SessionClaims>;
+    revocations: SessionRevocations;
+  },
+) {
   const nowMs = () => platform.clock.now().getTime();
   return createSessionAuthenticator({
-    verify: cacheVerifiedSessions((token) => verifier.verify(token), nowMs),
+    verify: sessions.verify,
+    isRevoked: (token, claims) => sessions.revocations.isRevoked(token, claims),
     resolveActor: createActorResolver({
       bus: platform.bus,
       timeoutMs: config.requestTimeoutMs,
@@ -52,10 +60,27 @@ function createAuthenticator(platform: Pick<Platform, 'bus' | 'clock'>, config: 
   });
 }
 
+/** How session cookies are checked, and the sessions signed out on the server. */
+async function createSessions(
+  platform: Pick<Platform, 'kv' | 'clock'>,
+  config: GatewayConfig,
+  logger: Logger,
+) {
+  const verifier = createSessionVerifier(config.session);
+  const nowMs = () => platform.clock.now().getTime();
+  return {
+    verify: cacheVerifiedSessions((token) => verifier.verify(token), nowMs),
+    revocations: await createSessionRevocations({ kv: platform.kv, logger, nowMs }),
+  };
+}
+
 /** Starts the HTTP edge: sessions, the route table forwarded over the bus, Error bodies. */
 export async function startGateway(deps: {
-  /** The gateway uses the bus, and the object store for raw bodies too large for one message. */
-  platform: Pick<Platform, 'bus' | 'objects' | 'ids' | 'clock'>;
+  /**
+   * The gateway uses the bus, the object store for raw bodies too large for one message, and its
+   * KV bucket of signed-out sessions.
+   */
+  platform: Pick<Platform, 'bus' | 'objects' | 'kv' | 'ids' | 'clock'>;
   logger: Logger;
   config: GatewayConfig;
   isReady: () => boolean;
@@ -66,7 +91,8 @@ export async function startGateway(deps: {
   // Parked bodies may outlive their request as a webhook event's body: the bucket's age limit
   // removes what nothing deleted.
   await deps.platform.objects.ensureBucket(REQUEST_BODIES_BUCKET, REQUEST_BODIES_BUCKET_OPTIONS);
-  const authenticator = createAuthenticator(deps.platform, config);
+  const sessions = await createSessions(deps.platform, config, logger);
+  const authenticator = createAuthenticator(deps.platform, config, sessions);
   const isFromTrustedSite = createRequestSiteCheck([config.publicOrigin, config.webOrigin]);
   const closing = new AbortController();
   const serveRoute = createHttpEdge({
@@ -98,6 +124,7 @@ export async function startGateway(deps: {
     isReady: deps.isReady,
     isFromTrustedSite,
     clock: deps.platform.clock,
+    sessions,
   });
   const server = createServer((req, res) => {
     if (!serveRoute(req, res)) app(req, res);
@@ -123,10 +150,11 @@ export async function startGateway(deps: {
   return {
     url,
     port,
-    stop: () => {
+    stop: async () => {
       const closed = closeServer();
       closing.abort();
-      return closed;
+      await closed;
+      await sessions.revocations.stop();
     },
   };
 }

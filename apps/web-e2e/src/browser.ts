@@ -82,7 +82,7 @@ export async function signIn(page: Page, email: string): Promise<void> {
   await page.goto('/app/sign-in');
   await page.getByRole('textbox', { name: 'Email' }).fill(email);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
 }
 
 /** Fails with the findings when axe reports any serious or critical accessibility violation. */

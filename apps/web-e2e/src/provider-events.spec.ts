@@ -20,9 +20,10 @@ const POLLED = { timeout: 60_000 };
 const TEST_TIMEOUT_MS = 180_000;
 
 /**
- * Provider events in a browser (decision 132): an owner connects a GitHub installation, a
- * workflow's trigger names `pull_request.opened`, and a signed delivery shows in the
- * deliveries list with the run it started.
+ * Provider events in a browser (decisions 132 and 151): an owner connects a GitHub
+ * installation and is shown its signing secret once, a workflow's trigger names
+ * `pull_request.opened`, and a delivery signed with that secret shows in the deliveries list
+ * with the run it started (the platform's own secret starts nothing).
  */
 describe('provider events in a browser', () => {
   let platform: RunningPlatform;
@@ -70,6 +71,22 @@ describe('provider events in a browser', () => {
       await status('Connected GitHub acme.').waitFor();
       const accounts = page.getByRole('list', { name: 'Connected accounts' });
       await accounts.getByText(String(INSTALLATION)).waitFor();
+      // The connection's own secret, made by the platform for GitHub, is shown this once.
+      const signingSecret = await page
+        .getByRole('textbox', { name: 'Signing secret', exact: true })
+        .inputValue();
+      expect(signingSecret).toMatch(/^[0-9a-f]{64}$/);
+      const address =
+        (await accounts
+          .locator('code')
+          .filter({ hasText: '/webhooks/github?connection=' })
+          .textContent()) ?? '';
+      expect(address.startsWith(platform.url)).toBe(true);
+      await accounts.getByText('Waiting for its first signed delivery.').waitFor();
+      await page.getByRole('button', { name: 'I have saved it' }).click();
+      await expect(
+        page.getByRole('textbox', { name: 'Signing secret', exact: true }).count(),
+      ).resolves.toBe(0);
 
       await nav().getByRole('link', { name: 'Workflows' }).click();
       await page.getByRole('link', { name: 'New workflow' }).click();
@@ -99,13 +116,25 @@ describe('provider events in a browser', () => {
         pull_request: { title: 'Ship it' },
         installation: { id: INSTALLATION },
       });
-      const delivered = await fetch(`${platform.url}/webhooks/github`, {
+      // The shared endpoint's platform secret starts no workspace's workflow (issue 41).
+      const shared = await fetch(`${platform.url}/webhooks/github`, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
           'x-github-event': 'pull_request',
           'x-github-delivery': randomUUID(),
           'x-hub-signature-256': await signGitHub(GITHUB_SECRET, payload),
+        },
+        body: payload,
+      });
+      expect(shared.status).toBe(200);
+      const delivered = await fetch(address, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-github-event': 'pull_request',
+          'x-github-delivery': randomUUID(),
+          'x-hub-signature-256': await signGitHub(signingSecret, payload),
         },
         body: payload,
       });
@@ -116,6 +145,9 @@ describe('provider events in a browser', () => {
       const deliveries = page.getByRole('region', { name: 'Deliveries' });
       const row = deliveries.getByRole('row').filter({ hasText: 'pull_request.opened' });
       await row.getByRole('link', { name: 'Run of Review bot' }).waitFor(POLLED);
+      // One delivery only: the one signed with the connection's secret.
+      expect(await deliveries.getByRole('row').count()).toBe(2);
+      await accounts.getByText(/^Proven by a delivery on /).waitFor();
       await expectNoSeriousA11yViolations(page);
       await screenshot(page, 'provider-events');
 

@@ -354,11 +354,26 @@ describe('the workspace feature in a browser', () => {
   });
 
   test('signing out ends the session: the app asks to sign in again', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await heading('Sign in').waitFor();
     await page.goto(workspacePath);
     await heading('Sign in').waitFor();
     expect(new URL(page.url()).pathname).toBe('/app/sign-in');
+  });
+
+  test('sign out everywhere ends the sessions of every browser the person signed in with', async () => {
+    await signIn(page, ownerEmail);
+    const otherBrowser = await openAppPage(browser, platform);
+    try {
+      await signIn(otherBrowser, ownerEmail);
+      await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+      await heading('Sign in').waitFor();
+      await otherBrowser.goto(workspacePath);
+      await otherBrowser.getByRole('heading', { level: 1, name: 'Sign in', exact: true }).waitFor();
+      expect(new URL(otherBrowser.url()).pathname).toBe('/app/sign-in');
+    } finally {
+      await otherBrowser.context().close();
+    }
   });
 
   test('an expired session sends the person to sign in, saying why', async () => {

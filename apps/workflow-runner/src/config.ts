@@ -72,11 +72,23 @@ export const WorkflowRunnerSettings = z.object({
   HTTP_STEP_SSRF_ALLOWLIST: z.string().optional(),
   /** The list of releases before there were two: used while HTTP_STEP_SSRF_ALLOWLIST is unset. */
   SSRF_ALLOWLIST: z.string().default(''),
+  /**
+   * Attempts to connect a provider account one workspace may make in an hour, refused ones
+   * included (issue 41): claims of made-up accounts and probes of proven ones stay slow.
+   */
+  PROVIDER_CONNECT_ATTEMPTS_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(10),
 });
 export type WorkflowRunnerSettings = z.infer<typeof WorkflowRunnerSettings>;
 
-/** The workflow runner's environment: the common service variables and its own. */
-export const WorkflowRunnerEnv = ServiceEnv.extend(WorkflowRunnerSettings.shape);
+/**
+ * The workflow runner's environment: the common service variables and its own, and the
+ * key-encryption keys mcp-registry has (`kid:base64key,...`, newest first), which seal
+ * connections' signing secrets and the workspace credentials here (decision 151).
+ */
+export const WorkflowRunnerEnv = ServiceEnv.extend({
+  ...WorkflowRunnerSettings.shape,
+  CREDENTIALS_ENCRYPTION_KEYS: z.string().min(1),
+});
 export type WorkflowRunnerEnv = z.infer<typeof WorkflowRunnerEnv>;
 
 export function loadConfig(env: NodeJS.ProcessEnv): WorkflowRunnerEnv {

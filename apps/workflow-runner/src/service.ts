@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ROUTES, WEBHOOK_INFLIGHT_BUCKET, WEBHOOK_INFLIGHT_BUCKET_OPTIONS } from '@wap/contracts';
 import { createGuardedFetch, parseAllowlist } from '@wap/egress';
+import type { CredentialKeyring } from '@wap/auth';
 import { type Platform } from '@wap/platform';
 import { serveRoutes } from '@wap/bus-protocol';
 import type { ServiceHandle } from '@wap/service-runtime';
@@ -18,7 +19,16 @@ import { startRunHistoryPruner } from './runs/history-pruner';
 import { startInflightClaimRefresh } from './runs/inflight-claims';
 import { createRunRepository } from './runs/repository';
 import { createStepExecutor } from './runs/steps';
-import { providerEventHandlers, serveProviderEventTargets } from './provider-events/handlers';
+import {
+  providerEventHandlers,
+  serveProviderConnectionSecret,
+  serveProviderEventTargets,
+  serveProviderEventTargetsV1,
+} from './provider-events/handlers';
+import { credentialHandlers } from './credentials/handlers';
+import { rewrapSecrets, serveRewrapSecrets } from './credentials/key-rotation';
+import { createCredentialRepository } from './credentials/repository';
+import { createCredentialResolver } from './credentials/resolver';
 import { createProviderEventsRepository } from './provider-events/repository';
 import { createTestEventRepository } from './test-events/repository';
 import { consumeWebhookEvents } from './webhook-events/consumer';
@@ -41,6 +51,8 @@ interface RunnerContext {
   platform: Platform;
   logger: Logger;
   settings: WorkflowRunnerSettings;
+  /** Seals and opens connections' signing secrets (mcp-registry's keys: decision 151). */
+  keyring: CredentialKeyring;
 }
 
 /** The runner's tables and KV views, each behind the repository or client that owns it. */
@@ -64,6 +76,7 @@ async function openStores({ platform, logger, settings }: RunnerContext) {
     runs,
     publisher,
     providerEvents: createProviderEventsRepository({ db, clock, ids }),
+    credentials: createCredentialRepository({ db, clock, ids }),
     testEvents: createTestEventRepository({
       db,
       capPerWorkflow: settings.TEST_EVENTS_PER_WORKFLOW,
@@ -76,7 +89,10 @@ async function openStores({ platform, logger, settings }: RunnerContext) {
 type RunnerStores = Awaited<ReturnType<typeof openStores>>;
 
 /** The executor and the loops beside it: claim refresh, history pruning, the scheduler. */
-function startRunWork({ platform, logger, settings }: RunnerContext, stores: RunnerStores) {
+function startRunWork(
+  { platform, logger, settings, keyring }: RunnerContext,
+  stores: RunnerStores,
+) {
   const { clock, ids } = platform;
   const { runs, inflight } = stores;
   const httpFetch = createGuardedFetch({
@@ -93,6 +109,7 @@ function startRunWork({ platform, logger, settings }: RunnerContext, stores: Run
       maxResponseBytes: settings.HTTP_STEP_MAX_RESPONSE_BYTES,
       busTimeoutMs: settings.STEP_BUS_TIMEOUT_MS,
     }),
+    credentials: createCredentialResolver({ credentials: stores.credentials, keyring }),
     inflight,
     clock,
     ids,
@@ -196,7 +213,7 @@ async function consumeStreams(
 }
 
 function serveSubjects(
-  { platform, logger, settings }: RunnerContext,
+  { platform, logger, settings, keyring }: RunnerContext,
   stores: RunnerStores,
   executor: RunExecutor,
 ) {
@@ -206,9 +223,17 @@ function serveSubjects(
   const requireModelFor = createModelRequirement({ bus });
   const routeHandlers = {
     ...creditHandlers({ ledger, directory, snapshots }),
-    ...providerEventHandlers({ providerEvents: stores.providerEvents, directory }),
+    ...providerEventHandlers({
+      providerEvents: stores.providerEvents,
+      directory,
+      keyring,
+      clock,
+      ids,
+      connectAttemptsPerHour: settings.PROVIDER_CONNECT_ATTEMPTS_PER_HOUR,
+    }),
     ...scheduleHandlers({ schedules: stores.schedules, workflows, publisher, authority }),
     ...workflowPermissionHandlers({ authority, directory }),
+    ...credentialHandlers({ credentials: stores.credentials, directory, keyring }),
     ...approvalHandlers({
       approvals: stores.approvals,
       directory,
@@ -237,7 +262,10 @@ function serveSubjects(
     }),
     servePaymentGrants({ bus, db, clock, directory, snapshots, logger }),
     serveRunOfEvent({ bus, runs, logger }),
+    serveProviderConnectionSecret({ bus, providerEvents: stores.providerEvents, keyring, logger }),
     serveProviderEventTargets({ bus, providerEvents: stores.providerEvents, workflows, logger }),
+    serveProviderEventTargetsV1({ bus, logger }),
+    serveRewrapSecrets({ bus, ...stores, keyring, logger }),
     ...serveWorkflowApi({
       bus,
       streams: platform.streams,
@@ -265,14 +293,17 @@ export async function startWorkflowRunnerService(deps: {
   migrationsFolder?: string;
   /** The runner's settings; any left out take their defaults (see config.ts). */
   settings?: Partial<WorkflowRunnerSettings>;
+  keyring: CredentialKeyring;
 }): Promise<ServiceHandle> {
-  const { platform, logger } = deps;
-  const context = { platform, logger, settings: WorkflowRunnerSettings.parse(deps.settings ?? {}) };
+  const { platform, logger, keyring } = deps;
+  const settings = WorkflowRunnerSettings.parse(deps.settings ?? {});
+  const context = { platform, logger, settings, keyring };
   await platform.sql.migrate({
     schema: 'workflow_runner',
     migrationsFolder: deps.migrationsFolder ?? join(__dirname, '../migrations'),
   });
   const stores = await openStores(context);
+  await rewrapSecrets({ ...stores, keyring, logger });
   const runWork = startRunWork(context, stores);
   const approvalMail = startApprovalMail(context);
   const consumers = await consumeStreams(context, stores, runWork.executor);

@@ -70,6 +70,7 @@ describe('secret (HS256) sessions', () => {
       name: 'Ada',
       platformAdmin: false,
       exp: expect.any(Number),
+      iat: expect.any(Number),
     });
     expect(claims.exp - before).toBeGreaterThanOrEqual(600);
     expect(claims.exp - before).toBeLessThanOrEqual(601);
@@ -201,6 +202,7 @@ describe('JWKS sessions', () => {
         name: 'Ada',
         platformAdmin: true,
         exp: expect.any(Number),
+        iat: expect.any(Number),
       });
     }
     expect(jwksRequests - requestsBefore).toBe(1);

@@ -11,13 +11,16 @@ export const SessionClaims = z
     // Only a literal `true` grants platform rights: "true", 1 or a missing claim do not.
     platform_admin: z.unknown().optional(),
     exp: z.number(),
+    /** When it was issued (seconds): "sign out everywhere" refuses what was issued before it. */
+    iat: z.number().optional(),
   })
-  .transform(({ sub, email, name, platform_admin, exp }) => ({
+  .transform(({ sub, email, name, platform_admin, exp, iat }) => ({
     sub,
     email,
     name,
     platformAdmin: platform_admin === true,
     exp,
+    ...(iat === undefined ? {} : { iat }),
   }));
 export type SessionClaims = z.infer<typeof SessionClaims>;
 

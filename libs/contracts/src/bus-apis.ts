@@ -40,9 +40,14 @@ import {
   OperatorRewrapCredentialsRequest,
 } from './operations';
 import {
+  PROVIDER_CONNECTION_SECRET_SUBJECT,
   PROVIDER_EVENT_TARGETS_SUBJECT,
+  PROVIDER_EVENT_TARGETS_V1_SUBJECT,
+  ProviderConnectionSecretReply,
+  ProviderConnectionSecretRequest,
   ProviderEventTargetsReply,
   ProviderEventTargetsRequest,
+  ProviderEventTargetsV1Request,
 } from './provider-events';
 import {
   GRANT_CREDITS_FROM_PAYMENT_SUBJECT,
@@ -115,6 +120,16 @@ export const BUS_APIS = {
   startRun: busApi(WORKFLOW_SUBJECTS.startRun, StartRunRequest, StartRunReply),
   getRun: busApi(WORKFLOW_SUBJECTS.getRun, GetRunRequest, GetRunReply),
   runOfEvent: busApi(RUN_OF_EVENT_SUBJECT, RunOfEventRequest, RunOfEventReply),
+  providerConnectionSecret: busApi(
+    PROVIDER_CONNECTION_SECRET_SUBJECT,
+    ProviderConnectionSecretRequest,
+    ProviderConnectionSecretReply,
+  ),
+  providerEventTargetsV1: busApi(
+    PROVIDER_EVENT_TARGETS_V1_SUBJECT,
+    ProviderEventTargetsV1Request,
+    ProviderEventTargetsReply,
+  ),
   providerEventTargets: busApi(
     PROVIDER_EVENT_TARGETS_SUBJECT,
     ProviderEventTargetsRequest,
@@ -132,6 +147,11 @@ export const BUS_APIS = {
   ),
   operatorRewrapCredentials: busApi(
     OPERATIONS_SUBJECTS.rewrapCredentials,
+    OperatorRewrapCredentialsRequest,
+    OperatorRewrapCredentialsReply,
+  ),
+  operatorRewrapWorkflowSecrets: busApi(
+    OPERATIONS_SUBJECTS.rewrapWorkflowSecrets,
     OperatorRewrapCredentialsRequest,
     OperatorRewrapCredentialsReply,
   ),

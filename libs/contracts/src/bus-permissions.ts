@@ -13,7 +13,7 @@ import {
   type RequestSubjectSpec,
 } from './bus-registry';
 import { DEAD_LETTERS_STREAM_CONFIG } from './dead-letters';
-import { DIRECTORY_BUCKET } from './directory';
+import { DIRECTORY_BUCKET, SESSION_REVOCATIONS_BUCKET } from './directory';
 import { REQUEST_BODIES_BUCKET } from './service-protocol';
 import { TASK_FILES_BUCKET } from './workspace-data';
 
@@ -93,6 +93,7 @@ export const JETSTREAM_RESOURCES: readonly JetStreamResource[] = [
   { kind: 'kv', name: IDEMPOTENCY_BUCKET, users: ['webhook-ingest'] },
   { kind: 'kv', name: REPLICAS_BUCKET, users: ['webhook-ingest'] },
   { kind: 'kv', name: SYNC_LOCKS_BUCKET, users: ['mcp-registry'] },
+  { kind: 'kv', name: SESSION_REVOCATIONS_BUCKET, users: ['gateway'] },
   { kind: 'object', name: TASK_FILES_BUCKET, users: ['gateway', 'storage'] },
   {
     kind: 'object',

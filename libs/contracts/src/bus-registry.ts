@@ -4,7 +4,11 @@ import { CHAT_SUBJECTS } from './chat';
 import { DIRECTORY_SUBJECTS } from './directory';
 import { EXTENSION_TOKEN_SUBJECTS } from './extension-tokens';
 import { OPERATIONS_SUBJECTS } from './operations';
-import { PROVIDER_EVENT_TARGETS_SUBJECT } from './provider-events';
+import {
+  PROVIDER_CONNECTION_SECRET_SUBJECT,
+  PROVIDER_EVENT_TARGETS_SUBJECT,
+  PROVIDER_EVENT_TARGETS_V1_SUBJECT,
+} from './provider-events';
 import { SERVICE_NAMES, type RouteSpec, type ServiceName } from './route-spec';
 import { ROUTES } from './routes';
 import { GRANT_CREDITS_FROM_PAYMENT_SUBJECT, REPLICA_ALIVE_SUBJECT } from './webhooks';
@@ -132,6 +136,12 @@ export const REQUEST_SUBJECTS: readonly RequestSubjectSpec[] = [
     callers: ['operator'],
     user: false,
   },
+  {
+    subject: OPERATIONS_SUBJECTS.rewrapWorkflowSecrets,
+    server: 'workflow-runner',
+    callers: ['operator'],
+    user: false,
+  },
   ...Object.values(WORKFLOW_SUBJECTS).map((subject): RequestSubjectSpec => ({
     subject,
     server: 'workflow-runner',
@@ -140,6 +150,18 @@ export const REQUEST_SUBJECTS: readonly RequestSubjectSpec[] = [
   })),
   {
     subject: RUN_OF_EVENT_SUBJECT,
+    server: 'workflow-runner',
+    callers: ['webhook-ingest'],
+    user: false,
+  },
+  {
+    subject: PROVIDER_CONNECTION_SECRET_SUBJECT,
+    server: 'workflow-runner',
+    callers: ['webhook-ingest'],
+    user: false,
+  },
+  {
+    subject: PROVIDER_EVENT_TARGETS_V1_SUBJECT,
     server: 'workflow-runner',
     callers: ['webhook-ingest'],
     user: false,

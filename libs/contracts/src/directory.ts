@@ -327,6 +327,15 @@ export type MeChanged = z.infer<typeof MeChanged>;
  * Other services read it through @wap/workspace-directory's cached client.
  */
 export const DIRECTORY_BUCKET = 'directory';
+
+/**
+ * The gateway's signed-out sessions (issue 41): `token.<sha256 of the token>` for one session,
+ * `subject.<sha256 of the subject>` holding `notBefore` for "sign out everywhere". Every gateway
+ * replica mirrors it, so a revoked cookie is refused on all of them without a lookup per request.
+ * Entries go after the longest session a token may carry.
+ */
+export const SESSION_REVOCATIONS_BUCKET = 'session-revocations';
+export const SESSION_REVOCATIONS_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 export const DirectoryWorkspace = z.object({
   id: z.uuid(),
   name: z.string(),

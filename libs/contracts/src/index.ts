@@ -54,6 +54,8 @@ export {
   DIRECTORY_SUBJECTS,
   MeChanged,
   DIRECTORY_BUCKET,
+  SESSION_REVOCATIONS_BUCKET,
+  SESSION_REVOCATIONS_TTL_MS,
   DirectoryWorkspace,
   directoryKey,
 } from './directory';
@@ -88,6 +90,10 @@ export {
   ListProviderDeliveriesQuery,
   ProviderDeliveriesPage,
   ProviderEventTargetsReply,
+  ReplaceSigningSecretBody,
+  PROVIDER_MAKES_SECRET,
+  connectionDeliveryPath,
+  ProviderWebhookQuery,
 } from './provider-events';
 export {
   STEP_SETTINGS,
@@ -124,7 +130,7 @@ export {
   AssistantPromptRequest,
   AssistantPromptReply,
 } from './workflows';
-export { redactCredentialHeaders } from './credential-headers';
+export { redactCredentialHeaders, REDACTED } from './credential-headers';
 export {
   RESPONSE_PLACEHOLDER,
   parseJsonTemplate,
@@ -383,3 +389,15 @@ export {
 } from './dead-letters';
 export { breakingChanges, publishedSchemas, type SubjectSchemas } from './published-schemas';
 export { BUS_APIS, type BusApi } from './bus-apis';
+export {
+  CredentialAccess,
+  WorkspaceCredential,
+  WorkspaceCredentialResponse,
+  WorkspaceCredentialsResponse,
+  CreateCredentialBody,
+  UpdateCredentialBody,
+  CredentialIdParams,
+  credentialPlaceholder,
+  credentialNamesIn,
+  literalSecretHeaders,
+} from './workspace-credentials';

@@ -10,6 +10,11 @@ export const OPERATIONS_SUBJECTS = {
   deleteWorkspace: 'storage.api.operator_delete_workspace.v1',
   /** Served by mcp-registry: re-wraps every stored credential under its newest key. */
   rewrapCredentials: 'mcp.api.operator_rewrap_credentials.v1',
+  /**
+   * Served by workflow-runner: the same for what it seals with those keys (providers' signing
+   * secrets, workspace credentials).
+   */
+  rewrapWorkflowSecrets: 'workflow.api.operator_rewrap_secrets.v1',
 } as const;
 
 export const OperatorDeleteWorkspaceRequest = z.object({ workspaceId: z.uuid() });

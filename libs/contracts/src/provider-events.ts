@@ -57,14 +57,68 @@ export function eventMatches(filters: readonly string[], event: string): boolean
 
 export const ProviderAccountIdParams = WorkspaceIdParams.extend({ connectionId: z.uuid() });
 
-export const ConnectProviderAccountBody = z.object({
-  provider: Provider,
-  /** The provider's own id of the account, as its deliveries carry it (PROVIDER_ACCOUNT_TERMS). */
-  accountId: z.string().trim().min(1).max(200),
-  /** What the workspace calls it; the account id when left out. */
-  label: z.string().trim().min(1).max(200).optional(),
-});
+/**
+ * Which providers make a webhook's signing secret themselves (Linear, Slack and Stripe show it
+ * once the webhook exists): the owner pastes it. GitHub takes the secret it is given, so the
+ * platform makes one when none is pasted (issue 41, decision 151).
+ */
+export const PROVIDER_MAKES_SECRET: Record<Provider, boolean> = {
+  github: false,
+  linear: true,
+  slack: true,
+  stripe: true,
+};
+
+const SigningSecret = z.string().trim().min(16, 'at least 16 characters').max(200);
+
+function secretWhereProviderMakesIt(
+  body: { provider: Provider; signingSecret?: string | undefined },
+  context: z.RefinementCtx,
+): void {
+  if (PROVIDER_MAKES_SECRET[body.provider] && body.signingSecret === undefined) {
+    context.addIssue({
+      code: 'custom',
+      path: ['signingSecret'],
+      message: "paste the signing secret from the provider's webhook settings",
+    });
+  }
+}
+
+export const ConnectProviderAccountBody = z
+  .object({
+    provider: Provider,
+    /** The provider's own id of the account, as its deliveries carry it (PROVIDER_ACCOUNT_TERMS). */
+    accountId: z.string().trim().min(1).max(200),
+    /** What the workspace calls it; the account id when left out. */
+    label: z.string().trim().min(1).max(200).optional(),
+    /** The webhook's signing secret at the provider; GitHub's is made here when left out. */
+    signingSecret: SigningSecret.optional(),
+  })
+  .superRefine(secretWhereProviderMakesIt);
 export type ConnectProviderAccountBody = z.infer<typeof ConnectProviderAccountBody>;
+
+/**
+ * The query of the signed provider endpoints: `connection` names the workspace's connection whose
+ * secret the delivery is checked with; without it only the platform's own secret is tried, and a
+ * delivery that holds with that starts no workspace's workflows (Stripe credit purchases do).
+ */
+export const ProviderWebhookQuery = z.object({
+  connection: z.uuid('connection must be a connection id').optional(),
+});
+export type ProviderWebhookQuery = z.infer<typeof ProviderWebhookQuery>;
+
+/** A new signing secret for a connection: pasted, or (GitHub) made here when left out. */
+export const ReplaceSigningSecretBody = z.object({ signingSecret: SigningSecret.optional() });
+export type ReplaceSigningSecretBody = z.infer<typeof ReplaceSigningSecretBody>;
+
+/**
+ * Where a connection's deliveries are sent: the provider's signed endpoint with the connection
+ * named in the query, so the endpoint checks the signature with that connection's secret.
+ */
+export function connectionDeliveryPath(provider: Provider, connectionId: string): string {
+  const endpoint = provider === 'slack' ? '/webhooks/slack/events' : `/webhooks/${provider}`;
+  return `${endpoint}?connection=${connectionId}`;
+}
 
 export const ProviderAccount = z.object({
   id: z.uuid(),
@@ -74,9 +128,22 @@ export const ProviderAccount = z.object({
   label: z.string(),
   created_by: z.uuid(),
   created_at: z.iso.datetime(),
+  /** Path (on the public origin) to give the provider as the webhook's address. */
+  delivery_path: z.string(),
+  /** False until a signing secret is set: a connection made before secrets receives nothing. */
+  has_signing_secret: z.boolean(),
+  /** When a delivery first held with the connection's secret; null until then. */
+  proven_at: z.iso.datetime().nullable(),
 });
 export type ProviderAccount = z.infer<typeof ProviderAccount>;
-export const ProviderAccountResponse = z.object({ account: ProviderAccount });
+/**
+ * `signingSecret` is there only when the platform made it (GitHub, none pasted): shown this once,
+ * for the provider's webhook settings, and never returned again.
+ */
+export const ProviderAccountResponse = z.object({
+  account: ProviderAccount,
+  signingSecret: z.string().optional(),
+});
 export const ProviderAccountsResponse = z.object({ accounts: z.array(ProviderAccount) });
 
 /** What one delivery did for one workflow. */
@@ -149,9 +216,30 @@ export const providerEventRoutes = defineRoutes([
     responses: {
       201: { description: 'Connected', schema: ProviderAccountResponse },
       409: {
-        description: 'CONFLICT: the account is connected to a workspace already',
+        description:
+          'CONFLICT: the account, or one it is part of or holds, is connected and proven elsewhere',
         schema: ErrorBodySchema,
       },
+      429: {
+        description: 'RATE_LIMITED: too many connection attempts by the workspace this hour',
+        schema: ErrorBodySchema,
+      },
+      ...sessionErrorResponses,
+    },
+  },
+  {
+    operationId: 'replace_provider_signing_secret',
+    summary: "Set a connection's signing secret; deliveries hold with it from then on (owners)",
+    method: 'PUT',
+    path: '/workspaces/:workspaceId/provider-accounts/:connectionId/signing-secret',
+    owner: 'workflow-runner',
+    subject: 'workflow.api.replace_provider_signing_secret.v1',
+    auth: 'session',
+    extensionToken: 'refused',
+    bodyKind: 'json',
+    request: { params: ProviderAccountIdParams, body: ReplaceSigningSecretBody },
+    responses: {
+      200: { description: 'Set', schema: ProviderAccountResponse },
       ...sessionErrorResponses,
     },
   },
@@ -186,13 +274,31 @@ export const providerEventRoutes = defineRoutes([
 ] as const);
 
 /**
- * `workflow.api.provider_event_targets.v1`, asked by webhook-ingest for a verified delivery:
- * records it (the first receipt of a delivery id), and names the Custom Webhook addresses of the
- * connected workspace's workflows whose provider events take it.
+ * `workflow.api.provider_connection_secret.v1`, asked by webhook-ingest before it checks a
+ * delivery sent to a connection: the connection's signing secret, or null when the connection
+ * does not exist (for that provider) or has none. The reply reaches webhook-ingest's inbox alone.
  */
-export const PROVIDER_EVENT_TARGETS_SUBJECT = 'workflow.api.provider_event_targets.v1';
+export const PROVIDER_CONNECTION_SECRET_SUBJECT = 'workflow.api.provider_connection_secret.v1';
+export const ProviderConnectionSecretRequest = z.object({
+  provider: Provider,
+  connectionId: z.uuid(),
+});
+export type ProviderConnectionSecretRequest = z.infer<typeof ProviderConnectionSecretRequest>;
+export const ProviderConnectionSecretReply = z.object({ signingSecret: z.string().nullable() });
+export type ProviderConnectionSecretReply = z.infer<typeof ProviderConnectionSecretReply>;
+
+/**
+ * `workflow.api.provider_event_targets.v2`, asked by webhook-ingest for a delivery that held
+ * with a connection's secret: records it (the first receipt of a delivery id), marks the
+ * connection proven, and names the Custom Webhook addresses of its workspace's workflows whose
+ * provider events take it. A delivery naming accounts none of which is the connection's starts
+ * nothing.
+ */
+export const PROVIDER_EVENT_TARGETS_SUBJECT = 'workflow.api.provider_event_targets.v2';
 export const ProviderEventTargetsRequest = z.object({
   provider: Provider,
+  /** The connection whose signing secret the delivery held with. */
+  connectionId: z.uuid(),
   deliveryId: z.string().min(1).max(200),
   event: z.string().min(1).max(200),
   /** Every id in the delivery that may name a connected account, most specific first. */
@@ -200,6 +306,16 @@ export const ProviderEventTargetsRequest = z.object({
   receivedAt: z.iso.datetime(),
 });
 export type ProviderEventTargetsRequest = z.infer<typeof ProviderEventTargetsRequest>;
+
+/**
+ * v1 routed a delivery checked with the platform's secret by the account it names, which any
+ * workspace could claim (issue 41). Still served while a webhook-ingest of an older release may
+ * ask during a rolling update, and answered with no targets: nothing starts on a claim alone.
+ */
+export const PROVIDER_EVENT_TARGETS_V1_SUBJECT = 'workflow.api.provider_event_targets.v1';
+export const ProviderEventTargetsV1Request = ProviderEventTargetsRequest.omit({
+  connectionId: true,
+});
 export const ProviderEventTargetsReply = z.object({
   workspaceId: z.uuid().nullable(),
   webhookIds: z.array(z.uuid()),

@@ -8,6 +8,7 @@ import type { RouteSpec } from './route-spec';
 import { webhookRoutes } from './webhooks';
 import { workflowRoutes } from './workflows';
 import { workflowAccessRoutes } from './workflow-access';
+import { workspaceCredentialRoutes } from './workspace-credentials';
 import { approvalRoutes } from './approvals';
 import { scheduleRoutes } from './schedules';
 import { taskRoutes, workspaceDataRoutes } from './workspace-data';
@@ -19,6 +20,7 @@ export const ROUTES = [
   ...creditRoutes,
   ...workflowRoutes,
   ...workflowAccessRoutes,
+  ...workspaceCredentialRoutes,
   ...webhookRoutes,
   ...providerEventRoutes,
   ...mcpRoutes,

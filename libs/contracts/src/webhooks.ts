@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ErrorBodySchema } from './error-body';
+import { ProviderWebhookQuery } from './provider-events';
 import { defineRoutes } from './route-spec';
 import { InsufficientCreditsBody } from './workflows';
 
@@ -68,7 +69,8 @@ const signedResponses = {
 export const webhookRoutes = defineRoutes([
   {
     operationId: 'stripe_webhook',
-    summary: 'Stripe events, signed with Stripe-Signature (a paid checkout grants credits)',
+    summary:
+      "Stripe events, signed with Stripe-Signature: a connection's own (?connection=), or the platform's (a paid checkout grants credits)",
     method: 'POST',
     path: '/webhooks/stripe',
     owner: 'webhook-ingest',
@@ -77,6 +79,7 @@ export const webhookRoutes = defineRoutes([
     forwardHeaders: ['stripe-signature'],
     bodyKind: 'raw',
     bodyLimitBytes: WEBHOOK_BODY_LIMIT_BYTES,
+    request: { query: ProviderWebhookQuery },
     responses: signedResponses,
   },
   {
@@ -90,6 +93,7 @@ export const webhookRoutes = defineRoutes([
     forwardHeaders: ['x-hub-signature-256', 'x-github-delivery', 'x-github-event'],
     bodyKind: 'raw',
     bodyLimitBytes: WEBHOOK_BODY_LIMIT_BYTES,
+    request: { query: ProviderWebhookQuery },
     responses: signedResponses,
   },
   {
@@ -103,6 +107,7 @@ export const webhookRoutes = defineRoutes([
     forwardHeaders: ['linear-signature', 'linear-delivery'],
     bodyKind: 'raw',
     bodyLimitBytes: WEBHOOK_BODY_LIMIT_BYTES,
+    request: { query: ProviderWebhookQuery },
     responses: signedResponses,
   },
   {
@@ -116,6 +121,7 @@ export const webhookRoutes = defineRoutes([
     forwardHeaders: ['x-slack-signature', 'x-slack-request-timestamp'],
     bodyKind: 'raw',
     bodyLimitBytes: WEBHOOK_BODY_LIMIT_BYTES,
+    request: { query: ProviderWebhookQuery },
     responses: {
       ...signedResponses,
       200: {

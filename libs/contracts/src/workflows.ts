@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CustomResponse, RunningHours, RunStatus } from './automation';
 import { looksLikeJson, parseJsonTemplate } from './custom-response-template';
 import { ErrorBodySchema, sessionErrorResponses } from './error-body';
+import { credentialNamesIn } from './workspace-credentials';
 import { ProviderEventsTrigger } from './provider-events';
 import { defineRoutes } from './route-spec';
 import type { ServiceReply } from './service-protocol';
@@ -99,6 +100,15 @@ export const StepsInput = z
   .superRefine((steps, ctx) => {
     const seen = new Set<string>();
     steps.forEach((step, index) => {
+      // A credential is sent only where the request goes: never into a prompt, a tool's
+      // arguments, a table or a reviewer's email (decision 152).
+      if (step.type !== 'http_request' && credentialNamesIn(step.settings).length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: '{{credentials.<name>}} can be used in http_request steps only',
+          path: [index, 'settings'],
+        });
+      }
       if (step.name === undefined) return;
       if (seen.has(step.name)) {
         ctx.addIssue({

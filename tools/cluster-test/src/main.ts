@@ -107,6 +107,8 @@ async function main(): Promise<boolean> {
     });
     cleanups.push(() => provider.stop());
 
+    // One key list for both services that seal secrets, as in deploy/ (decision 151).
+    const credentialKeys = generateCredentialKey('cluster');
     const replicas = await createReplicas({
       repoRoot: REPO_ROOT,
       logDir,
@@ -131,9 +133,9 @@ async function main(): Promise<boolean> {
           CHAT_MESSAGES_PER_MINUTE_PER_USER: '100000',
           CHAT_MESSAGES_PER_MINUTE_PER_WORKSPACE: '100000',
         },
-        'mcp-registry': { CREDENTIALS_ENCRYPTION_KEYS: generateCredentialKey('cluster') },
+        'mcp-registry': { CREDENTIALS_ENCRYPTION_KEYS: credentialKeys },
         // A killed runner's leased runs resume after this long.
-        'workflow-runner': { RUN_LEASE_MS: '3000' },
+        'workflow-runner': { RUN_LEASE_MS: '3000', CREDENTIALS_ENCRYPTION_KEYS: credentialKeys },
         'webhook-ingest': {
           // Webhooks reach it through the gateways; its own door takes any free port.
           WEBHOOK_PORT: '0',

@@ -73,7 +73,7 @@ async function runOnPlatform(
       const result = await rotateCredentialsKey(context);
       return {
         data: result,
-        text: `${result.rewrapped} stored credential(s) of MCP servers and connected accounts re-wrapped; all are now under key ${result.keyId}`,
+        text: `${result.rewrapped} stored credential(s) of MCP servers, connected accounts and provider connections re-wrapped; all are now under key ${result.keyId}`,
       };
     }
     case 'streams': {

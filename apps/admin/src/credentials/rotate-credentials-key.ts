@@ -3,16 +3,22 @@ import { callApi } from '@wap/bus-protocol';
 import type { AdminContext } from '../operator';
 
 /**
- * `credentials rotate`: mcp-registry holds the keys, so it re-wraps; the CLI never sees a key.
- * One replica answers (queue group); its newest key is the one reported.
+ * `credentials rotate`: mcp-registry and workflow-runner hold the keys, so they re-wrap what each
+ * sealed; the CLI never sees a key. One replica of each answers (queue group); their newest key
+ * is the one reported, and two different ones mean the services run with different key lists.
  */
-export function rotateCredentialsKey(
+export async function rotateCredentialsKey(
   context: AdminContext,
 ): Promise<OperatorRewrapCredentialsReply> {
-  return callApi(
-    context.platform.bus,
-    BUS_APIS.operatorRewrapCredentials,
-    {},
-    { timeoutMs: context.timeoutMs },
-  );
+  const options = { timeoutMs: context.timeoutMs };
+  const [registry, runner] = await Promise.all([
+    callApi(context.platform.bus, BUS_APIS.operatorRewrapCredentials, {}, options),
+    callApi(context.platform.bus, BUS_APIS.operatorRewrapWorkflowSecrets, {}, options),
+  ]);
+  if (registry.keyId !== runner.keyId) {
+    throw new Error(
+      `mcp-registry's newest key is ${registry.keyId} but workflow-runner's is ${runner.keyId}: give both the same CREDENTIALS_ENCRYPTION_KEYS`,
+    );
+  }
+  return { keyId: registry.keyId, rewrapped: registry.rewrapped + runner.rewrapped };
 }

@@ -315,7 +315,7 @@ describe('the admin CLI against a distributed stack', () => {
     expect(rotated).toEqual({
       status: 0,
       stdout:
-        '1 stored credential(s) of MCP servers and connected accounts re-wrapped; all are now under key k2\n',
+        '1 stored credential(s) of MCP servers, connected accounts and provider connections re-wrapped; all are now under key k2\n',
       stderr: '',
     });
     expect(await keyOfStoredSecret()).toBe('k2');

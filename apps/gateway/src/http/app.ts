@@ -1,5 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
+import type { SessionClaims } from '@wap/auth';
 import type { RouteSpec } from '@wap/contracts';
 import {
   errorHandler,
@@ -13,6 +14,7 @@ import type { Clock } from '@wap/platform';
 import type { GatewayConfig } from '../config';
 import { mountDevSignIn, mountSignInLinks } from '../dev/sign-in';
 import { buildOpenApiDocument } from '../openapi/openapi';
+import type { SessionRevocations } from '../sessions/revocations';
 import { mountSessionRoutes } from '../web/session-routes';
 import { mountWebApp } from '../web/web-app';
 import { corsForOrigin } from './cors';
@@ -27,6 +29,11 @@ export interface GatewayAppDeps {
   /** Whether a browser sent a request from a page of the platform or a trusted origin. */
   isFromTrustedSite: RequestSiteCheck;
   clock: Clock;
+  /** How a session cookie is checked, and the sessions signed out on the server. */
+  sessions: {
+    verify: (token: string) => Promise<SessionClaims>;
+    revocations: SessionRevocations;
+  };
 }
 
 /** Each request's id, child logger, server span, metric and log line. */
@@ -128,6 +135,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
         : 'identity_provider',
     secureCookie: config.sessionCookieSecure,
     isFromTrustedSite: deps.isFromTrustedSite,
+    ...deps.sessions,
   });
 
   app.use(notFoundHandler());

@@ -25,6 +25,8 @@ const BEARER = /^bearer\s+(\S+)$/i;
  */
 export function createSessionAuthenticator(deps: {
   verify: (token: string) => Promise<SessionClaims>;
+  /** Whether the session was signed out on the server (a copied cookie stops working). */
+  isRevoked: (token: string, claims: SessionClaims) => boolean;
   resolveActor: (claims: SessionClaims) => Promise<Actor>;
   authenticateExtensionToken: (token: string) => Promise<Actor>;
 }): SessionAuthenticator {
@@ -46,6 +48,9 @@ export function createSessionAuthenticator(deps: {
         throw new AppError('UNAUTHORIZED', 'API keys are accepted only by the MCP server');
       }
       const claims = await deps.verify(token);
+      if (deps.isRevoked(token, claims)) {
+        throw new AppError('UNAUTHORIZED', 'This session was signed out');
+      }
       return deps.resolveActor(claims);
     },
   };

@@ -12,6 +12,7 @@ import {
 import {
   AppError,
   type GrantCreditsFromPaymentRequest,
+  ProviderWebhookQuery,
   type Provider,
   type RawServiceRequest,
   type ServiceReply,
@@ -81,6 +82,9 @@ const SlackUrlVerification = z.object({
 
 const received: ServiceReply = { status: 200, body: { received: true } };
 
+/** Whose secret a delivery held with: a workspace's connection, or the platform's own. */
+type Signer = { kind: 'connection'; connectionId: string } | { kind: 'platform' };
+
 export interface ProviderHandlerDeps {
   platform: Pick<Platform, 'bus' | 'clock'>;
   config: WebhookIngestConfig;
@@ -107,11 +111,41 @@ export function createProviderHandlers(deps: ProviderHandlerDeps) {
   const { platform, config, logger } = deps;
 
   /**
-   * Checks the signature with the provider's secret. A provider without a secret answers 503,
-   * not 404: the provider keeps retrying, so nothing sent before the secret is set is lost.
+   * Asks workflow-runner for the connection's signing secret. An unknown connection, or one with
+   * no secret yet, holds no signature: answered as a wrong signature, so nothing tells a sender
+   * which connection ids exist.
    */
-  function verify(provider: Provider, request: RawServiceRequest): void {
-    const secret = config.secrets[provider];
+  async function connectionSecret(provider: Provider, connectionId: string): Promise<string> {
+    const { signingSecret } = await askRunner(
+      () =>
+        callApi(
+          platform.bus,
+          BUS_APIS.providerConnectionSecret,
+          { provider, connectionId },
+          { timeoutMs: deps.grantTimeoutMs },
+        ),
+      'The delivery could not be checked yet',
+    );
+    if (signingSecret === null) {
+      logger.info({ provider, connectionId }, 'a delivery to a connection without a secret');
+      throw new AppError('INVALID_SIGNATURE', 'Invalid webhook signature');
+    }
+    return signingSecret;
+  }
+
+  /**
+   * Checks the signature: with the named connection's own secret (issue 41: a connection is
+   * proven by what only the account's admin can configure), else with the platform's secret of
+   * the provider. A platform without that secret answers 503, not 404: the provider keeps
+   * retrying, so nothing sent before the secret is set is lost.
+   */
+  async function verify(provider: Provider, request: RawServiceRequest): Promise<Signer> {
+    const query = ProviderWebhookQuery.safeParse(request.query);
+    if (!query.success) throw new AppError('BAD_REQUEST', 'connection must be a connection id');
+    const connectionId = query.data.connection;
+    const secret = connectionId
+      ? await connectionSecret(provider, connectionId)
+      : config.secrets[provider];
     if (!secret) {
       throw new AppError(
         'SERVICE_UNAVAILABLE',
@@ -125,9 +159,10 @@ export function createProviderHandlers(deps: ProviderHandlerDeps) {
       nowMs: platform.clock.now().getTime(),
     });
     if (!check.valid) {
-      logger.info({ provider, reason: check.reason }, 'refused a provider webhook');
+      logger.info({ provider, connectionId, reason: check.reason }, 'refused a provider webhook');
       throw new AppError('INVALID_SIGNATURE', 'Invalid webhook signature');
     }
+    return connectionId ? { kind: 'connection', connectionId } : { kind: 'platform' };
   }
 
   function jsonOf(request: RawServiceRequest): unknown {
@@ -169,12 +204,14 @@ export function createProviderHandlers(deps: ProviderHandlerDeps) {
    */
   async function startWorkflows(
     provider: Provider,
+    connectionId: string,
     request: RawServiceRequest,
     body: unknown,
   ): Promise<void> {
     const identity = deliveryIdentityOf(provider, request.headers, body, request.body);
     if (!identity) return;
-    const claim = `provider-${provider}.${createHash('sha256').update(request.body).digest('hex')}`;
+    const digest = createHash('sha256').update(request.body).digest('hex');
+    const claim = `provider-${provider}.${connectionId}.${digest}`;
     try {
       await deps.receivedBodies.create(claim, new TextEncoder().encode(identity.deliveryId));
     } catch (error) {
@@ -186,7 +223,7 @@ export function createProviderHandlers(deps: ProviderHandlerDeps) {
       return;
     }
     try {
-      await startWorkflowsOf(provider, request, body, identity);
+      await startWorkflowsOf({ provider, connectionId, ...identity }, request, body);
     } catch (error) {
       // Not handled: the provider's retry of this very body must get through.
       await deps.receivedBodies.delete(claim).catch(() => undefined);
@@ -195,21 +232,17 @@ export function createProviderHandlers(deps: ProviderHandlerDeps) {
   }
 
   async function startWorkflowsOf(
-    provider: Provider,
+    delivery: DeliveryIdentity & { provider: Provider; connectionId: string },
     request: RawServiceRequest,
     body: unknown,
-    identity: DeliveryIdentity,
   ): Promise<void> {
+    const { provider } = delivery;
     const targets = await askRunner(
       () =>
         callApi(
           platform.bus,
           BUS_APIS.providerEventTargets,
-          {
-            provider,
-            ...identity,
-            receivedAt: platform.clock.now().toISOString(),
-          },
+          { ...delivery, receivedAt: platform.clock.now().toISOString() },
           { timeoutMs: deps.grantTimeoutMs },
         ),
       'The delivery could not be recorded yet',
@@ -217,11 +250,11 @@ export function createProviderHandlers(deps: ProviderHandlerDeps) {
     const outcomes: string[] = [];
     for (const webhookId of targets.webhookIds) {
       try {
-        const delivery = await deps.deliverProviderEvent(webhookId, request, body, {
+        const handed = await deps.deliverProviderEvent(webhookId, request, body, {
           provider,
-          deliveryId: identity.deliveryId,
+          deliveryId: delivery.deliveryId,
         });
-        outcomes.push(`${delivery.outcome}:${delivery.reason}`);
+        outcomes.push(`${handed.outcome}:${handed.reason}`);
       } catch (error) {
         // An address deleted or a workspace gone since the runner answered takes nothing.
         if (error instanceof AppError && (error.code === 'NOT_FOUND' || error.code === 'GONE')) {
@@ -234,8 +267,9 @@ export function createProviderHandlers(deps: ProviderHandlerDeps) {
     logger.info(
       {
         provider,
-        deliveryId: identity.deliveryId,
-        event: identity.event,
+        connectionId: delivery.connectionId,
+        deliveryId: delivery.deliveryId,
+        event: delivery.event,
         workspaceId: targets.workspaceId,
         outcomes,
       },
@@ -258,14 +292,26 @@ export function createProviderHandlers(deps: ProviderHandlerDeps) {
     );
   }
 
-  /** A body that is not JSON (a form-encoded delivery) is acknowledged and starts nothing. */
-  async function startWorkflowsOfJson(provider: Provider, request: RawServiceRequest) {
-    const body = parsedOrUndefined(request);
+  /**
+   * A delivery that held with a connection's secret starts that connection's workflows; one that
+   * held with the platform's secret starts no workspace's (issue 41: the account it names was
+   * claimed, never proven). A body that is not JSON (a form-encoded delivery) starts nothing.
+   */
+  async function startWorkflowsOfJson(
+    provider: Provider,
+    signer: Signer,
+    request: RawServiceRequest,
+    body = parsedOrUndefined(request),
+  ) {
+    if (signer.kind === 'platform') {
+      logger.info({ provider }, "a delivery signed with the platform's secret: nothing started");
+      return;
+    }
     if (body === undefined) {
       logger.info({ provider }, 'provider delivery without a JSON body: nothing started');
       return;
     }
-    await startWorkflows(provider, request, body);
+    await startWorkflows(provider, signer.connectionId, request, body);
   }
 
   /**
@@ -311,34 +357,33 @@ export function createProviderHandlers(deps: ProviderHandlerDeps) {
   }
 
   return {
+    /** Credits are bought from the platform's own account alone: its secret, never a connection's. */
     async stripe(request: RawServiceRequest): Promise<ServiceReply> {
-      verify('stripe', request);
+      const signer = await verify('stripe', request);
       const body = jsonOf(request);
       const event = StripeEvent.safeParse(body);
       if (!event.success) throw new AppError('BAD_REQUEST', 'Not a Stripe event');
-      await grantCreditsOfPurchase(event.data);
-      await startWorkflows('stripe', request, body);
+      if (signer.kind === 'platform') await grantCreditsOfPurchase(event.data);
+      await startWorkflowsOfJson('stripe', signer, request, body);
       return received;
     },
 
     async github(request: RawServiceRequest): Promise<ServiceReply> {
-      verify('github', request);
-      await startWorkflowsOfJson('github', request);
+      await startWorkflowsOfJson('github', await verify('github', request), request);
       return received;
     },
 
     async linear(request: RawServiceRequest): Promise<ServiceReply> {
-      verify('linear', request);
-      await startWorkflowsOfJson('linear', request);
+      await startWorkflowsOfJson('linear', await verify('linear', request), request);
       return received;
     },
 
     async slackEvents(request: RawServiceRequest): Promise<ServiceReply> {
-      verify('slack', request);
+      const signer = await verify('slack', request);
       const body = parsedOrUndefined(request);
       const challenge = SlackUrlVerification.safeParse(body);
       if (challenge.success) return { status: 200, body: { challenge: challenge.data.challenge } };
-      await startWorkflowsOfJson('slack', request);
+      await startWorkflowsOfJson('slack', signer, request, body);
       return received;
     },
   };

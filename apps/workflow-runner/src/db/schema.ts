@@ -320,11 +320,35 @@ export const providerAccounts = workflowRunnerSchema.table(
     label: text('label').notNull(),
     createdBy: uuid('created_by').notNull(),
     createdAt: timestamptz('created_at').notNull(),
+    /**
+     * The webhook's signing secret at the provider, sealed with CREDENTIALS_ENCRYPTION_KEYS;
+     * null on connections made before there were secrets: they receive nothing until one is set.
+     */
+    signingSecretSealed: text('signing_secret_sealed'),
+    /** When a delivery first held with the connection's secret (decision 151). */
+    provenAt: timestamptz('proven_at'),
   },
   (table) => [
-    uniqueIndex('provider_accounts_account_idx').on(table.provider, table.accountId),
+    // Several workspaces may claim one account: only a proven claim keeps others out.
+    uniqueIndex('provider_accounts_workspace_account_idx').on(
+      table.workspaceId,
+      table.provider,
+      table.accountId,
+    ),
+    index('provider_accounts_account_idx').on(table.provider, table.accountId),
     index('provider_accounts_workspace_idx').on(table.workspaceId, table.createdAt),
   ],
+);
+
+/** Every attempt to connect a provider account, refused ones too: the per-workspace rate limit. */
+export const providerConnectionAttempts = workflowRunnerSchema.table(
+  'provider_connection_attempts',
+  {
+    id: uuid('id').primaryKey(),
+    workspaceId: uuid('workspace_id').notNull(),
+    attemptedAt: timestamptz('attempted_at').notNull(),
+  },
+  (table) => [index('provider_connection_attempts_idx').on(table.workspaceId, table.attemptedAt)],
 );
 
 /** Each provider delivery as first received, once per delivery id: the deliveries view. */
@@ -364,4 +388,25 @@ export const providerDeliveryEvents = workflowRunnerSchema.table(
     createdAt: timestamptz('created_at').notNull(),
   },
   (table) => [index('provider_delivery_events_delivery_idx').on(table.provider, table.deliveryId)],
+);
+
+/**
+ * Workspace credentials (decision 152): named secrets for http_request steps, sealed with
+ * CREDENTIALS_ENCRYPTION_KEYS for `workspace-credential/<workspace>/<id>`; never returned.
+ */
+export const workspaceCredentials = workflowRunnerSchema.table(
+  'workspace_credentials',
+  {
+    id: uuid('id').primaryKey(),
+    workspaceId: uuid('workspace_id').notNull(),
+    name: text('name').notNull(),
+    /** `creator_only` or `workspace`: whose runs may use it. */
+    access: text('access').notNull(),
+    sealedValue: text('sealed_value').notNull(),
+    createdBy: uuid('created_by').notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+    updatedBy: uuid('updated_by').notNull(),
+    updatedAt: timestamptz('updated_at').notNull(),
+  },
+  (table) => [uniqueIndex('workspace_credentials_name_idx').on(table.workspaceId, table.name)],
 );

@@ -1,10 +1,17 @@
-import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
-import type { Provider, ProviderAccount, ProviderDelivery } from '@wap/contracts';
+import { and, count, desc, eq, gte, isNotNull, isNull, lt, ne, or, sql } from 'drizzle-orm';
+import {
+  connectionDeliveryPath,
+  type Provider,
+  type ProviderAccount,
+  type ProviderDelivery,
+} from '@wap/contracts';
 import type { Clock, IdSource, SqlDatabase } from '@wap/platform';
 import type { KeysetPosition } from '@wap/bus-protocol';
 import type { SqlExecutor } from '../db/sql-executor';
+import { isUniqueViolation } from '../db/unique-violation';
 import {
   providerAccounts,
+  providerConnectionAttempts,
   providerDeliveries,
   providerDeliveryEvents,
   runs,
@@ -22,15 +29,37 @@ function accountBody(row: AccountRow): ProviderAccount {
     label: row.label,
     created_by: row.createdBy,
     created_at: row.createdAt.toISOString(),
+    delivery_path: connectionDeliveryPath(row.provider as Provider, row.id),
+    has_signing_secret: row.signingSecretSealed !== null,
+    proven_at: row.provenAt?.toISOString() ?? null,
   };
 }
 
-/** PostgreSQL's unique_violation, as both drivers report it. */
-function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown; cause?: { code?: unknown } } | null) ?? {};
-  return code.code === '23505' || code.cause?.code === '23505';
+/** What a connection's deliveries are checked against and where they go. */
+export interface ProviderConnection {
+  id: string;
+  workspaceId: string;
+  provider: Provider;
+  accountId: string;
+  signingSecretSealed: string | null;
+  provenAt: Date | null;
 }
 
+/**
+ * Whether two account ids of one provider name overlapping accounts: the same id, or (GitHub) an
+ * owner and one of its repositories (`example-org` and `example-org/secret-repo`).
+ */
+function overlapping(provider: Provider, accountId: string) {
+  const same = eq(providerAccounts.accountId, accountId);
+  if (provider !== 'github') return same;
+  return or(
+    same,
+    sql`starts_with(${providerAccounts.accountId}, ${`${accountId}/`})`,
+    sql`starts_with(${accountId}, ${providerAccounts.accountId} || '/')`,
+  );
+}
+
+/** The account is connected in the workspace already, or proven by another that overlaps it. */
 export class AccountTakenError extends Error {}
 
 /** One delivery's record and the test events it became, for `ProviderEventTargets`. */
@@ -114,18 +143,36 @@ export function createProviderEventsRepository(deps: {
       return rows.map(accountBody);
     },
 
-    /** Throws AccountTakenError when the account is connected (here or elsewhere) already. */
+    /**
+     * Throws AccountTakenError when the workspace has the account already, or another workspace
+     * has a proven connection overlapping it (which one is not said).
+     */
     async connect(input: {
+      id: string;
       workspaceId: string;
       provider: Provider;
       accountId: string;
       label: string;
       createdBy: string;
+      signingSecretSealed: string;
     }): Promise<ProviderAccount> {
+      const [proven] = await db
+        .select({ id: providerAccounts.id })
+        .from(providerAccounts)
+        .where(
+          and(
+            eq(providerAccounts.provider, input.provider),
+            ne(providerAccounts.workspaceId, input.workspaceId),
+            isNotNull(providerAccounts.provenAt),
+            overlapping(input.provider, input.accountId),
+          ),
+        )
+        .limit(1);
+      if (proven) throw new AccountTakenError();
       try {
         const [row] = await db
           .insert(providerAccounts)
-          .values({ id: ids.uuid(), ...input, createdAt: clock.now() })
+          .values({ ...input, createdAt: clock.now() })
           .returning();
         if (!row) throw new Error('insert returned no provider account');
         return accountBody(row);
@@ -133,6 +180,76 @@ export function createProviderEventsRepository(deps: {
         if (isUniqueViolation(error)) throw new AccountTakenError();
         throw error;
       }
+    },
+
+    /**
+     * Counts this attempt; returns how many the workspace made since `since` (it included) and
+     * when the oldest of them was.
+     */
+    async countAttempt(
+      workspaceId: string,
+      since: Date,
+    ): Promise<{ count: number; oldest: Date | undefined }> {
+      await db
+        .insert(providerConnectionAttempts)
+        .values({ id: ids.uuid(), workspaceId, attemptedAt: clock.now() });
+      // Older attempts count for nothing any more: they go as new ones come.
+      await db
+        .delete(providerConnectionAttempts)
+        .where(
+          and(
+            eq(providerConnectionAttempts.workspaceId, workspaceId),
+            lt(providerConnectionAttempts.attemptedAt, since),
+          ),
+        );
+      const [row] = await db
+        .select({
+          attempts: count(),
+          oldest: sql<string | null>`min(${providerConnectionAttempts.attemptedAt})`,
+        })
+        .from(providerConnectionAttempts)
+        .where(
+          and(
+            eq(providerConnectionAttempts.workspaceId, workspaceId),
+            gte(providerConnectionAttempts.attemptedAt, since),
+          ),
+        );
+      return {
+        count: row?.attempts ?? 0,
+        oldest: row?.oldest ? new Date(row.oldest) : undefined,
+      };
+    },
+
+    /** The workspace's connection with this id. */
+    async connectionIn(
+      workspaceId: string,
+      connectionId: string,
+    ): Promise<ProviderConnection | undefined> {
+      const [row] = await db
+        .select()
+        .from(providerAccounts)
+        .where(
+          and(eq(providerAccounts.id, connectionId), eq(providerAccounts.workspaceId, workspaceId)),
+        );
+      return row ? { ...row, provider: row.provider as Provider } : undefined;
+    },
+
+    /** The connection with its new sealed secret; undefined when it is gone meanwhile. */
+    async replaceSigningSecret(
+      connection: ProviderConnection,
+      sealed: string,
+    ): Promise<ProviderAccount | undefined> {
+      const [row] = await db
+        .update(providerAccounts)
+        .set({ signingSecretSealed: sealed })
+        .where(
+          and(
+            eq(providerAccounts.id, connection.id),
+            eq(providerAccounts.workspaceId, connection.workspaceId),
+          ),
+        )
+        .returning();
+      return row ? accountBody(row) : undefined;
     },
 
     /** True when the connection existed in the workspace. */
@@ -146,29 +263,40 @@ export function createProviderEventsRepository(deps: {
       return removed.length > 0;
     },
 
-    /** The first connected account among `accountIds` (most specific first). */
-    async connectedAccount(
+    /** The connection of `provider` with this id, wherever it is. */
+    async connection(
       provider: Provider,
-      accountIds: readonly string[],
-    ): Promise<{ accountId: string; workspaceId: string } | undefined> {
-      if (accountIds.length === 0) return undefined;
-      const rows = await db
-        .select({
-          accountId: providerAccounts.accountId,
-          workspaceId: providerAccounts.workspaceId,
-        })
+      connectionId: string,
+    ): Promise<ProviderConnection | undefined> {
+      const [row] = await db
+        .select()
         .from(providerAccounts)
-        .where(
-          and(
-            eq(providerAccounts.provider, provider),
-            inArray(providerAccounts.accountId, [...accountIds]),
-          ),
-        );
-      for (const accountId of accountIds) {
-        const row = rows.find((candidate) => candidate.accountId === accountId);
-        if (row) return row;
-      }
-      return undefined;
+        .where(and(eq(providerAccounts.id, connectionId), eq(providerAccounts.provider, provider)));
+      return row ? { ...row, provider: row.provider as Provider } : undefined;
+    },
+
+    /** Every sealed signing secret, for the key rotation. */
+    async listSealedSecrets(): Promise<ProviderConnection[]> {
+      const rows = await db
+        .select()
+        .from(providerAccounts)
+        .where(isNotNull(providerAccounts.signingSecretSealed));
+      return rows.map((row) => ({ ...row, provider: row.provider as Provider }));
+    },
+
+    async replaceSealedSecret(connectionId: string, sealed: string): Promise<void> {
+      await db
+        .update(providerAccounts)
+        .set({ signingSecretSealed: sealed })
+        .where(eq(providerAccounts.id, connectionId));
+    },
+
+    /** Marks the connection proven by its first delivery that held with its secret. */
+    async markProven(connectionId: string): Promise<void> {
+      await db
+        .update(providerAccounts)
+        .set({ provenAt: clock.now() })
+        .where(and(eq(providerAccounts.id, connectionId), isNull(providerAccounts.provenAt)));
     },
 
     /** Records the delivery the first time its id is seen; a repeat keeps the first record. */

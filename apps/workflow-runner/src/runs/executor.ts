@@ -91,6 +91,7 @@ export function startRunExecutor(
     ledger: deps.ledger,
     snapshots: deps.snapshots,
     steps: deps.steps,
+    credentials: deps.credentials,
     inflight: deps.inflight,
     clock,
     ids: deps.ids,

@@ -1,12 +1,15 @@
 import type { Logger } from 'pino';
 import {
   CREDIT_MESSAGES,
+  credentialNamesIn,
+  credentialPlaceholder,
   creditShortfallMessage,
   redactCredentialHeaders,
   type StepType,
 } from '@wap/contracts';
 import { markSpanFailed, metrics, runInSpan } from '@wap/observability';
 import { toJsonbStorable, type Clock, type IdSource, type KvBucket } from '@wap/platform';
+import { withoutSecrets, type CredentialResolver } from '../credentials/resolver';
 import type { CreditLedger } from '../credits/ledger';
 import type { CreditSnapshots } from '../credits/snapshots';
 import { STEP_PRICES } from '../workflows/step-catalog';
@@ -28,6 +31,8 @@ export interface RunExecutionContext {
   ledger: CreditLedger;
   snapshots: CreditSnapshots;
   steps: StepExecutor;
+  /** Opens the workspace credentials an http_request step names, for the run's acting user. */
+  credentials: CredentialResolver;
   /** WEBHOOK_INFLIGHT_BUCKET */
   inflight: KvBucket;
   clock: Clock;
@@ -48,8 +53,13 @@ type StepEnd = 'next' | 'stop';
 interface StartedStep {
   step: RunStepRow;
   input: unknown;
-  /** The input as the run's history keeps it: an http_request's credential headers redacted. */
+  /**
+   * The input as the run's history keeps it: credentials as `[credential <name>]`, an
+   * http_request's credential headers redacted.
+   */
   shownInput: unknown;
+  /** The credentials' values the input holds: scrubbed from what the step brings back. */
+  secrets: readonly string[];
   startedAt: Date;
   price: number;
 }
@@ -163,14 +173,34 @@ async function executeStep(
   outputs: Record<string, unknown>,
 ): Promise<StepEnd> {
   const { runs, clock } = context;
-  const input = resolveTemplates(step.settings, { trigger: run.input, steps: outputs });
+  const credentialNames = step.type === 'http_request' ? credentialNamesIn(step.settings) : [];
+  const credentials = await context.credentials.resolve(
+    run.workspaceId,
+    run.actingUserId,
+    credentialNames,
+  );
+  const scope = { trigger: run.input, steps: outputs };
+  const input = resolveTemplates(step.settings, {
+    ...scope,
+    credentials: credentials.ok ? credentials.values : undefined,
+  });
+  const placeholders = new Map(credentialNames.map((name) => [name, credentialPlaceholder(name)]));
   const started: StartedStep = {
     step,
     startedAt: step.startedAt ?? clock.now(),
     input,
-    shownInput: shownInputOf(step.type, input),
+    shownInput: shownInputOf(
+      step.type,
+      resolveTemplates(step.settings, { ...scope, credentials: placeholders }),
+    ),
+    secrets: credentials.ok ? [...credentials.values.values()] : [],
     price: STEP_PRICES[step.type as StepType],
   };
+  if (!credentials.ok) {
+    // Nothing was sent, nothing is charged: the step fails as a free one would.
+    const error = `Credential "${credentials.name}" not found`;
+    return endStep(context, record, run, { ...started, price: 0 }, refusedStep(error), outputs);
+  }
   if (started.price > 0) {
     // A paid step's start is on record before it is charged and before it calls out.
     await record.flush();
@@ -193,8 +223,12 @@ async function executeStep(
         startedAt: started.startedAt,
         now: clock.now(),
       });
-      if (stepOutcome.kind === 'failed') markSpanFailed(span, stepOutcome.error);
-      return stepOutcome;
+      const kept =
+        stepOutcome.kind === 'succeeded' || stepOutcome.kind === 'failed'
+          ? withoutSecrets(stepOutcome, started.secrets)
+          : stepOutcome;
+      if (kept.kind === 'failed') markSpanFailed(span, kept.error);
+      return kept;
     },
   );
   if (outcome.kind === 'succeeded' || outcome.kind === 'failed') {
@@ -202,6 +236,10 @@ async function executeStep(
   }
   await parkRun(context, record, run, started, outcome);
   return 'stop';
+}
+
+function refusedStep(error: string): Extract<StepOutcome, { kind: 'failed' }> {
+  return { kind: 'failed', error, refundable: true };
 }
 
 /** What the run's history shows of a step's input: an http_request's credentials redacted. */

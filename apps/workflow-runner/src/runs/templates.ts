@@ -6,16 +6,21 @@
  * inside longer text, values are written as text (objects and arrays as JSON).
  */
 
-/** What templates can read: the trigger's body and the outputs of steps that ran so far. */
+/**
+ * What templates can read: the trigger's body, the outputs of steps that ran so far and (in an
+ * http_request step alone) the workspace credentials it names, `{{credentials.<name>}}`.
+ */
 export interface TemplateScope {
   trigger: unknown;
   steps: Readonly<Record<string, unknown>>;
+  credentials?: ReadonlyMap<string, string>;
 }
 
 const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const WHOLE_PLACEHOLDER = /^\{\{\s*([^{}]*?)\s*\}\}$/;
 const TRIGGER_GROUP = 'Custom Webhook';
 const STEPS_GROUP = 'steps';
+const CREDENTIALS_GROUP = 'credentials';
 
 function walk(value: unknown, path: readonly string[]): unknown {
   let current = value;
@@ -39,6 +44,8 @@ export function lookupVariable(expression: string, scope: TemplateScope): unknow
     }
     return walk(scope.steps[stepName], outputPath);
   }
+  if (group === CREDENTIALS_GROUP && path.length === 1)
+    return scope.credentials?.get(path[0] ?? '');
   return undefined;
 }
 

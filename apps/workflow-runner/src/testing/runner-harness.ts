@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { generateCredentialKey, parseCredentialKeys } from '@wap/auth';
 import {
   DIRECTORY_BUCKET,
   directoryKey,
@@ -44,6 +45,7 @@ export async function startRunner(
     logger,
     migrationsFolder: path.join(__dirname, '../../migrations'),
     settings: { RUN_POLL_INTERVAL_MS: 50, ...settings },
+    keyring: parseCredentialKeys(generateCredentialKey('runner-test')),
   });
 }
 

@@ -81,8 +81,16 @@ const quote = (value: string) => JSON.stringify(value);
 const list = (values: readonly string[]) => `[${values.map(quote).join(', ')}]`;
 
 /**
- * The `authorization` block alone: every principal's public NKey with its permissions. It holds
- * no secret, so a Kubernetes ConfigMap may carry it (the NATS Helm chart includes it).
+ * The NATS account the platform's users live in (issue 41): not the server's global account, so
+ * whatever else shares the server (another application's users, a default user) neither sees
+ * nor reaches the platform's subjects, streams or buckets.
+ */
+export const PLATFORM_NATS_ACCOUNT = 'WORKSPACE_PLATFORM';
+
+/**
+ * The `accounts` block alone: the platform's account with JetStream, and in it every principal's
+ * public NKey with its permissions. It holds no secret, so a Kubernetes ConfigMap may carry it
+ * (the NATS Helm chart includes it).
  */
 export function natsAuthorization(
   users: readonly Pick<NatsUser, 'principal' | 'publicKey'>[],
@@ -91,13 +99,23 @@ export function natsAuthorization(
   const entries = users.map(({ principal, publicKey }) => {
     const permissions = natsPermissions(principal, { namespace: options.namespace });
     return [
-      `    # ${principal}`,
-      `    { nkey: ${quote(publicKey)}, permissions: {`,
-      `        publish: { allow: ${list(permissions.publish.allow)} }`,
-      `        subscribe: { allow: ${list(permissions.subscribe.allow)} }`,
-      `        allow_responses: true`,
-      `    } }`,
+      `      # ${principal}`,
+      `      { nkey: ${quote(publicKey)}, permissions: {`,
+      `          publish: { allow: ${list(permissions.publish.allow)} }`,
+      `          subscribe: { allow: ${list(permissions.subscribe.allow)} }`,
+      `          allow_responses: true`,
+      `      } }`,
     ].join('\n');
   });
-  return ['authorization {', '  users: [', ...entries, '  ]', '}', ''].join('\n');
+  return [
+    'accounts {',
+    `  ${PLATFORM_NATS_ACCOUNT} {`,
+    '    jetstream: enabled',
+    '    users: [',
+    ...entries,
+    '    ]',
+    '  }',
+    '}',
+    '',
+  ].join('\n');
 }

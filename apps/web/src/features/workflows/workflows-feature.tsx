@@ -39,9 +39,16 @@ export const workflowsFeature: Feature = {
         Component: (await import('./provider-events/provider-events-page')).ProviderEventsPage,
       }),
     },
+    {
+      path: 'credentials',
+      lazy: async () => ({
+        Component: (await import('./credentials/credentials-page')).CredentialsPage,
+      }),
+    },
   ],
   navEntries: [
     { label: 'Workflows', path: 'workflows' },
     { label: 'Provider events', path: 'provider-events' },
+    { label: 'Credentials', path: 'credentials' },
   ],
 };

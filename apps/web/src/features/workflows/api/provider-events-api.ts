@@ -6,24 +6,27 @@ import type {
   ProviderAccountsResponse,
   ProviderDeliveriesPage,
   ProviderDelivery,
+  ReplaceSigningSecretBody,
 } from '@wap/contracts';
 import { useApiClient } from '../../../lib/api';
 import { workflowsKeys } from './workflows-keys';
 
 export type { ProviderDelivery };
 
-/** How often the deliveries list is asked for again while it is open, in ms. */
+/** How often deliveries and connections are asked for again while the page is open, in ms. */
 export const DELIVERIES_REFRESH_MS = 5_000;
 
 const accountsPath = (workspaceId: string) =>
   `/workspaces/${encodeURIComponent(workspaceId)}/provider-accounts`;
 
+/** The connections, refreshed while open: one waiting for its first delivery becomes proven. */
 export function useProviderAccounts(workspaceId: string) {
   const api = useApiClient();
   return useQuery({
     queryKey: workflowsKeys.providerAccounts(workspaceId),
     queryFn: ({ signal }) =>
       api.get<z.infer<typeof ProviderAccountsResponse>>(accountsPath(workspaceId), { signal }),
+    refetchInterval: DELIVERIES_REFRESH_MS,
   });
 }
 
@@ -33,6 +36,20 @@ export function useConnectProviderAccount(workspaceId: string) {
   return useMutation({
     mutationFn: (body: ConnectProviderAccountBody) =>
       api.post<z.infer<typeof ProviderAccountResponse>>(accountsPath(workspaceId), body),
+    onSuccess: () =>
+      queryClient.invalidateQueries({ queryKey: workflowsKeys.providerAccounts(workspaceId) }),
+  });
+}
+
+export function useReplaceSigningSecret(workspaceId: string, connectionId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: ReplaceSigningSecretBody) =>
+      api.put<z.infer<typeof ProviderAccountResponse>>(
+        `${accountsPath(workspaceId)}/${encodeURIComponent(connectionId)}/signing-secret`,
+        body,
+      ),
     onSuccess: () =>
       queryClient.invalidateQueries({ queryKey: workflowsKeys.providerAccounts(workspaceId) }),
   });

@@ -23,6 +23,7 @@ export const workflowsKeys = {
     [...workflowsKeys.all, 'provider-accounts', workspaceId] as const,
   providerDeliveries: (workspaceId: string) =>
     [...workflowsKeys.all, 'provider-deliveries', workspaceId] as const,
+  credentials: (workspaceId: string) => [...workflowsKeys.all, 'credentials', workspaceId] as const,
   run: (runId: string) => [...workflowsKeys.all, 'run', runId] as const,
   permissions: (workspaceId: string) => [...workflowsKeys.all, 'permissions', workspaceId] as const,
 };

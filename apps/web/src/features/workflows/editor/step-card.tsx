@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef } from 'react';
+import { literalSecretHeaders } from '@wap/contracts';
 import { Button, TextField } from '../../../components';
 import type { StepTypeInfo } from '../api/workflows-api';
 import type { JsonSchema } from '../schema-form/json-schema';
@@ -78,6 +79,7 @@ export function StepCard(props: StepCardProps) {
           maxLength={100}
           onChange={(event) => props.onChange({ ...step, name: event.target.value })}
         />
+        {step.type === 'http_request' && <LiteralSecretNotice settings={step.settings} />}
         <TemplateVariablesContext.Provider value={props.variables}>
           {stepType ? (
             <StepSettings {...props} stepType={stepType} />
@@ -113,6 +115,26 @@ export function StepCard(props: StepCardProps) {
         </div>
       </div>
     </li>
+  );
+}
+
+/** Flags credential headers written into the workflow, where every member reads them. */
+function LiteralSecretNotice(props: { settings: Record<string, unknown> }) {
+  const headers = literalSecretHeaders(props.settings);
+  if (headers.length === 0) return null;
+  return (
+    <p className="wf-step__notice" role="note">
+      {headers.length === 1 ? 'The header ' : 'The headers '}
+      {headers.map((name, index) => (
+        <span key={name}>
+          {index > 0 && ', '}
+          <code>{name}</code>
+        </span>
+      ))}{' '}
+      {headers.length === 1 ? 'holds a secret' : 'hold secrets'} in the workflow itself, which every
+      member can read. Save it under Credentials and write <code>{'{{credentials.NAME}}'}</code>{' '}
+      instead.
+    </p>
   );
 }
 

@@ -1,10 +1,14 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
+import type { z } from 'zod';
 import {
   ConnectProviderAccountBody,
   PROVIDER_ACCOUNT_TERMS,
+  PROVIDER_MAKES_SECRET,
   PROVIDERS,
   type Provider,
+  type ProviderAccount,
+  type ProviderAccountResponse,
 } from '@wap/contracts';
 import {
   Button,
@@ -13,6 +17,7 @@ import {
   LoadingState,
   PageHeader,
   Panel,
+  SecretShownOnce,
   SelectField,
   StatusMessage,
   TextField,
@@ -24,39 +29,111 @@ import {
   useDisconnectProviderAccount,
   useProviderAccounts,
   useProviderDeliveries,
+  useReplaceSigningSecret,
   type ProviderDelivery,
 } from '../api/provider-events-api';
 import { formatShortDateTime, PROVIDER_LABELS, RUN_STATUS_LABELS } from '../shared/labels';
 import { workflowPaths } from '../shared/workflow-frame';
 import '../workflows.css';
 
-/** Where each provider is told to send its deliveries on this platform. */
-const DELIVERY_PATHS: Record<Provider, string> = {
-  github: '/webhooks/github',
-  linear: '/webhooks/linear',
-  slack: '/webhooks/slack/events',
-  stripe: '/webhooks/stripe',
-};
+type AccountResponse = z.infer<typeof ProviderAccountResponse>;
+
+/** The address a connection's provider webhook is given: this origin and its delivery path. */
+function deliveryAddress(account: ProviderAccount): string {
+  return `${window.location.origin}${account.delivery_path}`;
+}
+
+function secretHint(provider: Provider): string {
+  return PROVIDER_MAKES_SECRET[provider]
+    ? `Paste the signing secret ${PROVIDER_LABELS[provider]} shows for the webhook.`
+    : 'Leave it empty: the platform makes one, shown once, for the webhook settings at GitHub.';
+}
 
 /**
- * Provider events (decision 132): the accounts connected to the workspace, connecting one, and
- * the recent deliveries with what each started.
+ * Provider events (decisions 132 and 151): the accounts connected to the workspace, connecting
+ * one with its own signing secret, and the recent deliveries with what each started.
  */
 export function ProviderEventsPage() {
+  const [shown, setShown] = useState<AccountResponse | null>(null);
   return (
     <>
       <PageHeader
         title="Provider events"
-        description="Connect a GitHub, Linear, Slack or Stripe account: each of its signed deliveries starts the live workflows that name its event, once per delivery."
+        description="Connect a GitHub, Linear, Slack or Stripe account: each delivery signed with the connection's own secret starts the live workflows that name its event, once per delivery."
       />
-      <ConnectedAccounts />
-      <ConnectAccount />
+      {shown?.signingSecret && (
+        <SecretShownOnce
+          title="The connection's signing secret"
+          instruction={
+            <>
+              Give GitHub the address <code>{deliveryAddress(shown.account)}</code> and this secret
+              in the webhook&apos;s settings. It is not shown again.
+            </>
+          }
+          label="Signing secret"
+          value={shown.signingSecret}
+          copyLabel="Copy the secret"
+          dismissLabel="I have saved it"
+          onDismiss={() => setShown(null)}
+        />
+      )}
+      <ConnectedAccounts onSecret={setShown} />
+      <ConnectAccount onConnected={setShown} />
       <Deliveries />
     </>
   );
 }
 
-function ConnectedAccounts() {
+function proofStateOf(account: ProviderAccount): string {
+  if (!account.has_signing_secret)
+    return 'No signing secret: it receives nothing until one is set.';
+  if (account.proven_at)
+    return `Proven by a delivery on ${formatShortDateTime(account.proven_at)}.`;
+  return 'Waiting for its first signed delivery.';
+}
+
+/** Sets a connection's secret: pasted, or (GitHub) made anew and shown once. */
+function SigningSecretForm(props: {
+  account: ProviderAccount;
+  onSecret: (response: AccountResponse) => void;
+}) {
+  const { account } = props;
+  const workspaceId = useWorkspaceId();
+  const replace = useReplaceSigningSecret(workspaceId, account.id);
+  const [secret, setSecret] = useState('');
+  const [saved, setSaved] = useState(false);
+  const name = `${PROVIDER_LABELS[account.provider]} ${account.label}`;
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setSaved(false);
+    replace.mutate(secret.trim() === '' ? {} : { signingSecret: secret }, {
+      onSuccess: (response) => {
+        setSecret('');
+        setSaved(true);
+        props.onSecret(response);
+      },
+    });
+  };
+  return (
+    <form onSubmit={submit} noValidate className="wf-accounts__secret">
+      {replace.isError && <ErrorMessage error={replace.error} title="Secret not set" />}
+      {saved && <StatusMessage>New signing secret set for {name}.</StatusMessage>}
+      <TextField
+        label={`New signing secret for ${name}`}
+        hint={secretHint(account.provider)}
+        type="password"
+        autoComplete="off"
+        value={secret}
+        onChange={(event) => setSecret(event.target.value)}
+      />
+      <Button type="submit" busy={replace.isPending}>
+        Set secret
+      </Button>
+    </form>
+  );
+}
+
+function ConnectedAccounts(props: { onSecret: (response: AccountResponse) => void }) {
   const workspaceId = useWorkspaceId();
   const accounts = useProviderAccounts(workspaceId);
   const disconnect = useDisconnectProviderAccount(workspaceId);
@@ -84,7 +161,12 @@ function ConnectedAccounts() {
                       <code>{account.account_id}</code>
                     </>
                   )}
+                  <br />
+                  Delivery address: <code>{deliveryAddress(account)}</code>
+                  <br />
+                  <span>{proofStateOf(account)}</span>
                 </span>
+                <SigningSecretForm account={account} onSecret={props.onSecret} />
                 <Button
                   variant="danger"
                   aria-label={`Disconnect ${name}`}
@@ -104,12 +186,13 @@ function ConnectedAccounts() {
   );
 }
 
-function ConnectAccount() {
+function ConnectAccount(props: { onConnected: (response: AccountResponse) => void }) {
   const workspaceId = useWorkspaceId();
   const connect = useConnectProviderAccount(workspaceId);
   const [provider, setProvider] = useState<Provider>('github');
   const [accountId, setAccountId] = useState('');
   const [label, setLabel] = useState('');
+  const [signingSecret, setSigningSecret] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
   const [connected, setConnected] = useState<string | null>(null);
 
@@ -120,30 +203,27 @@ function ConnectAccount() {
       provider,
       accountId,
       label: label.trim() === '' ? undefined : label,
+      signingSecret: signingSecret.trim() === '' ? undefined : signingSecret,
     });
     setErrors(result.ok ? {} : result.errors);
     if (!result.ok) return;
     connect.mutate(result.data, {
-      onSuccess: ({ account }) => {
-        setConnected(`${PROVIDER_LABELS[account.provider]} ${account.label}`);
+      onSuccess: (response) => {
+        const { account } = response;
+        setConnected(
+          `${PROVIDER_LABELS[account.provider]} ${account.label}. Its delivery address is ${deliveryAddress(account)}`,
+        );
         setAccountId('');
         setLabel('');
+        setSigningSecret('');
+        props.onConnected(response);
       },
     });
   };
   return (
     <Panel
       title="Connect an account"
-      description={
-        <>
-          The platform checks each delivery with its own signing secret. Point the provider at{' '}
-          <code>
-            {window.location.origin}
-            {DELIVERY_PATHS[provider]}
-          </code>
-          .
-        </>
-      }
+      description="Each connection has a signing secret of its own and an address of its own: a delivery counts only when it holds with that secret, which only the account's admin can give the provider."
     >
       <form onSubmit={submit} noValidate>
         {connect.isError && <ErrorMessage error={connect.error} title="Not connected" />}
@@ -169,6 +249,15 @@ function ConnectAccount() {
           value={label}
           error={errors['label']}
           onChange={(event) => setLabel(event.target.value)}
+        />
+        <TextField
+          label={PROVIDER_MAKES_SECRET[provider] ? 'Signing secret' : 'Signing secret (optional)'}
+          hint={secretHint(provider)}
+          type="password"
+          value={signingSecret}
+          error={errors['signingSecret']}
+          autoComplete="off"
+          onChange={(event) => setSigningSecret(event.target.value)}
         />
         <Button type="submit" variant="primary" busy={connect.isPending}>
           Connect account

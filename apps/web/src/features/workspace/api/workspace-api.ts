@@ -55,13 +55,17 @@ export function useSignInMethod() {
   });
 }
 
-/** Expires the session cookie, then leaves for the sign-in page and forgets every cached answer. */
-export function useSignOut() {
+/**
+ * Signs this session out on the server (or, `everywhere`, every session of the person), then
+ * leaves for the sign-in page and forgets every cached answer.
+ */
+export function useSignOut(scope: 'this' | 'everywhere' = 'this') {
   const api = useApiClient();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   return useMutation({
-    mutationFn: () => api.post<void>('/session/sign-out'),
+    mutationFn: () =>
+      api.post<void>(scope === 'everywhere' ? '/session/sign-out-everywhere' : '/session/sign-out'),
     onSuccess: async () => {
       await navigate(appPaths.signIn(), { replace: true });
       queryClient.clear();

@@ -7,6 +7,7 @@ import { useMe, useSignOut } from '../api/workspace-api';
 export function AccountMenu() {
   const me = useMe();
   const signOut = useSignOut();
+  const signOutEverywhere = useSignOut('everywhere');
   return (
     <div className="account-menu">
       {me.data && <span className="account-menu__email">{me.data.user.email}</span>}
@@ -21,7 +22,11 @@ export function AccountMenu() {
       <Button busy={signOut.isPending} onClick={() => signOut.mutate()}>
         Sign out
       </Button>
+      <Button busy={signOutEverywhere.isPending} onClick={() => signOutEverywhere.mutate()}>
+        Sign out everywhere
+      </Button>
       {signOut.isError && <ErrorMessage error={signOut.error} />}
+      {signOutEverywhere.isError && <ErrorMessage error={signOutEverywhere.error} />}
     </div>
   );
 }
