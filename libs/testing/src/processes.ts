@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { generateCredentialKey } from '@wap/auth';
 import { isBusPrincipal } from '@wap/contracts';
 import { createBusCredentials, type BusCredentials } from '@wap/service-runtime';
 import { createTestDatabase, type TestDatabase } from './database';
@@ -195,6 +196,8 @@ export async function startProcessCluster(options: {
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
+    // The key mcp-registry and workflow-runner seal secrets with; one per cluster, as one per deployment.
+    CREDENTIALS_ENCRYPTION_KEYS: generateCredentialKey(namespace),
     ...options.env,
   };
   const running: RunningProcess[] = [];

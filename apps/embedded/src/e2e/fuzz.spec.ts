@@ -13,6 +13,7 @@ import {
   http,
   signedInPerson,
   startStack,
+  uniqueEmail,
   type Person,
   type TestStack,
 } from './stack';
@@ -57,13 +58,6 @@ const GATEWAY_ROUTES: FuzzedRoute[] = [
     bodyKind: 'none',
   },
   {
-    operationId: 'sign_out',
-    method: 'POST',
-    path: '/session/sign-out',
-    auth: 'none',
-    bodyKind: 'none',
-  },
-  {
     operationId: 'unknown',
     method: 'GET',
     path: '/no/such/:thing',
@@ -72,15 +66,35 @@ const GATEWAY_ROUTES: FuzzedRoute[] = [
   },
 ];
 
+/** Sign-outs revoke the session on the server (decision 153): every request after one is a 401. */
+const SESSION_ENDING_ROUTES: FuzzedRoute[] = [
+  {
+    operationId: 'sign_out',
+    method: 'POST',
+    path: '/session/sign-out',
+    auth: 'session',
+    bodyKind: 'none',
+  },
+  {
+    operationId: 'sign_out_everywhere',
+    method: 'POST',
+    path: '/session/sign-out-everywhere',
+    auth: 'session',
+    bodyKind: 'none',
+  },
+];
+
 /**
  * The table in its own order, but deletions last and the workspace's last of all: a generated
  * DELETE may remove the records, or the workspace (and its API key), that other requests name.
+ * The sign-outs come after everything, since they end the sessions the other requests carry.
  */
 const FUZZED: FuzzedRoute[] = [
   ...ROUTES.filter((route) => route.method !== 'DELETE'),
   ...GATEWAY_ROUTES,
   ...ROUTES.filter((route) => route.method === 'DELETE' && !route.path.startsWith('/workspaces/')),
   ...ROUTES.filter((route) => route.method === 'DELETE' && route.path.startsWith('/workspaces/')),
+  ...SESSION_ENDING_ROUTES,
 ];
 
 const SECRETS = {
@@ -192,6 +206,7 @@ describe('generated bad input to every route on the embedded runtime', () => {
   let stack: TestStack;
   let world: FuzzWorld;
   let owner: Person & { workspaceId: string };
+  const ownerEmail = uniqueEmail('fuzz-owner');
   let sent = 0;
   /** Per route, how many answers came from past the gateway's own checks. */
   const reachedService = new Map<string, number>();
@@ -291,7 +306,7 @@ describe('generated bad input to every route on the embedded runtime', () => {
         },
       },
     });
-    const ownerPerson = await signedInPerson(stack, 'fuzz-owner');
+    const ownerPerson = await signedInPerson(stack, 'fuzz-owner', ownerEmail);
     const stranger = await signedInPerson(stack, 'fuzz-stranger');
     const own = await furnish(ownerPerson, 'own');
     const foreign = await furnish(stranger, 'foreign');
@@ -337,6 +352,14 @@ describe('generated bad input to every route on the embedded runtime', () => {
     expect(
       ROUTES.map((route) => route.operationId).filter((id) => !reachedService.get(id)),
     ).toEqual([]);
+    // The generated sign-outs ended every session of the owner, up to the second after the last.
+    const signedOut = await http(`${stack.url}/me`, { cookie: owner.cookie });
+    expect(signedOut.status).toBe(401);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    owner = {
+      ...(await signedInPerson(stack, 'fuzz-owner', ownerEmail)),
+      workspaceId: owner.workspaceId,
+    };
     const workspaceId = await createWorkspace(stack, owner, 'after the fuzz');
     const created = await http(`${stack.url}/contacts`, {
       method: 'POST',
