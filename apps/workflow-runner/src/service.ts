@@ -110,6 +110,7 @@ function startRunWork(
       busTimeoutMs: settings.STEP_BUS_TIMEOUT_MS,
     }),
     credentials: createCredentialResolver({ credentials: stores.credentials, keyring }),
+    workflows: stores.workflows,
     inflight,
     clock,
     ids,

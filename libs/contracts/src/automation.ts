@@ -293,6 +293,8 @@ export const CallToolRequest = z.object({
   timeoutMs: z.number().int().positive().max(300_000).optional(),
   /** Names the call so that a CancelToolCall can stop it while it runs. */
   callId: z.string().min(1).max(200).optional(),
+  /** Sent to the tool as `_meta.idempotencyKey`: a workflow step's, the same on every attempt. */
+  idempotencyKey: z.string().min(1).max(200).optional(),
 });
 export const CancelToolCall = z.object({ callId: z.string().min(1).max(200) });
 export type CancelToolCall = z.infer<typeof CancelToolCall>;

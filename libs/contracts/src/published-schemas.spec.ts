@@ -55,6 +55,40 @@ describe('breakingChangesOf', () => {
   });
 });
 
+describe('variants of a union', () => {
+  const Kind = (extra: z.ZodRawShape = {}) =>
+    z.discriminatedUnion('type', [
+      z.object({ type: z.literal('a'), value: z.string(), ...extra }),
+      z.object({ type: z.literal('b'), count: z.number() }),
+    ]);
+
+  test('a variant that gained an optional request field still takes what it took', () => {
+    expect(request(Kind(), Kind({ note: z.string().optional() }))).toEqual([]);
+  });
+
+  test('a variant that now requires a field, or one gone, breaks the callers of a request', () => {
+    expect(request(Kind(), Kind({ note: z.string() }))).toEqual([
+      'body: variants changed (narrowed)',
+    ]);
+    expect(
+      request(
+        Kind(),
+        z.discriminatedUnion('type', [z.object({ type: z.literal('b'), count: z.number() })]),
+      ),
+    ).toEqual(['body: variants changed (narrowed)']);
+  });
+
+  test('a reply variant its readers never saw breaks them; a new field in one does not', () => {
+    expect(reply(Kind(), Kind({ note: z.string() }))).toEqual([]);
+    const withC = z.discriminatedUnion('type', [
+      z.object({ type: z.literal('a'), value: z.string() }),
+      z.object({ type: z.literal('b'), count: z.number() }),
+      z.object({ type: z.literal('c') }),
+    ]);
+    expect(reply(Kind(), withC)).toEqual(['reply: variants changed (widened)']);
+  });
+});
+
 describe('breakingChanges', () => {
   const schemas = (body: z.ZodType): SubjectSchemas => ({
     request: { body: json(body, 'input') },

@@ -127,10 +127,14 @@ function narrowings(
   const wideVariants = (wide['anyOf'] ?? wide['oneOf']) as JsonSchema[] | undefined;
   const tightVariants = (tight['anyOf'] ?? tight['oneOf']) as JsonSchema[] | undefined;
   if (wideVariants && tightVariants) {
-    const remaining = new Set(tightVariants.map((variant) => JSON.stringify(variant)));
-    if (wideVariants.some((variant) => !remaining.has(JSON.stringify(variant)))) {
-      found.push(`${path}: variants changed (${how})`);
-    }
+    // A variant is kept when one of the other side's takes it without a break (a variant that
+    // gained an optional request field still takes what it took).
+    const kept = (variant: JsonSchema) =>
+      tightVariants.some((other) => {
+        const [was, now] = direction === 'request' ? [variant, other] : [other, variant];
+        return breakingChangesOf(was, now, path, direction).length === 0;
+      });
+    if (!wideVariants.every(kept)) found.push(`${path}: variants changed (${how})`);
   }
   return found;
 }

@@ -75,21 +75,105 @@ export const StepType = z.enum([
   'table_row',
 ]);
 
+/**
+ * The failures a step's `retry` may answer (issue 42, decision 155): the step did not answer in
+ * time, it could not be reached, it answered 5xx, or it answered 429 (its `Retry-After` is
+ * honoured). A refusal (4xx, settings that do not fit) is never retried: it would fail again.
+ */
+export const RETRYABLE_FAILURES = ['timeout', 'network', 'server_error', 'rate_limited'] as const;
+export const RetryableFailure = z.enum(RETRYABLE_FAILURES);
+export type RetryableFailure = z.infer<typeof RetryableFailure>;
+
+/** The longest wait between two attempts, whatever the backoff or `Retry-After` ask: one day. */
+export const MAX_RETRY_DELAY_MS = 86_400_000;
+
+export const StepRetryPolicy = z
+  .object({
+    /** Attempts in all, the first one included. */
+    attempts: z.number().int().min(2).max(10),
+    /** `fixed` waits `delayMs` each time; `exponential` doubles it after every attempt. */
+    backoff: z.enum(['fixed', 'exponential']).default('exponential'),
+    /** The wait before the second attempt. */
+    delayMs: z.number().int().min(100).max(MAX_RETRY_DELAY_MS).default(1_000),
+    /** An exponential backoff grows up to this. */
+    maxDelayMs: z.number().int().min(100).max(MAX_RETRY_DELAY_MS).optional(),
+    /** Each wait is drawn between half of it and all of it, so that retries do not come in step. */
+    jitter: z.boolean().default(true),
+    on: z
+      .array(RetryableFailure)
+      .min(1)
+      .default([...RETRYABLE_FAILURES]),
+  })
+  .refine((policy) => policy.maxDelayMs === undefined || policy.maxDelayMs >= policy.delayMs, {
+    message: 'maxDelayMs cannot be below delayMs',
+    path: ['maxDelayMs'],
+  });
+export type StepRetryPolicy = z.infer<typeof StepRetryPolicy>;
+
+/**
+ * What a step's failure (after its retries) does: `stop` the run, `continue` with
+ * `{error, output}` as the step's output, or stop and `run_workflow`: start a run of another
+ * workflow of the workspace, whose `{{Custom Webhook.error}}` and `{{Custom Webhook.run...}}`
+ * say what failed. Absent: the workflow's `stopOnNodeFailure` decides.
+ */
+export const StepFailureRoute = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('stop') }),
+  z.object({ action: z.literal('continue') }),
+  z.object({ action: z.literal('run_workflow'), workflowId: z.uuid() }),
+]);
+export type StepFailureRoute = z.infer<typeof StepFailureRoute>;
+
+/** The longest a step that calls out may be given, per attempt: five minutes (a tool call's limit). */
+export const MAX_STEP_TIMEOUT_MS = 300_000;
+
+/** Steps that wait rather than call out: a retry or a timeout would mean nothing to them. */
+export const WAITING_STEP_TYPES: readonly string[] = ['delay', 'approval'];
+
+/** Per-step policies, beside `type`, `name` and `settings`. */
+const StepPolicyFields = {
+  retry: StepRetryPolicy.optional(),
+  /** Per attempt, in milliseconds; absent: the runner's own limit for the step type. */
+  timeoutMs: z.number().int().min(100).max(MAX_STEP_TIMEOUT_MS).optional(),
+  onFailure: StepFailureRoute.optional(),
+};
+
 export const StepInput = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('http_request'),
     name: StepName.optional(),
     settings: HttpRequestSettings,
+    ...StepPolicyFields,
   }),
-  z.object({ type: z.literal('delay'), name: StepName.optional(), settings: DelaySettings }),
-  z.object({ type: z.literal('mcp_tool'), name: StepName.optional(), settings: McpToolSettings }),
+  z.object({
+    type: z.literal('delay'),
+    name: StepName.optional(),
+    settings: DelaySettings,
+    ...StepPolicyFields,
+  }),
+  z.object({
+    type: z.literal('mcp_tool'),
+    name: StepName.optional(),
+    settings: McpToolSettings,
+    ...StepPolicyFields,
+  }),
   z.object({
     type: z.literal('assistant_prompt'),
     name: StepName.optional(),
     settings: AssistantPromptSettings,
+    ...StepPolicyFields,
   }),
-  z.object({ type: z.literal('approval'), name: StepName.optional(), settings: ApprovalSettings }),
-  z.object({ type: z.literal('table_row'), name: StepName.optional(), settings: TableRowSettings }),
+  z.object({
+    type: z.literal('approval'),
+    name: StepName.optional(),
+    settings: ApprovalSettings,
+    ...StepPolicyFields,
+  }),
+  z.object({
+    type: z.literal('table_row'),
+    name: StepName.optional(),
+    settings: TableRowSettings,
+    ...StepPolicyFields,
+  }),
 ]);
 export type StepInput = z.infer<typeof StepInput>;
 
@@ -108,6 +192,16 @@ export const StepsInput = z
           message: '{{credentials.<name>}} can be used in http_request steps only',
           path: [index, 'settings'],
         });
+      }
+      if (WAITING_STEP_TYPES.includes(step.type)) {
+        for (const field of ['retry', 'timeoutMs'] as const) {
+          if (step[field] === undefined) continue;
+          ctx.addIssue({
+            code: 'custom',
+            message: `${field} applies to steps that call out, not to ${step.type}`,
+            path: [index, field],
+          });
+        }
       }
       if (step.name === undefined) return;
       if (seen.has(step.name)) {
@@ -173,6 +267,7 @@ export const Step = z.object({
   type: StepType,
   name: z.string(),
   settings: z.record(z.string(), z.unknown()),
+  ...StepPolicyFields,
 });
 export type Step = z.infer<typeof Step>;
 export const Workflow = z.object({
@@ -237,11 +332,38 @@ export const StepRunStatus = z.enum([
 ]);
 export type StepRunStatus = z.infer<typeof StepRunStatus>;
 export const RunTrigger = z.object({
+  /**
+   * A run a failed step started (`onFailure: run_workflow`) is `custom_webhook`: the failure is
+   * delivered as its trigger's body, as a webhook's would be; `failed_run_id` names the run.
+   */
   type: z.enum(['custom_webhook', 'provider_event', 'mcp', 'manual', 'schedule']),
   event_id: z.uuid().nullable(),
   test_event_id: z.uuid().nullable(),
   key_id: z.uuid().nullable(),
+  /** The run whose failed step started this one (decision 155). */
+  failed_run_id: z.uuid().nullable(),
 });
+/**
+ * The key a step's calls carry so that a receiver can tell a repeat from a new request: the run,
+ * the step and the iteration (0 until a step repeats within a run), whatever the attempt.
+ */
+export function stepIdempotencyKey(runId: string, stepIndex: number, iteration = 0): string {
+  return `${runId}:${stepIndex}:${iteration}`;
+}
+
+/** One attempt at a step, as the run keeps it. */
+export const StepAttempt = z.object({
+  number: z.number().int().min(1),
+  started_at: z.iso.datetime(),
+  finished_at: z.iso.datetime(),
+  duration_ms: z.number().int(),
+  error: z.string().nullable(),
+  /** The kind of failure, when it is one a `retry` may answer. */
+  failure: RetryableFailure.nullable(),
+  /** The runner died during this attempt and it was made again, with the same idempotency key. */
+  resumed: z.boolean(),
+});
+export type StepAttempt = z.infer<typeof StepAttempt>;
 export const StepRun = z.object({
   index: z.number().int(),
   name: z.string(),
@@ -255,6 +377,17 @@ export const StepRun = z.object({
   started_at: z.iso.datetime().nullable(),
   finished_at: z.iso.datetime().nullable(),
   duration_ms: z.number().int().nullable(),
+  /** Every attempt that ended, oldest first (a step that never ran has none). */
+  attempts: z.array(StepAttempt),
+  /** A retry waits until then (the backoff, or the server's `Retry-After`). */
+  next_attempt_at: z.iso.datetime().nullable(),
+  /** The step was cut off by a crash of the runner at least once and resumed. */
+  resumed: z.boolean(),
+  /**
+   * What an http_request sends as `Idempotency-Key` and an MCP tool call as
+   * `_meta.idempotencyKey`: the same for every attempt and resume of the step.
+   */
+  idempotency_key: z.string(),
 });
 export const Run = z.object({
   id: z.uuid(),
@@ -274,9 +407,12 @@ export const Run = z.object({
 });
 export type Run = z.infer<typeof Run>;
 export const RunResponse = z.object({ run: Run });
-/** Runs in a list leave out `input` and each step's `input` and `output` (see GET /runs/{runId}). */
+/**
+ * Runs in a list leave out `input` and each step's `input`, `output` and `attempts` (see
+ * GET /runs/{runId}).
+ */
 export const RunListItem = Run.omit({ input: true, steps: true }).extend({
-  steps: z.array(StepRun.omit({ input: true, output: true })),
+  steps: z.array(StepRun.omit({ input: true, output: true, attempts: true })),
 });
 export type RunListItem = z.infer<typeof RunListItem>;
 /** Runs pages: newest first; `limit` 1 to 100 (default 50); `status` keeps one status. */

@@ -19,6 +19,7 @@ import {
 } from './stack';
 
 interface RunView {
+  id: string;
   status: string;
   steps: Array<{ status: string; error: string | null; output: unknown }>;
 }
@@ -158,7 +159,13 @@ describe.each(RUNTIMES)('who a run acts as on the %s runtime', (runtime) => {
     const accepted = await runToTheEnd(owner, workflow.id);
     expect(accepted.status).toBe('succeeded');
     expect(JSON.stringify(accepted.steps[0]?.output)).toContain(message);
-    expect(echoCallsOf(message)).toHaveLength(1);
+    // The tool is told the step's idempotency key, as an http_request's receiver is (decision 155).
+    expect(echoCallsOf(message)).toEqual([
+      {
+        method: 'tools/call',
+        params: expect.objectContaining({ _meta: { idempotencyKey: `${accepted.id}:0:0` } }),
+      },
+    ]);
   });
 
   test('a save that leaves trigger and steps as they are (a rename, a setting) keeps whom it runs as', async () => {

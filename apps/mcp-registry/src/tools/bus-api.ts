@@ -139,7 +139,13 @@ export function createToolBusApi(deps: {
           request.userId,
           (connection) =>
             connection.client.callTool(
-              { name: tool.name, arguments: request.arguments },
+              {
+                name: tool.name,
+                arguments: request.arguments,
+                ...(request.idempotencyKey
+                  ? { _meta: { idempotencyKey: request.idempotencyKey } }
+                  : {}),
+              },
               {
                 timeout,
                 signal: cancellation.signal,

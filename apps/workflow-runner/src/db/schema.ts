@@ -142,6 +142,8 @@ export const runs = workflowRunnerSchema.table(
     finishedAt: timestamptz('finished_at'),
     /** W3C traceparent of what asked for the run: its execution, on any replica, continues that trace. */
     traceparent: text('traceparent'),
+    /** The run whose failed step started this one (`onFailure: run_workflow`). */
+    failedRunId: uuid('failed_run_id'),
   },
   (table) => [
     index('runs_workflow_idx').on(table.workflowId, table.createdAt),
@@ -187,11 +189,19 @@ export const runSteps = workflowRunnerSchema.table(
     output: jsonb('output'),
     error: text('error'),
     creditsCharged: integer('credits_charged').notNull().default(0),
-    /** A delay step's end. */
+    /** A delay step's end, or when the next attempt of a step that is retried is due. */
     resumeAt: timestamptz('resume_at'),
     startedAt: timestamptz('started_at'),
     finishedAt: timestamptz('finished_at'),
     durationMs: integer('duration_ms'),
+    /** The step's `retry`, `timeoutMs` and `onFailure` as they were when the run was created. */
+    policy: jsonb('policy'),
+    /** The attempt started last (1-based); 0 before the first. */
+    attempt: integer('attempt').notNull().default(0),
+    /** Every attempt that ended, oldest first (`StoredAttempt`). */
+    attempts: jsonb('attempts').notNull().default([]),
+    /** An attempt was cut off by a crash of the runner and made again. */
+    resumed: boolean('resumed').notNull().default(false),
   },
   (table) => [primaryKey({ columns: [table.runId, table.stepIndex] })],
 );

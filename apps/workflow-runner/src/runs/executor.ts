@@ -62,7 +62,7 @@ export interface RunExecutor {
 /* eslint-disable-next-line max-lines-per-function --
   the claim loop, reservations and held runs share the count of runs in hand (see above) */
 export function startRunExecutor(
-  deps: Omit<RunExecutionContext, 'owner' | 'isStopping' | 'writeProgress'> & {
+  deps: Omit<RunExecutionContext, 'owner' | 'isStopping' | 'writeProgress' | 'onRunCreated'> & {
     config: RunExecutorConfig;
   },
 ): RunExecutor {
@@ -92,6 +92,8 @@ export function startRunExecutor(
     snapshots: deps.snapshots,
     steps: deps.steps,
     credentials: deps.credentials,
+    workflows: deps.workflows,
+    onRunCreated: () => nudgeForNewRuns(),
     inflight: deps.inflight,
     clock,
     ids: deps.ids,

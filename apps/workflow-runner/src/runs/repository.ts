@@ -19,6 +19,7 @@ import {
   awaitRunApproval,
   endRunStep,
   failRunStepWithRefund,
+  scheduleRunStepRetry,
   setRunStepCharge,
   setRunStepResumeAt,
   startRunStep,
@@ -55,6 +56,7 @@ export function createRunRepository(store: RunStore) {
     endStep: bound(endRunStep),
     failStepWithRefund: bound(failRunStepWithRefund),
     setStepResumeAt: bound(setRunStepResumeAt),
+    scheduleStepRetry: bound(scheduleRunStepRetry),
     awaitApproval: bound(awaitRunApproval),
   };
 }

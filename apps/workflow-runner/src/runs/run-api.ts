@@ -1,5 +1,13 @@
-import type { Run, RunStatus, StepRunStatus, StepType } from '@wap/contracts';
+import {
+  stepIdempotencyKey,
+  type Run,
+  type RunStatus,
+  type StepAttempt,
+  type StepRunStatus,
+  type StepType,
+} from '@wap/contracts';
 import { iso, type RunRow, type RunStepRow } from './run-rows';
+import { storedAttemptsOf, toStepAttempt } from './step-policy';
 
 /**
  * The API shape of a run. A `summary` (the run list) leaves out the trigger body and each step's
@@ -22,6 +30,7 @@ export function toRun(
       event_id: row.eventId,
       test_event_id: row.testEventId,
       key_id: row.keyId,
+      failed_run_id: row.failedRunId,
     },
     input: detail(row.input),
     steps: steps.map((step) => ({
@@ -36,6 +45,12 @@ export function toRun(
       started_at: iso(step.startedAt),
       finished_at: iso(step.finishedAt),
       duration_ms: step.durationMs,
+      // Left out of a summary as input and output are (RunListItem has no attempts).
+      attempts: detail(storedAttemptsOf(step.attempts).map(toStepAttempt)) as StepAttempt[],
+      next_attempt_at:
+        step.type !== 'delay' && step.status === 'running' ? iso(step.resumeAt) : null,
+      resumed: step.resumed,
+      idempotency_key: stepIdempotencyKey(row.id, step.stepIndex),
     })),
     credits_charged: row.creditsCharged,
     error: row.error,

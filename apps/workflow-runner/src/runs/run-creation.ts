@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { Step } from '@wap/contracts';
+import type { StepPolicy } from './step-policy';
 import type { SqlExecutor } from '../db/sql-executor';
 import {
   iso,
@@ -87,6 +88,8 @@ function runsAsCreated(
         startedAt: null,
         finishedAt: null,
         traceparent: input.traceparent,
+        failedRunId:
+          input.trigger.type === 'custom_webhook' ? (input.trigger.failedRunId ?? null) : null,
       },
       steps: stepsOfWorkflow(input.workflow).map((step, index) => ({
         runId: input.runId,
@@ -103,9 +106,19 @@ function runsAsCreated(
         startedAt: null,
         finishedAt: null,
         durationMs: null,
+        policy: policyOf(step),
+        attempt: 0,
+        attempts: [],
+        resumed: false,
       })),
     };
   });
+}
+
+/** A step's policies as its run keeps them; null when it has none. */
+function policyOf({ retry, timeoutMs, onFailure }: Step): StepPolicy | null {
+  if (retry === undefined && timeoutMs === undefined && onFailure === undefined) return null;
+  return { retry, timeoutMs, onFailure };
 }
 
 /** Inserts the runs and their steps in one statement; returns the ids it created. */
@@ -132,6 +145,7 @@ async function insertNewRuns(
     lease_owner: run.leaseOwner,
     lease_until: iso(run.leaseUntil),
     traceparent: run.traceparent,
+    failed_run_id: run.failedRunId,
   }));
   const stepRows = loaded.flatMap(({ steps }) =>
     steps.map((step) => ({
@@ -140,6 +154,7 @@ async function insertNewRuns(
       name: step.name,
       type: step.type,
       settings: step.settings,
+      policy: step.policy,
     })),
   );
   const result = await executor.execute(sql`
@@ -147,24 +162,25 @@ async function insertNewRuns(
       insert into workflow_runner.runs (id, workflow_id, workspace_id, status, trigger_type,
         event_id, test_event_id, key_id, input, acting_user_id, stop_on_node_failure,
         credit_cost, inflight_key, not_before, wake_at, lease_owner, lease_until, created_at,
-        traceparent)
+        traceparent, failed_run_id)
       select id, workflow_id, workspace_id, 'queued', trigger_type, event_id, test_event_id,
         key_id, input, acting_user_id, stop_on_node_failure, credit_cost, inflight_key,
         not_before, wake_at, lease_owner, lease_until, ${now.toISOString()}::timestamptz,
-        traceparent
+        traceparent, failed_run_id
       from jsonb_to_recordset(${JSON.stringify(runRows)}::jsonb) as x(id uuid,
         workflow_id uuid, workspace_id uuid, trigger_type text, event_id uuid,
         test_event_id uuid, key_id uuid, input jsonb, acting_user_id uuid,
         stop_on_node_failure boolean, credit_cost integer, inflight_key text,
         not_before timestamptz, wake_at timestamptz, lease_owner text, lease_until timestamptz,
-        traceparent text)
+        traceparent text, failed_run_id uuid)
       on conflict (id) do nothing
       returning id
     ), created_steps as (
-      insert into workflow_runner.run_steps (run_id, step_index, name, type, settings, status)
-      select run_id, step_index, name, type, settings, 'pending'
+      insert into workflow_runner.run_steps (run_id, step_index, name, type, settings, status,
+        policy)
+      select run_id, step_index, name, type, settings, 'pending', policy
       from jsonb_to_recordset(${JSON.stringify(stepRows)}::jsonb) as x(run_id uuid,
-        step_index integer, name text, type text, settings jsonb)
+        step_index integer, name text, type text, settings jsonb, policy jsonb)
       where run_id in (select id from created)
     )
     select id from created`);

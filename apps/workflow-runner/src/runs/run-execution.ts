@@ -5,6 +5,7 @@ import {
   credentialPlaceholder,
   creditShortfallMessage,
   redactCredentialHeaders,
+  stepIdempotencyKey,
   type StepType,
 } from '@wap/contracts';
 import { markSpanFailed, metrics, runInSpan } from '@wap/observability';
@@ -12,7 +13,9 @@ import { toJsonbStorable, type Clock, type IdSource, type KvBucket } from '@wap/
 import { withoutSecrets, type CredentialResolver } from '../credentials/resolver';
 import type { CreditLedger } from '../credits/ledger';
 import type { CreditSnapshots } from '../credits/snapshots';
+import type { WorkflowRepository } from '../workflows/repository';
 import { STEP_PRICES } from '../workflows/step-catalog';
+import { startFailureWorkflow } from './failure-workflows';
 import type { RunRepository } from './repository';
 import {
   isFinalStepStatus,
@@ -23,6 +26,16 @@ import {
   type RunStepRow,
 } from './run-rows';
 import type { StepExecutor, StepOutcome } from './steps';
+import {
+  failureRouteOf,
+  retryAfter,
+  retryDelayMs,
+  routeStopsRun,
+  storedAttemptsOf,
+  storedPolicyOf,
+  type StepPolicy,
+  type StoredAttempt,
+} from './step-policy';
 import { resolveTemplates } from './templates';
 
 /** What executing one run needs from the executor that claimed it. */
@@ -44,6 +57,10 @@ export interface RunExecutionContext {
   isStopping: () => boolean;
   /** Writes a run's progress; runs ending side by side share one commit. */
   writeProgress: (entry: { run: RunRow; progress: RunProgress }) => Promise<void>;
+  /** Where a step's `onFailure: run_workflow` finds the workflow to start. */
+  workflows: Pick<WorkflowRepository, 'find'>;
+  /** A run was created here (a failure workflow's): the executor looks for it at once. */
+  onRunCreated: () => void;
 }
 
 /** After a step: go on with the next one, or the run has ended or been parked. */
@@ -62,6 +79,9 @@ interface StartedStep {
   secrets: readonly string[];
   startedAt: Date;
   price: number;
+  policy: StepPolicy;
+  /** The attempts that ended before this one. */
+  attempts: StoredAttempt[];
 }
 
 /**
@@ -94,6 +114,11 @@ export async function executeRun(
   for (const step of steps) {
     if (isFinalStepStatus(step.status)) {
       outputs[step.name] = step.output;
+      // A runner died between a failure that ends the run and the run's end: it ends now.
+      if (step.status === 'failed' && stopsRun(run, step)) {
+        await stopAtFailure(context, record, run, step, step.error ?? '');
+        return;
+      }
       continue;
     }
     if (step.status === 'waiting') {
@@ -172,7 +197,7 @@ async function executeStep(
   step: RunStepRow,
   outputs: Record<string, unknown>,
 ): Promise<StepEnd> {
-  const { runs, clock } = context;
+  const { clock } = context;
   const credentialNames = step.type === 'http_request' ? credentialNamesIn(step.settings) : [];
   const credentials = await context.credentials.resolve(
     run.workspaceId,
@@ -195,25 +220,92 @@ async function executeStep(
     ),
     secrets: credentials.ok ? [...credentials.values.values()] : [],
     price: STEP_PRICES[step.type as StepType],
+    policy: storedPolicyOf(step.policy),
+    attempts: storedAttemptsOf(step.attempts),
   };
   if (!credentials.ok) {
     // Nothing was sent, nothing is charged: the step fails as a free one would.
     const error = `Credential "${credentials.name}" not found`;
     return endStep(context, record, run, { ...started, price: 0 }, refusedStep(error), outputs);
   }
-  if (started.price > 0) {
-    // A paid step's start is on record before it is charged and before it calls out.
-    await record.flush();
-    await runs.startStep(run.id, step.stepIndex, {
-      input: started.shownInput,
-      startedAt: started.startedAt,
-    });
-    step.startedAt = started.startedAt;
-    if (step.creditsCharged === 0 && !(await chargeStep(context, record, run, started))) {
-      return 'stop';
-    }
+  if (started.price > 0) return executeCallingStep(context, record, run, started, outputs);
+  const outcome = await attemptStep(context, run, started);
+  if (outcome.kind === 'succeeded' || outcome.kind === 'failed') {
+    return endStep(context, record, run, started, outcome, outputs);
   }
-  const outcome = await runInSpan(
+  await parkRun(context, record, run, started, outcome);
+  return 'stop';
+}
+
+/**
+ * A step that calls out (every paid one), attempt by attempt as its `retry` says. Each attempt's
+ * number is on record before it is sent and the wait before the next is a wake time in the
+ * scheduler table, like a delay's: a runner that dies during an attempt has it made again
+ * (`resumed`, the same idempotency key), one that dies during the wait has the next attempt made
+ * at its time, once.
+ */
+async function executeCallingStep(
+  context: RunExecutionContext,
+  record: RunRecord,
+  run: RunRow,
+  started: StartedStep,
+  outputs: Record<string, unknown>,
+): Promise<StepEnd> {
+  const { runs, clock, owner } = context;
+  const { step, attempts, policy } = started;
+  await record.flush();
+  const resumed = step.attempt > attempts.length;
+  const number = resumed ? step.attempt : attempts.length + 1;
+  await runs.startStep(run.id, step.stepIndex, {
+    input: started.shownInput,
+    startedAt: started.startedAt,
+    attempt: { number, resumed },
+  });
+  step.startedAt = started.startedAt;
+  if (step.creditsCharged === 0 && !(await chargeStep(context, record, run, started))) {
+    return 'stop';
+  }
+  const attemptStartedAt = clock.now();
+  const outcome = await attemptStep(context, run, started);
+  if (outcome.kind !== 'succeeded' && outcome.kind !== 'failed') {
+    await parkRun(context, record, run, started, outcome);
+    return 'stop';
+  }
+  const finishedAt = clock.now();
+  const failed = outcome.kind === 'failed' ? outcome : undefined;
+  const ended: StoredAttempt = {
+    number,
+    startedAt: attemptStartedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    durationMs: Math.max(0, finishedAt.getTime() - attemptStartedAt.getTime()),
+    error: failed ? toJsonbStorable(failed.error) : null,
+    failure: failed?.failure ?? null,
+    resumed,
+    mayHaveLeft: resumed || failed?.refundable !== true,
+  };
+  const allAttempts = [...attempts, ended];
+  const retry = failed ? retryAfter(policy, number, failed) : undefined;
+  if (failed && retry) {
+    const wait = retryDelayMs(retry, number, failed);
+    const at = new Date(finishedAt.getTime() + wait);
+    await runs.scheduleStepRetry({ id: run.id, owner }, step.stepIndex, allAttempts, at);
+    context.logger.info(
+      { runId: run.id, stepIndex: step.stepIndex, attempt: number, failure: failed.failure, wait },
+      'step attempt failed; retrying after the wait',
+    );
+    return 'stop';
+  }
+  return endStep(context, record, run, { ...started, attempts: allAttempts }, outcome, outputs);
+}
+
+/** One attempt at the step, in its own span; what it brought back has no credential in it. */
+async function attemptStep(
+  context: RunExecutionContext,
+  run: RunRow,
+  started: StartedStep,
+): Promise<StepOutcome> {
+  const { step } = started;
+  return runInSpan(
     `workflow step ${step.type}`,
     { attributes: { 'wap.step.index': step.stepIndex, 'wap.step.name': step.name } },
     async (span) => {
@@ -221,7 +313,9 @@ async function executeStep(
         workspaceId: run.workspaceId,
         actingUserId: run.actingUserId,
         startedAt: started.startedAt,
-        now: clock.now(),
+        now: context.clock.now(),
+        timeoutMs: started.policy.timeoutMs,
+        idempotencyKey: stepIdempotencyKey(run.id, step.stepIndex),
       });
       const kept =
         stepOutcome.kind === 'succeeded' || stepOutcome.kind === 'failed'
@@ -231,11 +325,6 @@ async function executeStep(
       return kept;
     },
   );
-  if (outcome.kind === 'succeeded' || outcome.kind === 'failed') {
-    return endStep(context, record, run, started, outcome, outputs);
-  }
-  await parkRun(context, record, run, started, outcome);
-  return 'stop';
 }
 
 function refusedStep(error: string): Extract<StepOutcome, { kind: 'failed' }> {
@@ -278,27 +367,35 @@ async function chargeStep(
   return true;
 }
 
-/** Records a step that succeeded or failed; a failure ends the run if the workflow says so. */
+/**
+ * Records a step that succeeded or failed (after its retries); a failure then goes where the
+ * step's `onFailure` (or the workflow's `stopOnNodeFailure`) says.
+ */
 async function endStep(
   context: RunExecutionContext,
   record: RunRecord,
   run: RunRow,
-  { step, shownInput, startedAt, price }: StartedStep,
+  { step, shownInput, startedAt, price, policy, attempts }: StartedStep,
   outcome: Extract<StepOutcome, { kind: 'succeeded' | 'failed' }>,
   outputs: Record<string, unknown>,
 ): Promise<StepEnd> {
   const paid = price > 0;
+  const route = failureRouteOf(policy, run.stopOnNodeFailure);
   // What a step brings back comes from outside (a response, a tool): a NUL in it must not make
   // the run's writes fail.
-  const output = toJsonbStorable(
+  const brought = toJsonbStorable(
     outcome.kind === 'succeeded' ? outcome.output : (outcome.output ?? null),
   );
   const error = outcome.kind === 'failed' ? toJsonbStorable(outcome.error) : null;
-  if (paid && outcome.kind === 'failed' && outcome.refundable) {
+  const output =
+    outcome.kind === 'failed' && route.action === 'continue' ? { error, output: brought } : brought;
+  // A charge is given back only when no attempt may have reached the other side.
+  const refundable = attempts.every((attempt) => !attempt.mayHaveLeft);
+  if (paid && outcome.kind === 'failed' && refundable) {
     await context.runs.failStepWithRefund(
       run,
       step,
-      { output, error: error ?? '' },
+      { output, error: error ?? '', attempts },
       {
         entryId: context.ids.uuid(),
         amount: price,
@@ -307,7 +404,7 @@ async function endStep(
     );
     await context.snapshots.publish(run.workspaceId);
   } else if (paid) {
-    await context.runs.endStep(run.id, step, { status: outcome.kind, output, error });
+    await context.runs.endStep(run.id, step, { status: outcome.kind, output, error, attempts });
   } else {
     record.endFreeStep({
       stepIndex: step.stepIndex,
@@ -320,11 +417,30 @@ async function endStep(
     });
   }
   outputs[step.name] = output;
-  if (outcome.kind === 'failed' && run.stopOnNodeFailure) {
-    await record.finish('failed', `Step "${step.name}" failed: ${outcome.error}`);
+  if (outcome.kind === 'failed' && routeStopsRun(route)) {
+    await stopAtFailure(context, record, run, step, outcome.error);
     return 'stop';
   }
   return 'next';
+}
+
+function stopsRun(run: RunRow, step: RunStepRow): boolean {
+  return routeStopsRun(failureRouteOf(storedPolicyOf(step.policy), run.stopOnNodeFailure));
+}
+
+/** Ends the run at a failed step, first starting the failure workflow the step names. */
+async function stopAtFailure(
+  context: RunExecutionContext,
+  record: RunRecord,
+  run: RunRow,
+  step: RunStepRow,
+  error: string,
+): Promise<void> {
+  const route = failureRouteOf(storedPolicyOf(step.policy), run.stopOnNodeFailure);
+  if (route.action === 'run_workflow') {
+    await startFailureWorkflow(context, { run, step, error, workflowId: route.workflowId });
+  }
+  await record.finish('failed', `Step "${step.name}" failed: ${error}`);
 }
 
 /** A step that waits (a delay, an approval): the run goes back to the table until then. */

@@ -43,11 +43,13 @@ export interface NewRun {
   runId: string;
   workflow: WorkflowRow;
   trigger:
-    | { type: 'custom_webhook'; eventId: string }
+    | { type: 'custom_webhook'; eventId: string; failedRunId?: undefined }
     | { type: 'provider_event'; eventId: string }
     | { type: 'mcp'; keyId: string }
     | { type: 'manual'; testEventId: string | null }
-    | { type: 'schedule' };
+    | { type: 'schedule' }
+    /** A failed step's `onFailure: run_workflow`: the failure is its body, as a webhook's. */
+    | { type: 'custom_webhook'; eventId: null; failedRunId: string };
   input: unknown;
   inflightKey: string | null;
   notBefore: Date | null;

@@ -196,6 +196,7 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
       event_id: null,
       test_event_id: eventId,
       key_id: null,
+      failed_run_id: null,
     });
     expect(run.credits_charged).toBe(2);
     expect(run.steps.map((step) => [step.name, step.status, step.credits_charged])).toEqual([

@@ -23,6 +23,19 @@ async function startServer(): Promise<{ url: string; server: Server; bodies: str
         res.writeHead(200, { 'content-type': 'application/json' }).end(`"${'x'.repeat(5_000)}"`);
         return;
       }
+      if (req.url === '/busy') {
+        res.writeHead(429, { 'retry-after': '7' }).end();
+        return;
+      }
+      if (req.url === '/broken') {
+        res.writeHead(503).end();
+        return;
+      }
+      if (req.url === '/key') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ key: req.headers['idempotency-key'] ?? null }));
+        return;
+      }
       if (req.url === '/missing') {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"nope"}');
         return;
@@ -45,6 +58,7 @@ describe('step execution', () => {
     actingUserId: '9b7d5c3a-1e2f-4a6b-8c9d-0e1f2a3b4c5d',
     startedAt: new Date('2026-01-01T10:00:00Z'),
     now: new Date('2026-01-01T10:00:00Z'),
+    idempotencyKey: 'run-1:0:0',
   };
 
   beforeAll(async () => {
@@ -139,7 +153,65 @@ describe('step execution', () => {
       { method: 'GET', url: `${target.url}/slow` },
       context,
     );
-    expect(outcome).toEqual({ kind: 'failed', error: 'Request timed out after 200 ms' });
+    expect(outcome).toEqual({
+      kind: 'failed',
+      error: 'Request timed out after 200 ms',
+      failure: 'timeout',
+    });
+  });
+
+  test("a step's own timeoutMs wins over the executor's", async () => {
+    const outcome = await executor({ httpTimeoutMs: 5_000 }).execute(
+      'http_request',
+      { method: 'GET', url: `${target.url}/slow` },
+      { ...context, timeoutMs: 150 },
+    );
+    expect(outcome).toEqual({
+      kind: 'failed',
+      error: 'Request timed out after 150 ms',
+      failure: 'timeout',
+    });
+  });
+
+  test('a 429 is rate_limited with its Retry-After, a 5xx a server_error, a 404 nothing to retry', async () => {
+    const request = (url: string) =>
+      executor().execute('http_request', { method: 'GET', url: `${target.url}${url}` }, context);
+    expect(await request('/busy')).toMatchObject({
+      kind: 'failed',
+      failure: 'rate_limited',
+      retryAfterMs: 7_000,
+    });
+    expect(await request('/broken')).toMatchObject({ kind: 'failed', failure: 'server_error' });
+    expect(await request('/missing')).not.toHaveProperty('failure');
+  });
+
+  test('a server that is not there is a network failure, which a retry may answer', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    expect(
+      await executor().execute(
+        'http_request',
+        { method: 'GET', url: `http://127.0.0.1:${port}/` },
+        context,
+      ),
+    ).toMatchObject({ kind: 'failed', failure: 'network' });
+  });
+
+  test("http_request sends the step's Idempotency-Key unless the workflow sets its own", async () => {
+    const sent = await executor().execute(
+      'http_request',
+      { method: 'POST', url: `${target.url}/key` },
+      context,
+    );
+    expect(sent).toMatchObject({ output: { body: { key: 'run-1:0:0' } } });
+    const own = await executor().execute(
+      'http_request',
+      { method: 'POST', url: `${target.url}/key`, headers: { 'Idempotency-Key': 'mine' } },
+      context,
+    );
+    expect(own).toMatchObject({ output: { body: { key: 'mine' } } });
   });
 
   test('a response body over the limit is cut and marked truncated', async () => {
@@ -193,6 +265,7 @@ describe('step execution', () => {
       kind: 'failed',
       error: 'The MCP tool service is not available: no service answers mcp.api.call_tool.v1',
       refundable: true,
+      failure: 'network',
     });
   });
 });

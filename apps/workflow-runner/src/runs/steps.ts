@@ -7,9 +7,11 @@ import {
   type StepType,
   BUS_APIS,
 } from '@wap/contracts';
+import type { RetryableFailure } from '@wap/contracts';
 import { EgressBlockedError, refusedBeforeSending } from '@wap/egress';
 import { BusTimeoutError, NoRespondersError, type Bus } from '@wap/platform';
 import { callApi } from '@wap/bus-protocol';
+import { retryAfterMsOf } from './step-policy';
 
 /** What one attempt at a step came to. */
 export type StepOutcome =
@@ -18,7 +20,16 @@ export type StepOutcome =
    * `refundable`: the step failed before anything left the platform (its settings, a refused
    * address, a service that refused or was not there), so a paid step's charge is given back.
    */
-  | { kind: 'failed'; error: string; output?: unknown; refundable?: true }
+  | {
+      kind: 'failed';
+      error: string;
+      output?: unknown;
+      refundable?: true;
+      /** The kind of failure, when it is one a step's `retry` may answer. */
+      failure?: RetryableFailure;
+      /** A 429's `Retry-After`, in milliseconds from now. */
+      retryAfterMs?: number;
+    }
   /** A delay that has not ended: the run sleeps in the scheduler table until `at`. */
   | { kind: 'wait_until'; at: Date }
   /** An approval: the run pauses (waiting_approval) until a reviewer decides. */
@@ -34,6 +45,10 @@ export interface StepContext {
   /** When this step first started (a resumed delay counts from here). */
   startedAt: Date;
   now: Date;
+  /** The step's own `timeoutMs`, per attempt; absent: the executor's limit for the type. */
+  timeoutMs?: number;
+  /** Sent as `Idempotency-Key` (http_request) or `_meta.idempotencyKey` (mcp_tool). */
+  idempotencyKey: string;
 }
 
 export interface StepExecutorDeps {
@@ -61,8 +76,8 @@ function parseSettings<Type extends StepType>(
 }
 
 /** A failure before anything left the platform: a paid step's charge is refunded. */
-function refused(error: string): StepOutcome {
-  return { kind: 'failed', error, refundable: true };
+function refused(error: string, failure?: RetryableFailure): StepOutcome {
+  return { kind: 'failed', error, refundable: true, ...(failure ? { failure } : {}) };
 }
 
 /**
@@ -100,23 +115,63 @@ async function readBody(
 /** Turns a bus failure of a step that calls another service into a step error a user can act on. */
 function busFailure(subject: string, what: string, error: unknown): StepOutcome {
   if (error instanceof NoRespondersError) {
-    return refused(`${what} is not available: no service answers ${subject}`);
+    return refused(`${what} is not available: no service answers ${subject}`, 'network');
   }
   if (error instanceof BusTimeoutError) {
-    return { kind: 'failed', error: `${what} did not answer in time (${subject})` };
+    return {
+      kind: 'failed',
+      error: `${what} did not answer in time (${subject})`,
+      failure: 'timeout',
+    };
   }
   if (error instanceof AppError) {
     const message = `${what} failed: ${error.message}`;
-    return refusedByService(error) ? refused(message) : { kind: 'failed', error: message };
+    if (refusedByService(error)) {
+      // A service that is busy did nothing and may do it in a while.
+      return refused(message, error.status === 429 ? 'rate_limited' : undefined);
+    }
+    const failure = failureOfStatus(error.status);
+    return { kind: 'failed', error: message, ...(failure ? { failure } : {}) };
   }
   throw error;
+}
+
+/** What a service's or a server's HTTP status says about retrying, when it says anything. */
+function failureOfStatus(status: number): RetryableFailure | undefined {
+  if (status === 429) return 'rate_limited';
+  if (status === 504 || status === 408) return 'timeout';
+  if (status >= 500) return 'server_error';
+  return undefined;
+}
+
+/** Why a request got no answer: refused by the egress guard, timed out, or the network failed. */
+function fetchFailure(error: unknown, timeoutMs: number): StepOutcome {
+  if (error instanceof EgressBlockedError) {
+    const reason = `Request refused: ${error.message}`;
+    return refusedBeforeSending(error) ? refused(reason) : { kind: 'failed', error: reason };
+  }
+  // AbortSignal.timeout rejects with a DOMException, which is not always an Error instance.
+  const name = typeof error === 'object' && error !== null && 'name' in error ? error.name : '';
+  if (name === 'TimeoutError' || name === 'AbortError') {
+    return { kind: 'failed', error: `Request timed out after ${timeoutMs} ms`, failure: 'timeout' };
+  }
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  if (cause instanceof EgressBlockedError) {
+    const reason = `Request refused: ${cause.message}`;
+    return refusedBeforeSending(error) ? refused(reason) : { kind: 'failed', error: reason };
+  }
+  const reason = `Request failed: ${cause instanceof Error ? cause.message : String(cause)}`;
+  // A connection refused or reset: the server may be back in a while.
+  return refusedBeforeSending(error)
+    ? refused(reason, 'network')
+    : { kind: 'failed', error: reason, failure: 'network' };
 }
 
 /** Executes one step with its filled-in settings; failures of the step are outcomes, not throws. */
 /* eslint-disable-next-line max-lines-per-function --
   one short function per step type over the clients they share */
 export function createStepExecutor(deps: StepExecutorDeps) {
-  async function httpRequest(settings: unknown): Promise<StepOutcome> {
+  async function httpRequest(settings: unknown, context: StepContext): Promise<StepOutcome> {
     const parsed = parseSettings('http_request', settings);
     if (!parsed.ok) return refused(parsed.error);
     const { method, url, headers = {}, body } = parsed.value;
@@ -130,6 +185,10 @@ export function createStepExecutor(deps: StepExecutorDeps) {
       return refused(`Only http and https URLs can be called: ${target.protocol}`);
     }
     const requestHeaders = new Headers(headers);
+    // A key the workflow sets itself is the one the receiver expects: it is kept.
+    if (!requestHeaders.has('idempotency-key')) {
+      requestHeaders.set('idempotency-key', context.idempotencyKey);
+    }
     let requestBody: string | undefined;
     if (body !== undefined && body !== '' && method !== 'GET' && method !== 'HEAD') {
       if (typeof body === 'string') {
@@ -140,32 +199,22 @@ export function createStepExecutor(deps: StepExecutorDeps) {
           requestHeaders.set('content-type', 'application/json');
       }
     }
+    const timeoutMs = context.timeoutMs ?? deps.httpTimeoutMs;
     let response: Response;
+    let text: string;
+    let truncated: boolean;
     try {
       response = await deps.httpFetch(target.toString(), {
         method,
         headers: requestHeaders,
         body: requestBody,
-        signal: AbortSignal.timeout(deps.httpTimeoutMs),
+        signal: AbortSignal.timeout(timeoutMs),
       });
+      // The timeout is the attempt's: a body that trickles in counts against it too.
+      ({ text, truncated } = await readBody(response, deps.maxResponseBytes));
     } catch (error) {
-      if (error instanceof EgressBlockedError) {
-        const reason = `Request refused: ${error.message}`;
-        return refusedBeforeSending(error) ? refused(reason) : { kind: 'failed', error: reason };
-      }
-      // AbortSignal.timeout rejects with a DOMException, which is not always an Error instance.
-      const name = typeof error === 'object' && error !== null && 'name' in error ? error.name : '';
-      if (name === 'TimeoutError' || name === 'AbortError') {
-        return { kind: 'failed', error: `Request timed out after ${deps.httpTimeoutMs} ms` };
-      }
-      const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-      const reason =
-        cause instanceof EgressBlockedError
-          ? `Request refused: ${cause.message}`
-          : `Request failed: ${cause instanceof Error ? cause.message : String(cause)}`;
-      return refusedBeforeSending(error) ? refused(reason) : { kind: 'failed', error: reason };
+      return fetchFailure(error, timeoutMs);
     }
-    const { text, truncated } = await readBody(response, deps.maxResponseBytes);
     let responseBody: unknown = text;
     if (!truncated && (response.headers.get('content-type') ?? '').includes('json')) {
       try {
@@ -181,7 +230,18 @@ export function createStepExecutor(deps: StepExecutorDeps) {
       ...(truncated ? { truncated: true } : {}),
     };
     if (response.status >= 400) {
-      return { kind: 'failed', error: `The server answered HTTP ${response.status}`, output };
+      const failure = failureOfStatus(response.status);
+      const retryAfterMs =
+        failure === 'rate_limited'
+          ? retryAfterMsOf(response.headers.get('retry-after'), context.now)
+          : undefined;
+      return {
+        kind: 'failed',
+        error: `The server answered HTTP ${response.status}`,
+        output,
+        ...(failure ? { failure } : {}),
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      };
     }
     return { kind: 'succeeded', output };
   }
@@ -207,10 +267,11 @@ export function createStepExecutor(deps: StepExecutorDeps) {
           workspaceId: context.workspaceId,
           userId: context.actingUserId,
           ...parsed.value,
-          timeoutMs: deps.busTimeoutMs,
+          timeoutMs: context.timeoutMs ?? deps.busTimeoutMs,
+          idempotencyKey: context.idempotencyKey,
         },
         // The registry's own timeout fires first and answers; this one only guards a lost reply.
-        { timeoutMs: deps.busTimeoutMs + 5_000 },
+        { timeoutMs: (context.timeoutMs ?? deps.busTimeoutMs) + 5_000 },
       );
       if (reply.isError) {
         return { kind: 'failed', error: 'The tool reported an error', output: reply };
@@ -229,7 +290,7 @@ export function createStepExecutor(deps: StepExecutorDeps) {
         deps.bus,
         BUS_APIS.tableRow,
         { workspaceId: context.workspaceId, userId: context.actingUserId, ...parsed.value },
-        { timeoutMs: deps.busTimeoutMs },
+        { timeoutMs: context.timeoutMs ?? deps.busTimeoutMs },
       );
       return { kind: 'succeeded', output: reply };
     } catch (error) {
@@ -245,7 +306,7 @@ export function createStepExecutor(deps: StepExecutorDeps) {
         deps.bus,
         BUS_APIS.assistantPrompt,
         { workspaceId: context.workspaceId, userId: context.actingUserId, ...parsed.value },
-        { timeoutMs: deps.busTimeoutMs },
+        { timeoutMs: context.timeoutMs ?? deps.busTimeoutMs },
       );
       return { kind: 'succeeded', output: reply };
     } catch (error) {
@@ -267,7 +328,7 @@ export function createStepExecutor(deps: StepExecutorDeps) {
     async execute(type: StepType, settings: unknown, context: StepContext): Promise<StepOutcome> {
       switch (type) {
         case 'http_request':
-          return httpRequest(settings);
+          return httpRequest(settings, context);
         case 'delay':
           return delay(settings, context);
         case 'mcp_tool':

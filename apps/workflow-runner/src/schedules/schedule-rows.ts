@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { FireOutcome } from '@wap/contracts';
+import { uuidOfName } from '../db/name-uuid';
 import type { scheduleFires, workflowSchedules } from '../db/schema';
 import type { LoadedRun } from '../runs/run-rows';
 import type { ScheduleTiming } from './time-rules';
@@ -19,14 +19,10 @@ export function timingOf(row: ScheduleRow): ScheduleTiming {
 
 /**
  * The run of one fire: the same id for the same schedule and fire time on every replica and
- * after every crash, so that a fire decided twice creates one run (a uuid-shaped SHA-256).
+ * after every crash, so that a fire decided twice creates one run.
  */
 export function runIdOfFire(workflowId: string, fireAt: Date): string {
-  const hex = createHash('sha256')
-    .update(`schedule:${workflowId}:${fireAt.toISOString()}`)
-    .digest('hex');
-  const variant = ((parseInt(hex.slice(16, 17), 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return uuidOfName(`schedule:${workflowId}:${fireAt.toISOString()}`);
 }
 
 export interface ScheduleInput {

@@ -12,6 +12,7 @@ import {
   type WorkflowAction,
   WorkflowIdParams,
   WorkspaceQuery,
+  type Step,
   type StepInput,
   type ServiceRequest,
 } from '@wap/contracts';
@@ -125,6 +126,47 @@ export function workflowHandlers(deps: {
     }
   }
 
+  /**
+   * A step's `onFailure: run_workflow` names a workflow of the same workspace, other than its
+   * own, that the person saving may run: a failure must not start what they could not start
+   * themselves (decision 155).
+   */
+  async function requireFailureWorkflowsRunnable(
+    workspaceId: string,
+    ownId: string | undefined,
+    steps: readonly Pick<Step, 'onFailure'>[] | undefined,
+    userId: string,
+  ): Promise<void> {
+    const details: { path: string; message: string }[] = [];
+    for (const [index, step] of (steps ?? []).entries()) {
+      if (step.onFailure?.action !== 'run_workflow') continue;
+      const path = `body.steps.${index}.onFailure.workflowId`;
+      const target = await workflows.find(step.onFailure.workflowId);
+      if (!target || target.workspaceId !== workspaceId) {
+        details.push({ path, message: 'No such workflow in this workspace' });
+      } else if (target.id === ownId) {
+        details.push({ path, message: 'A failure cannot start the workflow that failed' });
+      } else if (!(await mayRun(target, userId))) {
+        details.push({ path, message: 'You may not run this workflow' });
+      }
+    }
+    if (details.length > 0) {
+      throw new AppError('VALIDATION_ERROR', 'A failure route names a workflow it cannot start', {
+        details,
+      });
+    }
+  }
+
+  async function mayRun(workflow: WorkflowRow, userId: string): Promise<boolean> {
+    try {
+      await authority.authorizePerson(workflow, userId, ['run']);
+      return true;
+    } catch (error) {
+      if (error instanceof AppError && error.status < 500) return false;
+      throw error;
+    }
+  }
+
   return {
     async list_step_types(request) {
       actorOf(request);
@@ -138,6 +180,7 @@ export function workflowHandlers(deps: {
         throw new AppError('NOT_FOUND', 'Workspace not found');
       }
       await requireReviewersAreMembers(body.workspaceId, body.steps);
+      await requireFailureWorkflowsRunnable(body.workspaceId, undefined, body.steps, actor.userId);
       const row = await workflows.create({
         workspaceId: body.workspaceId,
         name: body.name,
@@ -199,6 +242,12 @@ export function workflowHandlers(deps: {
         ...(changesApprovals ? (['change_approvals'] as const) : []),
       ]);
       await requireReviewersAreMembers(current.workspaceId, body.steps);
+      await requireFailureWorkflowsRunnable(
+        current.workspaceId,
+        current.id,
+        body.steps,
+        actor.userId,
+      );
       const updated = await workflows.update(current, {
         name: body.name,
         trigger,
@@ -274,6 +323,12 @@ export function workflowHandlers(deps: {
     async duplicate_workflow(request) {
       const actor = actorOf(request);
       const original = toWorkflow(await accessible(request));
+      await requireFailureWorkflowsRunnable(
+        original.workspace_id,
+        original.id,
+        original.steps,
+        actor.userId,
+      );
       const copy = await workflows.create({
         workspaceId: original.workspace_id,
         name: `${original.name} (copy)`.slice(0, 200),

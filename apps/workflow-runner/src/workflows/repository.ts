@@ -25,7 +25,15 @@ export function namedSteps(steps: readonly StepInput[]): Step[] {
       name = `step_${n}`;
       taken.add(name);
     }
-    return { type: step.type, name, settings: step.settings };
+    const { retry, timeoutMs, onFailure } = step;
+    return {
+      type: step.type,
+      name,
+      settings: step.settings,
+      ...(retry ? { retry } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(onFailure ? { onFailure } : {}),
+    };
   });
 }
 

@@ -3,14 +3,15 @@ import { literalSecretHeaders } from '@wap/contracts';
 import { Button, TextField } from '../../../components';
 import type { StepTypeInfo } from '../api/workflows-api';
 import type { JsonSchema } from '../schema-form/json-schema';
-import { SchemaForm, type PathErrors } from '../schema-form/schema-form';
+import { SchemaForm } from '../schema-form/schema-form';
 import type { VariableGroup } from '../schema-form/template-variables';
 import { TemplateVariablesContext } from '../schema-form/variable-picker';
 import { creditsText, STEP_TYPE_TEXT, stepTypeLabel } from '../shared/labels';
 import { McpToolSettings } from './mcp-tool-settings';
 import { ReviewerPicker } from './reviewer-picker';
 import { TableRowSettings } from './table-row-settings';
-import type { DraftStep } from './workflow-draft';
+import { StepPolicyPanel } from './step-policy-panel';
+import type { DraftErrors, DraftStep } from './workflow-draft';
 
 /** Which of a step's move buttons should have the focus after it moved. */
 export interface FocusRequest {
@@ -27,7 +28,9 @@ export interface StepCardProps {
   workspaceId: string;
   /** What its text settings can insert: the test event's fields and earlier steps' outputs. */
   variables: readonly VariableGroup[];
-  errors: { name?: string; settings: PathErrors } | undefined;
+  errors: DraftErrors['steps'][string] | undefined;
+  /** The workflow being edited; undefined for a new one. */
+  workflowId: string | undefined;
   /** True right after the person added this step: its name field takes the focus. */
   justAdded: boolean;
   focusRequest: FocusRequest | null;
@@ -87,6 +90,7 @@ export function StepCard(props: StepCardProps) {
             <p>This platform no longer offers steps of this type: remove the step.</p>
           )}
         </TemplateVariablesContext.Provider>
+        <StepPolicy {...props} />
         <div className="button-row wf-step__actions">
           {/* Native buttons: the focus comes back to them after the step moved. */}
           <button
@@ -115,6 +119,20 @@ export function StepCard(props: StepCardProps) {
         </div>
       </div>
     </li>
+  );
+}
+
+function StepPolicy(props: StepCardProps) {
+  const { step } = props;
+  return (
+    <StepPolicyPanel
+      type={step.type}
+      policy={step.policy}
+      errors={props.errors?.policy ?? {}}
+      workspaceId={props.workspaceId}
+      workflowId={props.workflowId}
+      onChange={(policy) => props.onChange({ ...step, policy })}
+    />
   );
 }
 

@@ -42,6 +42,8 @@ export function StepsPanel(props: {
   steps: Steps;
   stepTypes: readonly StepTypeInfo[];
   workspaceId: string;
+  /** The workflow being edited; undefined for a new one. */
+  workflowId: string | undefined;
   errors: DraftErrors['steps'];
   variableSources: VariableSources | undefined;
   onStepsChange: (steps: Steps) => void;
@@ -97,6 +99,7 @@ export function StepsPanel(props: {
         steps={steps}
         stepTypes={stepTypes}
         workspaceId={props.workspaceId}
+        workflowId={props.workflowId}
         errors={props.errors}
         variablesOfStep={variablesOfStep}
         justAdded={justAdded}
@@ -120,6 +123,7 @@ function StepList(props: {
   steps: Steps;
   stepTypes: readonly StepTypeInfo[];
   workspaceId: string;
+  workflowId: string | undefined;
   errors: DraftErrors['steps'];
   variablesOfStep: (index: number) => ReturnType<typeof variableGroupsFor>;
   justAdded: string | null;
@@ -142,6 +146,7 @@ function StepList(props: {
           count={steps.length}
           stepType={stepTypes.find((info) => info.type === step.type)}
           workspaceId={props.workspaceId}
+          workflowId={props.workflowId}
           variables={props.variablesOfStep(index)}
           errors={props.errors[step.key]}
           justAdded={props.justAdded === step.key}

@@ -195,4 +195,109 @@ describe('the editor draft', () => {
       general: ['somethingElse: Unexpected.'],
     });
   });
+
+  test("a step's retry, timeout and failure route go to the API in milliseconds and come back", () => {
+    const call = newStep(info('http_request'), []);
+    call.settings = { method: 'GET', url: 'https://example.com/orders' };
+    call.policy = {
+      ...call.policy,
+      retryEnabled: true,
+      attempts: '4',
+      backoff: 'exponential',
+      delaySeconds: '1.5',
+      maxDelaySeconds: '30',
+      jitter: false,
+      on: ['server_error', 'timeout'],
+      timeoutSeconds: '2',
+      onFailure: 'run_workflow',
+      failureWorkflowId: REVIEWER,
+    };
+    const body = toRequest(draftWith([call]), stepTypes);
+    expect(body.steps[0]).toMatchObject({
+      retry: {
+        attempts: 4,
+        backoff: 'exponential',
+        delayMs: 1_500,
+        maxDelayMs: 30_000,
+        jitter: false,
+        on: ['timeout', 'server_error'],
+      },
+      timeoutMs: 2_000,
+      onFailure: { action: 'run_workflow', workflowId: REVIEWER },
+    });
+    expect(CreateWorkflowBody.safeParse({ workspaceId: REVIEWER, ...body }).success).toBe(true);
+    const [saved] = CreateWorkflowBody.parse({ workspaceId: REVIEWER, ...body }).steps;
+    if (!saved) throw new Error('the step is gone');
+    const again = draftOf({
+      ...workflowOf(body),
+      steps: [{ ...saved, name: 'call' }],
+    } as Workflow);
+    expect(again.steps[0]?.policy).toEqual({ ...call.policy, on: ['timeout', 'server_error'] });
+  });
+
+  test('a policy that cannot hold is named on its field, and the defaults send nothing', () => {
+    const call = newStep(info('http_request'), []);
+    expect(toRequest(draftWith([call]), stepTypes).steps[0]).not.toHaveProperty('retry');
+    call.policy = {
+      ...call.policy,
+      retryEnabled: true,
+      attempts: '11',
+      delaySeconds: 'soon',
+      on: [],
+      timeoutSeconds: '9999',
+      onFailure: 'run_workflow',
+      failureWorkflowId: '',
+    };
+    expect(validateDraft(draftWith([call]), stepTypes).steps[call.key]?.policy).toEqual({
+      attempts: 'Use a whole number from 2 to 10 (the first attempt included).',
+      delaySeconds: 'Wait at least 0.1 seconds.',
+      on: 'Choose at least one failure to retry.',
+      timeoutSeconds: 'Use 0.1 to 300 seconds, or leave it empty.',
+      failureWorkflowId: 'Choose the workflow to start.',
+    });
+    const delay = newStep(info('delay'), []);
+    delay.policy = { ...delay.policy, retryEnabled: true, timeoutSeconds: '3' };
+    expect(toRequest(draftWith([delay]), stepTypes).steps[0]).toEqual({
+      type: 'delay',
+      name: 'Delay',
+      settings: expect.anything(),
+    });
+  });
+
+  test("the service's objection to a failure route lands on its field", () => {
+    const call = newStep(info('http_request'), []);
+    const error = new ApiError(
+      400,
+      {
+        error: 'A failure route names a workflow it cannot start',
+        code: 'VALIDATION_ERROR',
+        details: [
+          { path: 'body.steps.0.onFailure.workflowId', message: 'You may not run this workflow' },
+        ],
+      },
+      'VALIDATION_ERROR',
+    );
+    expect(errorsFromResponse(error, draftWith([call])).steps[call.key]).toEqual({
+      settings: {},
+      policy: { failureWorkflowId: 'You may not run this workflow.' },
+    });
+  });
 });
+
+function workflowOf(body: ReturnType<typeof toRequest>): Omit<Workflow, 'steps'> {
+  return {
+    id: REVIEWER,
+    workspace_id: REVIEWER,
+    name: body.name,
+    status: 'draft',
+    trigger: null,
+    settings: { runningHours: null, queueOutsideWindow: true, stopOnNodeFailure: true },
+    credit_cost: 1,
+    last_test_run_at: null,
+    created_by: REVIEWER,
+    owner_id: REVIEWER,
+    runs_as: REVIEWER,
+    created_at: '2026-12-03T10:00:00.000Z',
+    updated_at: '2026-12-03T10:00:00.000Z',
+  };
+}

@@ -14,6 +14,14 @@ import type { StepTypeInfo } from '../api/workflows-api';
 import { cleanValue, initialValueOf, isRecord, type JsonSchema } from '../schema-form/json-schema';
 import type { PathErrors } from '../schema-form/schema-form';
 import { stepTypeLabel } from '../shared/labels';
+import {
+  policyDraftOf,
+  policyFieldOfPath,
+  policyFieldsOf,
+  validatePolicy,
+  type PolicyErrors,
+  type StepPolicyDraft,
+} from './step-policy-draft';
 
 /** A step as the editor holds it; `key` keeps its controls while it moves. */
 export interface DraftStep {
@@ -21,6 +29,8 @@ export interface DraftStep {
   type: string;
   name: string;
   settings: Record<string, unknown>;
+  /** Retries, timeout and failure route. */
+  policy: StepPolicyDraft;
 }
 
 export interface RunningHoursDraft {
@@ -50,8 +60,8 @@ export interface WorkflowDraft {
 export interface DraftErrors {
   /** By field: `name`, `customResponseBody`, `runningHours.days`... */
   fields: FieldErrors;
-  /** By step key. */
-  steps: Record<string, { name?: string; settings: PathErrors }>;
+  /** By step key; `policy` only when a policy field has a problem. */
+  steps: Record<string, { name?: string; settings: PathErrors; policy?: PolicyErrors }>;
   /** What belongs to no field. */
   general: string[];
 }
@@ -63,7 +73,10 @@ export function hasErrors(errors: DraftErrors): boolean {
     Object.keys(errors.fields).length > 0 ||
     errors.general.length > 0 ||
     Object.values(errors.steps).some(
-      (step) => step.name !== undefined || Object.keys(step.settings).length > 0,
+      (step) =>
+        step.name !== undefined ||
+        Object.keys(step.settings).length > 0 ||
+        Object.keys(step.policy ?? {}).length > 0,
     )
   );
 }
@@ -115,6 +128,7 @@ export function draftOf(workflow: Workflow): WorkflowDraft {
       type: step.type,
       name: step.name,
       settings: structuredClone(step.settings),
+      policy: policyDraftOf(step),
     })),
     runningHoursEnabled: hours !== null,
     runningHours: hours ? { ...hours, days: [...hours.days] } : defaultRunningHours(),
@@ -150,6 +164,7 @@ export function newStep(stepType: StepTypeInfo, steps: readonly DraftStep[]): Dr
     type: stepType.type,
     name: defaultStepName(stepType.type, steps),
     settings: isRecord(initial) ? initial : {},
+    policy: policyDraftOf(),
   };
 }
 
@@ -199,6 +214,7 @@ export function toRequest(
         type: step.type,
         name: step.name.trim() === '' ? undefined : step.name.trim(),
         settings: schema ? cleanValue(schema, step.settings) : step.settings,
+        ...policyFieldsOf(step.type, step.policy),
       };
     }),
     settings: {
@@ -283,6 +299,8 @@ export function validateDraft(
         }
       }
     }
+    const policy = validatePolicy(step.type, step.policy);
+    if (Object.keys(policy).length > 0) stepErrors.policy = policy;
     errors.steps[step.key] = stepErrors;
   });
   return errors;
@@ -302,6 +320,14 @@ export function errorsFromResponse(error: ApiError, draft: WorkflowDraft): Draft
   for (const issue of error.validationIssues) {
     const path = issue.path.replace(/^body\.?/, '');
     const message = sentence(issue.message);
+    const policyField = /^steps\.(\d+)\.((?:retry|timeoutMs|onFailure).*)$/.exec(path);
+    const policyStepKey = policyField ? draft.steps[Number(policyField[1])]?.key : undefined;
+    const policyEntry = policyField ? policyFieldOfPath(policyField[2] ?? '') : undefined;
+    if (policyStepKey && policyEntry) {
+      const entry = (errors.steps[policyStepKey] ??= { settings: {} });
+      (entry.policy ??= {})[policyEntry] ??= message;
+      continue;
+    }
     const step = /^steps\.(\d+)\.(name|settings)\.?(.*)$/.exec(path);
     const stepKey = step ? draft.steps[Number(step[1])]?.key : undefined;
     if (step && stepKey) {

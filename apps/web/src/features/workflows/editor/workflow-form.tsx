@@ -24,6 +24,8 @@ export interface WorkflowFormProps {
   initial: WorkflowDraft;
   stepTypes: readonly StepTypeInfo[];
   workspaceId: string;
+  /** The workflow being edited; undefined while a new one is drafted. */
+  workflowId?: string;
   submitLabel: string;
   /** Sends the fields; resolves with the saved workflow, rejects with the service's error. */
   save: (fields: WorkflowFields) => Promise<Workflow>;
@@ -104,6 +106,7 @@ export function WorkflowForm(props: WorkflowFormProps) {
         steps={draft.steps}
         stepTypes={stepTypes}
         workspaceId={props.workspaceId}
+        workflowId={props.workflowId}
         errors={errors.steps}
         variableSources={props.variableSources}
         onStepsChange={(steps) => update({ steps })}

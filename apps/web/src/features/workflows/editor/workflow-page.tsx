@@ -237,6 +237,7 @@ function StepsEditor({
           initial={draftOf(workflow)}
           stepTypes={stepTypes.data.step_types}
           workspaceId={workspaceId}
+          workflowId={workflow.id}
           submitLabel="Save workflow"
           savedMessage="Saved."
           save={save}

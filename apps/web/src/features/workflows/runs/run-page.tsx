@@ -178,7 +178,19 @@ function StepResult(props: { step: StepRun }) {
           <span>{stepTypeLabel(step.type)}</span>
           <span>Duration {formatDuration(step.duration_ms)}</span>
           <span>{creditsText(step.credits_charged)}</span>
+          {step.attempts.length > 1 && <span>{step.attempts.length} attempts</span>}
         </p>
+        {step.resumed && (
+          <p className="notice wf-notice" role="note">
+            Resumed after a restart: the platform stopped during this step and made it again, with
+            the same idempotency key <code>{step.idempotency_key}</code>.
+          </p>
+        )}
+        {step.next_attempt_at && (
+          <p className="field__hint" role="status">
+            Next attempt at {formatDateTime(step.next_attempt_at)}.
+          </p>
+        )}
         {step.error && (
           <div className="notice notice--error">
             <p className="notice__title">Error</p>
@@ -189,7 +201,40 @@ function StepResult(props: { step: StepRun }) {
           <JsonBlock label="Input" value={step.input} />
           <JsonBlock label="Output" value={step.output} />
         </div>
+        {step.attempts.length > 1 || step.attempts.some((attempt) => attempt.resumed) ? (
+          <StepAttempts attempts={step.attempts} />
+        ) : null}
       </section>
     </li>
+  );
+}
+
+/** Every attempt of a retried or resumed step: when, how long, and how it ended. */
+function StepAttempts(props: { attempts: StepRun['attempts'] }) {
+  return (
+    <table className="wf-run-step__attempts">
+      <caption>Attempts</caption>
+      <thead>
+        <tr>
+          <th scope="col">#</th>
+          <th scope="col">Started</th>
+          <th scope="col">Duration</th>
+          <th scope="col">Outcome</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.attempts.map((attempt) => (
+          <tr key={attempt.number}>
+            <td>{attempt.number}</td>
+            <td>{formatDateTime(attempt.started_at)}</td>
+            <td>{formatDuration(attempt.duration_ms)}</td>
+            <td>
+              {attempt.error ?? 'Succeeded'}
+              {attempt.resumed && ' (resumed after a restart)'}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

@@ -43,7 +43,7 @@ export const STEP_STATUS_LABELS: Record<StepRun['status'], string> = {
 export function triggerLabel(trigger: Run['trigger']): string {
   switch (trigger.type) {
     case 'custom_webhook':
-      return 'Webhook';
+      return trigger.failed_run_id ? 'Failure of another run' : 'Webhook';
     case 'provider_event':
       return 'Provider event';
     case 'manual':

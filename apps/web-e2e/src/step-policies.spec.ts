@@ -1,0 +1,127 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import {
+  expectNoSeriousA11yViolations,
+  launchBrowser,
+  openAppPage,
+  screenshot,
+  signIn,
+} from './browser';
+import { startPlatform, type RunningPlatform } from './platform';
+
+const unique = randomBytes(4).toString('hex');
+const email = `policies-${unique}@example.com`;
+const WORKSPACE = 'Flaky Partners';
+const TEST_TIMEOUT_MS = 180_000;
+
+/**
+ * A step's retries and failure route in a browser (issue 42 item 4, decision 155): a person
+ * turns on retries for a request to a flaky server in the step's form and saves; the run page
+ * shows each attempt.
+ */
+describe('step policies in a browser', () => {
+  let platform: RunningPlatform;
+  let browser: Browser;
+  let page: Page;
+  let server: Server;
+  let origin: string;
+  /** The flaky server's answers still to give: the last one repeats. */
+  const answers = [503, 200];
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      const status = answers.length > 1 ? (answers.shift() ?? 200) : (answers[0] ?? 200);
+      res.writeHead(status, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    platform = await startPlatform({ HTTP_STEP_SSRF_ALLOWLIST: '127.0.0.1' });
+    browser = await launchBrowser();
+    page = await openAppPage(browser, platform);
+  }, TEST_TIMEOUT_MS);
+  afterAll(async () => {
+    await browser?.close();
+    await platform?.stop();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+
+  test(
+    'retries set in the step form are saved, and the run page lists every attempt',
+    async () => {
+      await signIn(page, email);
+      await page.getByRole('textbox', { name: 'Workspace name' }).fill(WORKSPACE);
+      await page.getByRole('button', { name: 'Create workspace' }).click();
+      await heading(WORKSPACE).waitFor();
+      const workspaceId = new URL(page.url()).pathname.split('/').pop() ?? '';
+      const granted = await platform.api(`/workspaces/${workspaceId}/credits/grants`, {
+        method: 'POST',
+        cookie: await platform.sessionCookie('admin@example.com', { platformAdmin: true }),
+        body: { amount: 10, reason: 'e2e' },
+      });
+      expect(granted.status).toBe(201);
+      const cookie = await platform.sessionCookie(email);
+      const created = await platform.api('/workflows', {
+        method: 'POST',
+        cookie,
+        body: {
+          workspaceId,
+          name: 'Notify the partner',
+          trigger: { type: 'custom_webhook' },
+          steps: [
+            { type: 'http_request', name: 'notify', settings: { method: 'POST', url: origin } },
+          ],
+        },
+      });
+      expect(created.status).toBe(201);
+      const { workflow } = (await created.json()) as { workflow: { id: string } };
+
+      await page.goto(`/app/w/${workspaceId}/workflows/${workflow.id}`);
+      await heading('Notify the partner').waitFor();
+      await page.getByText('Retries, timeout and failure').click();
+      await page.getByRole('switch', { name: 'Retry when it fails' }).check();
+      await page.getByRole('textbox', { name: 'Attempts in all' }).fill('1');
+      await page.getByRole('button', { name: 'Save workflow' }).click();
+      await page.getByText('Use a whole number from 2 to 10').waitFor();
+      await page.getByRole('textbox', { name: 'Attempts in all' }).fill('3');
+      await page.getByRole('combobox', { name: 'Wait between attempts' }).selectOption('fixed');
+      await page.getByRole('textbox', { name: 'First wait (seconds)' }).fill('0.2');
+      await page.getByRole('switch', { name: 'Spread the waits' }).uncheck();
+      await page.getByRole('textbox', { name: 'Timeout per attempt (seconds)' }).fill('5');
+      await page.getByRole('combobox', { name: 'If it still fails' }).selectOption('continue');
+      await page.getByText('Idempotency-Key', { exact: true }).waitFor();
+      await expectNoSeriousA11yViolations(page);
+      await screenshot(page, 'step-policy');
+      await page.getByRole('button', { name: 'Save workflow' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      const saved = await platform.api(`/workflows/${workflow.id}`, { cookie });
+      const { workflow: stored } = (await saved.json()) as {
+        workflow: { steps: Record<string, unknown>[] };
+      };
+      expect(stored.steps[0]).toMatchObject({
+        retry: { attempts: 3, backoff: 'fixed', delayMs: 200, jitter: false },
+        timeoutMs: 5_000,
+        onFailure: { action: 'continue' },
+      });
+
+      const started = await platform.api(`/workflows/${workflow.id}/run`, {
+        method: 'POST',
+        cookie,
+      });
+      expect(started.status).toBe(202);
+      const { runId } = (await started.json()) as { runId: string };
+      await page.goto(`/app/w/${workspaceId}/workflows/${workflow.id}/runs/${runId}`);
+      const attempts = page.getByRole('table', { name: 'Attempts' });
+      await attempts.getByText('The server answered HTTP 503').waitFor({ timeout: 30_000 });
+      await attempts.getByRole('cell', { name: 'Succeeded' }).waitFor();
+      await page.getByText('2 attempts').waitFor();
+      await expectNoSeriousA11yViolations(page);
+      await screenshot(page, 'run-attempts');
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
