@@ -17,9 +17,9 @@ const WORKSPACE = 'Flaky Partners';
 const TEST_TIMEOUT_MS = 180_000;
 
 /**
- * A step's retries and failure route in a browser (issue 42 item 4, decision 155): a person
- * turns on retries for a request to a flaky server in the step's form and saves; the run page
- * shows each attempt.
+ * A step's retries and failure route in a browser (issue 42 items 3 and 4, decisions 155 and
+ * 156): a person turns on retries for a request to a flaky server in the step's form and saves;
+ * the run page shows each attempt, and cancels a run asleep in a delay.
  */
 describe('step policies in a browser', () => {
   let platform: RunningPlatform;
@@ -121,6 +121,34 @@ describe('step policies in a browser', () => {
       await page.getByText('2 attempts').waitFor();
       await expectNoSeriousA11yViolations(page);
       await screenshot(page, 'run-attempts');
+
+      // A run asleep in a long delay is cancelled from its page.
+      const sleeper = await platform.api('/workflows', {
+        method: 'POST',
+        cookie,
+        body: {
+          workspaceId,
+          name: 'Waits a day',
+          trigger: { type: 'custom_webhook' },
+          steps: [{ type: 'delay', name: 'wait', settings: { seconds: 86_400 } }],
+        },
+      });
+      const { workflow: sleeping } = (await sleeper.json()) as { workflow: { id: string } };
+      const run = await platform.api(`/workflows/${sleeping.id}/run`, { method: 'POST', cookie });
+      const { runId: sleepingRun } = (await run.json()) as { runId: string };
+      await page.goto(`/app/w/${workspaceId}/workflows/${sleeping.id}/runs/${sleepingRun}`);
+      await page.getByRole('button', { name: 'Cancel this run' }).click();
+      await page.getByRole('group', { name: 'Confirm: Cancel this run' }).waitFor();
+      await screenshot(page, 'run-cancel');
+      await page
+        .getByRole('group', { name: 'Confirm: Cancel this run' })
+        .getByRole('button', { name: 'Cancel this run' })
+        .click();
+      await page.getByText('The run was cancelled').first().waitFor();
+      await page
+        .getByText('This page follows the run until it ends.')
+        .waitFor({ state: 'detached' });
+      await expectNoSeriousA11yViolations(page);
     },
     TEST_TIMEOUT_MS,
   );

@@ -13,6 +13,7 @@ import { creditHandlers } from './credits/handlers';
 import { createCreditLedger } from './credits/ledger';
 import { servePaymentGrants } from './credits/payment-grants';
 import { createCreditSnapshots } from './credits/snapshots';
+import { cancelHandlers, serveRunCancels } from './runs/cancel-handlers';
 import { consumeRunRequests } from './runs/consumer';
 import { startRunExecutor, type RunExecutor } from './runs/executor';
 import { startRunHistoryPruner } from './runs/history-pruner';
@@ -241,6 +242,7 @@ function serveSubjects(
       inflight,
       onRunDue: onRunCreated,
     }),
+    ...cancelHandlers({ runs, workflows, authority, directory, inflight, bus, logger }),
     ...workflowHandlers({
       workflows,
       runs,
@@ -263,6 +265,7 @@ function serveSubjects(
     }),
     servePaymentGrants({ bus, db, clock, directory, snapshots, logger }),
     serveRunOfEvent({ bus, runs, logger }),
+    serveRunCancels({ bus, executor, logger }),
     serveProviderConnectionSecret({ bus, providerEvents: stores.providerEvents, keyring, logger }),
     serveProviderEventTargets({ bus, providerEvents: stores.providerEvents, workflows, logger }),
     serveProviderEventTargetsV1({ bus, logger }),

@@ -199,8 +199,14 @@ export const EVENT_SUBJECTS: readonly EventSubjectSpec[] = [
   { subject: CHAT_SUBJECTS.turnProgress, publishers: ['chat'], subscribers: ['chat'] },
   {
     subject: MCP_SUBJECTS.cancelToolCall,
-    publishers: ['chat'],
+    // A turn stopped (chat), a run cancelled (workflow-runner).
+    publishers: ['chat', 'workflow-runner'],
     subscribers: ['mcp-registry'],
+  },
+  {
+    subject: WORKFLOW_SUBJECTS.runCancelRequested,
+    publishers: ['workflow-runner'],
+    subscribers: ['workflow-runner'],
   },
 ];
 

@@ -108,6 +108,7 @@ export {
   WAITING_STEP_TYPES,
   StepAttempt,
   stepIdempotencyKey,
+  RUN_CANCELLED,
   CreateWorkflowBody,
   UpdateWorkflowBody,
   RunWorkflowBody,
@@ -229,6 +230,8 @@ export {
   CallToolRequest,
   CallToolReply,
   CancelToolCall,
+  WORKFLOW_SUBJECTS,
+  RunCancelRequested,
 } from './automation';
 export {
   IdParams,

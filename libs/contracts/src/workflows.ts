@@ -344,6 +344,12 @@ export const RunTrigger = z.object({
   failed_run_id: z.uuid().nullable(),
 });
 /**
+ * The error of a cancelled run and of the step it stopped, and the comment of the approval it
+ * closed (decision 156).
+ */
+export const RUN_CANCELLED = 'The run was cancelled';
+
+/**
  * The key a step's calls carry so that a receiver can tell a repeat from a new request: the run,
  * the step and the iteration (0 until a step repeats within a run), whatever the attempt.
  */
@@ -404,6 +410,8 @@ export const Run = z.object({
   created_at: z.iso.datetime(),
   started_at: z.iso.datetime().nullable(),
   finished_at: z.iso.datetime().nullable(),
+  /** A cancel was asked for: the run is cancelled once its running step has stopped. */
+  cancel_requested_at: z.iso.datetime().nullable(),
 });
 export type Run = z.infer<typeof Run>;
 export const RunResponse = z.object({ run: Run });
@@ -691,6 +699,28 @@ export const workflowRoutes = defineRoutes([
         schema: ErrorBodySchema,
       },
       ...sessionErrorResponses,
+      404: workflowNotFound,
+    },
+  },
+  {
+    operationId: 'cancel_run',
+    summary: 'Cancel a run: its running step is stopped, no later step runs',
+    description:
+      'Answers the run once the cancel took hold (status cancelled), or with the final status of a run that ended first (decision 156).',
+    method: 'POST',
+    path: '/runs/:runId/cancel',
+    owner: 'workflow-runner',
+    subject: 'workflow.api.cancel_run.v1',
+    auth: 'session',
+    bodyKind: 'none',
+    request: { params: RunIdParams },
+    responses: {
+      200: { description: 'The run as the cancel left it', schema: RunResponse },
+      ...sessionErrorResponses,
+      403: {
+        description: 'The workspace does not let the caller run this workflow',
+        schema: ErrorBodySchema,
+      },
       404: workflowNotFound,
     },
   },

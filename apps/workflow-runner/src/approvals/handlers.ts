@@ -5,6 +5,7 @@ import {
   DecideApprovalBody,
   type Approval,
   type ServiceRequest,
+  RUN_CANCELLED,
 } from '@wap/contracts';
 import { type KvBucket } from '@wap/platform';
 import { actorOf, parseRequestPart, type RouteHandler } from '@wap/bus-protocol';
@@ -49,6 +50,9 @@ export function approvalHandlers(deps: {
     }
     if (!(await approvals.decide(id, decision, actor.userId, body.comment ?? null))) {
       const current = await approvals.find(id);
+      if (current && current.decided_by === null && current.comment === RUN_CANCELLED) {
+        throw new AppError('CONFLICT', 'This approval was closed: its run was cancelled');
+      }
       throw new AppError('CONFLICT', `This approval was already ${current?.status ?? 'decided'}`);
     }
     if (decision === 'rejected' && approval.inflightKey) {

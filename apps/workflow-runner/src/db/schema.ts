@@ -144,6 +144,8 @@ export const runs = workflowRunnerSchema.table(
     traceparent: text('traceparent'),
     /** The run whose failed step started this one (`onFailure: run_workflow`). */
     failedRunId: uuid('failed_run_id'),
+    /** A cancel was asked for while a runner executed the run: that runner stops it. */
+    cancelRequestedAt: timestamptz('cancel_requested_at'),
   },
   (table) => [
     index('runs_workflow_idx').on(table.workflowId, table.createdAt),

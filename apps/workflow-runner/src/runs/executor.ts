@@ -44,6 +44,11 @@ export interface RunExecutor {
    * starts at its due time without a claim.
    */
   reserveAhead(wanted: number, aheadMs: number): RunReservation;
+  /**
+   * A cancel of `runId` was asked for: if this executor runs it and the database confirms the
+   * cancel, its running step is stopped and the run ends cancelled.
+   */
+  cancelRequested(runId: string): Promise<void>;
   /** Stops claiming; running runs stop after their current step and go back to the table. */
   stop(): Promise<void>;
 }
@@ -107,13 +112,23 @@ export function startRunExecutor(
     ),
   };
 
+  /** The runs executing here, by id: a cancel aborts one. */
+  const cancellations = new Map<string, AbortController>();
+
   function track(loaded: LoadedRun, balances: ReadonlyMap<string, number>): void {
     const runId = loaded.run.id;
+    const cancellation = new AbortController();
+    cancellations.set(runId, cancellation);
     const renewal = setInterval(
       () => {
-        runs.renewLease(runId, owner, config.leaseMs).catch((error: unknown) => {
-          logger.warn({ err: error, runId }, 'could not renew a run lease');
-        });
+        runs
+          .renewLease(runId, owner, config.leaseMs)
+          .then(({ cancelRequested }) => {
+            if (cancelRequested) cancellation.abort();
+          })
+          .catch((error: unknown) => {
+            logger.warn({ err: error, runId }, 'could not renew a run lease');
+          });
       },
       Math.max(250, Math.floor(config.leaseMs / 3)),
     );
@@ -127,7 +142,7 @@ export function startRunExecutor(
         'wap.workflow.id': loaded.run.workflowId,
         'wap.workspace.id': loaded.run.workspaceId,
       },
-      () => executeRun(execution, loaded, balances),
+      () => executeRun(execution, loaded, balances, cancellation.signal),
     )
       .catch((error: unknown) => {
         // The lease lapses and another claim resumes the run; nothing is lost.
@@ -135,6 +150,7 @@ export function startRunExecutor(
       })
       .finally(() => {
         clearInterval(renewal);
+        cancellations.delete(runId);
         active.delete(executing);
         if (stopping) return;
         // Room freed: held runs that came due first, then a claim if due runs may be waiting.
@@ -285,10 +301,18 @@ export function startRunExecutor(
   const timer = setInterval(nudge, config.pollIntervalMs);
   nudge();
 
+  async function cancelRequested(runId: string): Promise<void> {
+    const cancellation = cancellations.get(runId);
+    if (!cancellation) return;
+    // The word came over the bus: the database, not the message, says whether to stop.
+    if (await runs.isCancelRequested(runId)) cancellation.abort();
+  }
+
   return {
     nudge: nudgeForNewRuns,
     reserve,
     reserveAhead,
+    cancelRequested,
     async stop() {
       stopping = true;
       clearInterval(timer);

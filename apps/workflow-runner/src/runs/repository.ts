@@ -1,3 +1,4 @@
+import { cancelIdleRun, isRunCancelRequested, requestRunCancel } from './run-cancel';
 import { createRuns } from './run-creation';
 import {
   claimDueRuns,
@@ -27,8 +28,8 @@ import {
 
 /**
  * The runs and their steps in the database, for the executor, the consumers and the API: each
- * method is a function of `run-creation`, `run-queries`, `run-leases`, `run-progress` or
- * `run-step-writes`, where its contract is documented, bound to the store.
+ * method is a function of `run-creation`, `run-queries`, `run-leases`, `run-progress`,
+ * `run-step-writes` or `run-cancel`, where its contract is documented, bound to the store.
  */
 export function createRunRepository(store: RunStore) {
   const bound =
@@ -58,6 +59,9 @@ export function createRunRepository(store: RunStore) {
     setStepResumeAt: bound(setRunStepResumeAt),
     scheduleStepRetry: bound(scheduleRunStepRetry),
     awaitApproval: bound(awaitRunApproval),
+    cancelIdle: bound(cancelIdleRun),
+    requestCancel: bound(requestRunCancel),
+    isCancelRequested: bound(isRunCancelRequested),
   };
 }
 

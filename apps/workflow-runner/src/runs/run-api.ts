@@ -58,5 +58,6 @@ export function toRun(
     created_at: row.createdAt.toISOString(),
     started_at: iso(row.startedAt),
     finished_at: iso(row.finishedAt),
+    cancel_requested_at: iso(row.cancelRequestedAt),
   };
 }

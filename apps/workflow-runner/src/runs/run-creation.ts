@@ -90,6 +90,7 @@ function runsAsCreated(
         traceparent: input.traceparent,
         failedRunId:
           input.trigger.type === 'custom_webhook' ? (input.trigger.failedRunId ?? null) : null,
+        cancelRequestedAt: null,
       },
       steps: stepsOfWorkflow(input.workflow).map((step, index) => ({
         runId: input.runId,

@@ -7,6 +7,7 @@ import {
   redactCredentialHeaders,
   stepIdempotencyKey,
   type StepType,
+  RUN_CANCELLED,
 } from '@wap/contracts';
 import { markSpanFailed, metrics, runInSpan } from '@wap/observability';
 import { toJsonbStorable, type Clock, type IdSource, type KvBucket } from '@wap/platform';
@@ -82,6 +83,8 @@ interface StartedStep {
   policy: StepPolicy;
   /** The attempts that ended before this one. */
   attempts: StoredAttempt[];
+  /** Aborted when the run is cancelled. */
+  cancellation: AbortSignal;
 }
 
 /**
@@ -92,6 +95,7 @@ export async function executeRun(
   context: RunExecutionContext,
   loaded: LoadedRun,
   balances: ReadonlyMap<string, number>,
+  cancellation: AbortSignal,
 ): Promise<void> {
   const { run, steps } = loaded;
   const { runs, owner, clock } = context;
@@ -100,6 +104,11 @@ export async function executeRun(
     return;
   }
   const record = createRunRecord(context, loaded);
+  // A cancel asked for while no runner could stop it (the one running it died): it ends here.
+  if (run.cancelRequestedAt) {
+    await record.finish('cancelled', RUN_CANCELLED);
+    return;
+  }
   if (run.status === 'queued') {
     const message = creditShortfallMessage(balances.get(run.workspaceId) ?? 0, run.creditCost);
     if (message) {
@@ -126,12 +135,16 @@ export async function executeRun(
       await runs.release(run.id, owner, null);
       return;
     }
+    if (cancellation.aborted) {
+      await record.finish('cancelled', RUN_CANCELLED);
+      return;
+    }
     if (context.isStopping()) {
       await record.flush();
       await runs.release(run.id, owner, clock.now());
       return;
     }
-    if ((await executeStep(context, record, run, step, outputs)) === 'stop') return;
+    if ((await executeStep(context, record, run, step, outputs, cancellation)) === 'stop') return;
   }
   await record.finish('succeeded', null);
 }
@@ -161,7 +174,10 @@ function createRunRecord(context: RunExecutionContext, { run, steps }: LoadedRun
     endFreeStep(ended: EndedStep): void {
       progress.endedSteps.push(ended);
     },
-    async finish(status: 'succeeded' | 'failed', error: string | null): Promise<void> {
+    async finish(
+      status: 'succeeded' | 'failed' | 'cancelled',
+      error: string | null,
+    ): Promise<void> {
       const ended = new Set(progress.endedSteps.map((step) => step.stepIndex));
       const skipRemaining = steps.some(
         (step) => !isFinalStepStatus(step.status) && !ended.has(step.stepIndex),
@@ -196,6 +212,7 @@ async function executeStep(
   run: RunRow,
   step: RunStepRow,
   outputs: Record<string, unknown>,
+  cancellation: AbortSignal,
 ): Promise<StepEnd> {
   const { clock } = context;
   const credentialNames = step.type === 'http_request' ? credentialNamesIn(step.settings) : [];
@@ -222,6 +239,7 @@ async function executeStep(
     price: STEP_PRICES[step.type as StepType],
     policy: storedPolicyOf(step.policy),
     attempts: storedAttemptsOf(step.attempts),
+    cancellation,
   };
   if (!credentials.ok) {
     // Nothing was sent, nothing is charged: the step fails as a free one would.
@@ -284,7 +302,7 @@ async function executeCallingStep(
     mayHaveLeft: resumed || failed?.refundable !== true,
   };
   const allAttempts = [...attempts, ended];
-  const retry = failed ? retryAfter(policy, number, failed) : undefined;
+  const retry = failed && !failed.cancelled ? retryAfter(policy, number, failed) : undefined;
   if (failed && retry) {
     const wait = retryDelayMs(retry, number, failed);
     const at = new Date(finishedAt.getTime() + wait);
@@ -316,6 +334,7 @@ async function attemptStep(
         now: context.clock.now(),
         timeoutMs: started.policy.timeoutMs,
         idempotencyKey: stepIdempotencyKey(run.id, step.stepIndex),
+        signal: started.cancellation,
       });
       const kept =
         stepOutcome.kind === 'succeeded' || stepOutcome.kind === 'failed'
@@ -388,7 +407,9 @@ async function endStep(
   );
   const error = outcome.kind === 'failed' ? toJsonbStorable(outcome.error) : null;
   const output =
-    outcome.kind === 'failed' && route.action === 'continue' ? { error, output: brought } : brought;
+    outcome.kind === 'failed' && !outcome.cancelled && route.action === 'continue'
+      ? { error, output: brought }
+      : brought;
   // A charge is given back only when no attempt may have reached the other side.
   const refundable = attempts.every((attempt) => !attempt.mayHaveLeft);
   if (paid && outcome.kind === 'failed' && refundable) {
@@ -417,6 +438,10 @@ async function endStep(
     });
   }
   outputs[step.name] = output;
+  if (outcome.kind === 'failed' && outcome.cancelled) {
+    await record.finish('cancelled', RUN_CANCELLED);
+    return 'stop';
+  }
   if (outcome.kind === 'failed' && routeStopsRun(route)) {
     await stopAtFailure(context, record, run, step, outcome.error);
     return 'stop';

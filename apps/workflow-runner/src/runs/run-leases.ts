@@ -38,19 +38,23 @@ export async function claimDueRuns(
   return claimed.map((run) => ({ run, steps: steps.get(run.id) ?? [] }));
 }
 
-/** Extends the lease while the run executes; false when another owner has taken it. */
+/**
+ * Extends the lease while the run executes: `held` false when another owner has taken it,
+ * `cancelRequested` when a cancel was asked for (the executor stops the run even if the bus
+ * lost the word of it).
+ */
 export async function renewRunLease(
   { db, clock }: RunStore,
   runId: string,
   owner: string,
   leaseMs: number,
-): Promise<boolean> {
-  const renewed = await db
+): Promise<{ held: boolean; cancelRequested: boolean }> {
+  const [renewed] = await db
     .update(runs)
     .set({ leaseUntil: new Date(clock.now().getTime() + leaseMs) })
     .where(and(eq(runs.id, runId), eq(runs.leaseOwner, owner)))
-    .returning({ id: runs.id });
-  return renewed.length > 0;
+    .returning({ cancelRequestedAt: runs.cancelRequestedAt });
+  return { held: renewed !== undefined, cancelRequested: renewed?.cancelRequestedAt != null };
 }
 
 /**

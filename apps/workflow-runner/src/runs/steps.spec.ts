@@ -59,6 +59,7 @@ describe('step execution', () => {
     startedAt: new Date('2026-01-01T10:00:00Z'),
     now: new Date('2026-01-01T10:00:00Z'),
     idempotencyKey: 'run-1:0:0',
+    signal: new AbortController().signal,
   };
 
   beforeAll(async () => {

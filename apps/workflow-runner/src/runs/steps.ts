@@ -6,10 +6,11 @@ import {
   STEP_SUBJECTS,
   type StepType,
   BUS_APIS,
+  RUN_CANCELLED,
 } from '@wap/contracts';
-import type { RetryableFailure } from '@wap/contracts';
+import type { CancelToolCall, RetryableFailure } from '@wap/contracts';
 import { EgressBlockedError, refusedBeforeSending } from '@wap/egress';
-import { BusTimeoutError, NoRespondersError, type Bus } from '@wap/platform';
+import { BusTimeoutError, encodeJson, NoRespondersError, type Bus } from '@wap/platform';
 import { callApi } from '@wap/bus-protocol';
 import { retryAfterMsOf } from './step-policy';
 
@@ -29,6 +30,8 @@ export type StepOutcome =
       failure?: RetryableFailure;
       /** A 429's `Retry-After`, in milliseconds from now. */
       retryAfterMs?: number;
+      /** The run was cancelled while the step ran: it was stopped. */
+      cancelled?: true;
     }
   /** A delay that has not ended: the run sleeps in the scheduler table until `at`. */
   | { kind: 'wait_until'; at: Date }
@@ -49,6 +52,34 @@ export interface StepContext {
   timeoutMs?: number;
   /** Sent as `Idempotency-Key` (http_request) or `_meta.idempotencyKey` (mcp_tool). */
   idempotencyKey: string;
+  /** Aborted when the run is cancelled: the step stops what it is doing. */
+  signal: AbortSignal;
+}
+
+/** What a step stopped by its run's cancel comes to. */
+function cancelledStep(): StepOutcome {
+  return { kind: 'failed', error: RUN_CANCELLED, cancelled: true };
+}
+
+/**
+ * Waits for a bus step's answer, or for the run's cancel: the other service is not waited for
+ * once the run is cancelled (what it does meanwhile is its own).
+ */
+async function unlessCancelled(
+  signal: AbortSignal,
+  answer: () => Promise<StepOutcome>,
+): Promise<StepOutcome> {
+  if (signal.aborted) return cancelledStep();
+  let onAbort: () => void = () => undefined;
+  const cancelled = new Promise<StepOutcome>((resolve) => {
+    onAbort = () => resolve(cancelledStep());
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([answer(), cancelled]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
 }
 
 export interface StepExecutorDeps {
@@ -208,12 +239,12 @@ export function createStepExecutor(deps: StepExecutorDeps) {
         method,
         headers: requestHeaders,
         body: requestBody,
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), context.signal]),
       });
       // The timeout is the attempt's: a body that trickles in counts against it too.
       ({ text, truncated } = await readBody(response, deps.maxResponseBytes));
     } catch (error) {
-      return fetchFailure(error, timeoutMs);
+      return context.signal.aborted ? cancelledStep() : fetchFailure(error, timeoutMs);
     }
     let responseBody: unknown = text;
     if (!truncated && (response.headers.get('content-type') ?? '').includes('json')) {
@@ -259,6 +290,15 @@ export function createStepExecutor(deps: StepExecutorDeps) {
   async function mcpTool(settings: unknown, context: StepContext): Promise<StepOutcome> {
     const parsed = parseSettings('mcp_tool', settings);
     if (!parsed.ok) return refused(parsed.error);
+    if (context.signal.aborted) return cancelledStep();
+    // A cancel tells the registry, which aborts the call and sends the server
+    // notifications/cancelled.
+    const callId = context.idempotencyKey;
+    const onAbort = () => {
+      const message: CancelToolCall = { callId };
+      deps.bus.publish(MCP_SUBJECTS.cancelToolCall, encodeJson(message));
+    };
+    context.signal.addEventListener('abort', onAbort, { once: true });
     try {
       const reply = await callApi(
         deps.bus,
@@ -269,27 +309,39 @@ export function createStepExecutor(deps: StepExecutorDeps) {
           ...parsed.value,
           timeoutMs: context.timeoutMs ?? deps.busTimeoutMs,
           idempotencyKey: context.idempotencyKey,
+          callId,
         },
         // The registry's own timeout fires first and answers; this one only guards a lost reply.
         { timeoutMs: (context.timeoutMs ?? deps.busTimeoutMs) + 5_000 },
       );
+      if (context.signal.aborted) return cancelledStep();
       if (reply.isError) {
         return { kind: 'failed', error: 'The tool reported an error', output: reply };
       }
       return { kind: 'succeeded', output: reply };
     } catch (error) {
+      if (context.signal.aborted) return cancelledStep();
       return busFailure(MCP_SUBJECTS.callTool, 'The MCP tool service', error);
+    } finally {
+      context.signal.removeEventListener('abort', onAbort);
     }
   }
 
   async function tableRow(settings: unknown, context: StepContext): Promise<StepOutcome> {
     const parsed = parseSettings('table_row', settings);
     if (!parsed.ok) return refused(parsed.error);
+    return unlessCancelled(context.signal, () => writeRow(parsed.value, context));
+  }
+
+  async function writeRow(
+    value: z.infer<typeof STEP_SETTINGS.table_row>,
+    context: StepContext,
+  ): Promise<StepOutcome> {
     try {
       const reply = await callApi(
         deps.bus,
         BUS_APIS.tableRow,
-        { workspaceId: context.workspaceId, userId: context.actingUserId, ...parsed.value },
+        { workspaceId: context.workspaceId, userId: context.actingUserId, ...value },
         { timeoutMs: context.timeoutMs ?? deps.busTimeoutMs },
       );
       return { kind: 'succeeded', output: reply };
@@ -301,11 +353,18 @@ export function createStepExecutor(deps: StepExecutorDeps) {
   async function assistantPrompt(settings: unknown, context: StepContext): Promise<StepOutcome> {
     const parsed = parseSettings('assistant_prompt', settings);
     if (!parsed.ok) return refused(parsed.error);
+    return unlessCancelled(context.signal, () => prompt(parsed.value, context));
+  }
+
+  async function prompt(
+    value: z.infer<typeof STEP_SETTINGS.assistant_prompt>,
+    context: StepContext,
+  ): Promise<StepOutcome> {
     try {
       const reply = await callApi(
         deps.bus,
         BUS_APIS.assistantPrompt,
-        { workspaceId: context.workspaceId, userId: context.actingUserId, ...parsed.value },
+        { workspaceId: context.workspaceId, userId: context.actingUserId, ...value },
         { timeoutMs: context.timeoutMs ?? deps.busTimeoutMs },
       );
       return { kind: 'succeeded', output: reply };

@@ -7,6 +7,7 @@ import {
   PageHeader,
   StatusMessage,
 } from '../../../components';
+import { RUN_CANCELLED } from '@wap/contracts';
 import { ApiError } from '../../../lib/api';
 import { appPaths, useWorkspaceId } from '../../../lib/routing';
 import { useAuthors, useMe } from '../../workspace';
@@ -95,6 +96,13 @@ function DecidedNotice(props: { approval: Approval; workspaceId: string }) {
         ? ' by you'
         : ` by ${authors.nameOf(approval.decided_by)}`;
   const when = approval.decided_at ? ` on ${DATE_TIME.format(new Date(approval.decided_at))}` : '';
+  if (approval.decided_by === null && approval.comment === RUN_CANCELLED) {
+    return (
+      <div className="notice" role="note">
+        This approval was closed{when}: its run was cancelled, so there is nothing left to decide.
+      </div>
+    );
+  }
   return (
     <div className="notice" role="note">
       This approval was already {approval.status}

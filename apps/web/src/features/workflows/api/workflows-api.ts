@@ -266,6 +266,16 @@ export function useRun(runId: string) {
   });
 }
 
+/** Cancels a run: answered once it ended (cancelled, or as it ended first). */
+export function useCancelRun(runId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api.post<{ run: Run }>(`/runs/${encodeURIComponent(runId)}/cancel`, {}),
+    onSuccess: (answer) => queryClient.setQueryData(workflowsKeys.run(runId), answer),
+  });
+}
+
 export function useSchedule(workflowId: string) {
   const api = useApiClient();
   return useQuery({

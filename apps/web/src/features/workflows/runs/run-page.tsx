@@ -1,10 +1,18 @@
 import { useId } from 'react';
 import { Link, useParams } from 'react-router';
-import { EmptyState, ErrorMessage, LoadingState, PageHeader, Panel } from '../../../components';
+import {
+  ConfirmButton,
+  EmptyState,
+  ErrorMessage,
+  LoadingState,
+  PageHeader,
+  Panel,
+} from '../../../components';
 import { ApiError } from '../../../lib/api';
 import { useWorkspaceId } from '../../../lib/routing';
 import {
   isFinalRunStatus,
+  useCancelRun,
   useRun,
   type Run,
   type StepRun,
@@ -77,9 +85,12 @@ function RunDetails(props: { workflow: Workflow }) {
         </p>
       )}
       {!isFinalRunStatus(details.status) && (
-        <p className="field__hint" role="status">
-          This page follows the run until it ends.
-        </p>
+        <>
+          <p className="field__hint" role="status">
+            This page follows the run until it ends.
+          </p>
+          <CancelRun run={details} />
+        </>
       )}
       <Panel title="Input" description="The trigger's JSON body: the Custom Webhook values.">
         <JsonBlock label="Input body" value={details.input} />
@@ -97,6 +108,26 @@ function RunDetails(props: { workflow: Workflow }) {
         )}
       </section>
     </>
+  );
+}
+
+/** Stops the run: its running step is stopped and no later step runs. */
+function CancelRun(props: { run: Run }) {
+  const cancel = useCancelRun(props.run.id);
+  return (
+    <div className="wf-run-cancel">
+      {props.run.cancel_requested_at ? (
+        <p className="field__hint">Cancelling: the running step is being stopped.</p>
+      ) : (
+        <ConfirmButton
+          label="Cancel run"
+          action="Cancel this run"
+          busy={cancel.isPending}
+          onConfirm={() => cancel.mutate()}
+        />
+      )}
+      {cancel.isError && <ErrorMessage error={cancel.error} />}
+    </div>
   );
 }
 
