@@ -4,11 +4,11 @@ import { RUN_CANCELLED, type Run, type Workflow } from '@wap/contracts';
 import { eventually } from '@wap/testing';
 import {
   addWorkspaceMember,
+  fundedWorkspace,
   http,
   RUNTIMES,
   signedInPerson,
   startStack,
-  uniqueEmail,
   type Person,
   type TestStack,
 } from './stack';
@@ -44,19 +44,7 @@ describe.each(RUNTIMES)('cancelling runs on the %s runtime', (runtime) => {
     stack = await startStack(runtime, {
       services: { workflowRunner: { HTTP_STEP_SSRF_ALLOWLIST: '127.0.0.1' } },
     });
-    owner = await signedInPerson(stack, 'cancel-owner');
-    const created = await http(`${stack.url}/workspaces`, {
-      method: 'POST',
-      cookie: owner.cookie,
-      body: { name: 'Cancels' },
-    });
-    workspaceId = (created.body as { workspace: { id: string } }).workspace.id;
-    const admin = await stack.cookieFor(uniqueEmail('cancel-admin'), { platformAdmin: true });
-    await http(`${stack.url}/workspaces/${workspaceId}/credits/grants`, {
-      method: 'POST',
-      cookie: admin,
-      body: { amount: 100, reason: 'e2e' },
-    });
+    ({ owner, workspaceId } = await fundedWorkspace(stack, 'cancel-owner', 100));
   }, 120_000);
 
   afterAll(async () => {

@@ -173,6 +173,27 @@ export async function newWorkspaceOwner(stack: TestStack, label: string): Promis
   return { cookie, workspaceId: (created.body as { workspace: { id: string } }).workspace.id };
 }
 
+/**
+ * A new user in a workspace of their own that a platform admin granted `credits`: what a test
+ * of paid steps starts from.
+ */
+export async function fundedWorkspace(
+  stack: TestStack,
+  label: string,
+  credits: number,
+): Promise<{ owner: Person; workspaceId: string }> {
+  const owner = await signedInPerson(stack, label);
+  const workspaceId = await createWorkspace(stack, owner, `${label} workspace`);
+  const admin = await stack.cookieFor(uniqueEmail(`${label}-admin`), { platformAdmin: true });
+  const granted = await http(`${stack.url}/workspaces/${workspaceId}/credits/grants`, {
+    method: 'POST',
+    cookie: admin,
+    body: { amount: credits, reason: 'e2e' },
+  });
+  if (granted.status !== 201) throw new Error(`granting credits answered ${granted.status}`);
+  return { owner, workspaceId };
+}
+
 /** Signs a new user in and has `owner` add them to the workspace with `role`. */
 export async function addWorkspaceMember(
   stack: TestStack,

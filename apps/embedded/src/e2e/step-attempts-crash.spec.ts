@@ -107,6 +107,21 @@ describe('step attempts across a runner killed with kill -9', () => {
       return run;
     }, 60_000);
 
+  /**
+   * `kill -9` of the runner and a new one in its place; the run then ends succeeded, its step
+   * having sent `path` two requests in all.
+   */
+  async function endedAfterAKill(runId: string, path: string) {
+    runner.child.kill('SIGKILL');
+    runner = cluster.start('workflow-runner');
+    await cluster.ready(runner, 'workflow-runner');
+    const run = await endedRun(runId);
+    expect(run.status).toBe('succeeded');
+    const requests = received.get(path) ?? [];
+    expect(requests).toHaveLength(2);
+    return { run, requests };
+  }
+
   async function stepRow(runId: string) {
     const client = new Client({ connectionString: cluster.database.url });
     await client.connect();
@@ -129,13 +144,7 @@ describe('step attempts across a runner killed with kill -9', () => {
     });
     // The first attempt failed and its retry is on record: the runner dies during the wait.
     await eventually(async () => expect((await stepRow(runId))?.resume_at).not.toBeNull(), 30_000);
-    runner.child.kill('SIGKILL');
-    runner = cluster.start('workflow-runner');
-    await cluster.ready(runner, 'workflow-runner');
-    const run = await endedRun(runId);
-    expect(run.status).toBe('succeeded');
-    const requests = received.get(path) ?? [];
-    expect(requests).toHaveLength(2);
+    const { run, requests } = await endedAfterAKill(runId, path);
     const [first, second] = requests;
     expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(BACKOFF_MS);
     expect(run.steps[0]?.attempts.map(({ number, resumed }) => ({ number, resumed }))).toEqual([
@@ -150,13 +159,7 @@ describe('step attempts across a runner killed with kill -9', () => {
     scripts.set(path, ['hang', 200]);
     const runId = await startedRun(path);
     await eventually(async () => expect(received.get(path)).toHaveLength(1), 30_000);
-    runner.child.kill('SIGKILL');
-    runner = cluster.start('workflow-runner');
-    await cluster.ready(runner, 'workflow-runner');
-    const run = await endedRun(runId);
-    expect(run.status).toBe('succeeded');
-    const requests = received.get(path) ?? [];
-    expect(requests).toHaveLength(2);
+    const { run, requests } = await endedAfterAKill(runId, path);
     const keys = requests.map((request) => request.headers['idempotency-key']);
     expect(keys).toEqual([`${runId}:0:0`, `${runId}:0:0`]);
     expect(run.steps[0]).toMatchObject({

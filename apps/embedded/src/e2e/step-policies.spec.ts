@@ -3,11 +3,10 @@ import type { AddressInfo } from 'node:net';
 import type { Run, Workflow } from '@wap/contracts';
 import { eventually } from '@wap/testing';
 import {
+  fundedWorkspace,
   http,
   RUNTIMES,
-  signedInPerson,
   startStack,
-  uniqueEmail,
   type Person,
   type TestStack,
 } from './stack';
@@ -72,20 +71,7 @@ describe.each(RUNTIMES)('step policies on the %s runtime', (runtime) => {
     stack = await startStack(runtime, {
       services: { workflowRunner: { HTTP_STEP_SSRF_ALLOWLIST: '127.0.0.1' } },
     });
-    owner = await signedInPerson(stack, 'policies-owner');
-    const created = await http(`${stack.url}/workspaces`, {
-      method: 'POST',
-      cookie: owner.cookie,
-      body: { name: 'Step policies' },
-    });
-    workspaceId = (created.body as { workspace: { id: string } }).workspace.id;
-    const admin = await stack.cookieFor(uniqueEmail('policies-admin'), { platformAdmin: true });
-    const granted = await http(`${stack.url}/workspaces/${workspaceId}/credits/grants`, {
-      method: 'POST',
-      cookie: admin,
-      body: { amount: 1_000, reason: 'e2e' },
-    });
-    expect(granted.status).toBe(201);
+    ({ owner, workspaceId } = await fundedWorkspace(stack, 'policies-owner', 1_000));
   }, 120_000);
 
   afterAll(async () => {

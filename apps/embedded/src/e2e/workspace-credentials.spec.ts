@@ -5,11 +5,11 @@ import type { Workflow } from '@wap/contracts';
 import { eventually } from '@wap/testing';
 import {
   addWorkspaceMember,
+  fundedWorkspace,
   http,
   RUNTIMES,
   signedInPerson,
   startStack,
-  uniqueEmail,
   type Person,
   type TestStack,
 } from './stack';
@@ -53,25 +53,12 @@ describe.each(RUNTIMES)('workspace credentials on the %s runtime', (runtime) => 
     stack = await startStack(runtime, {
       services: { workflowRunner: { HTTP_STEP_SSRF_ALLOWLIST: '127.0.0.1' } },
     });
-    owner = await signedInPerson(stack, 'credentials-owner');
-    const created = await http(`${stack.url}/workspaces`, {
-      method: 'POST',
-      cookie: owner.cookie,
-      body: { name: 'Credentials' },
-    });
-    workspaceId = (created.body as { workspace: { id: string } }).workspace.id;
+    ({ owner, workspaceId } = await fundedWorkspace(stack, 'credentials-owner', 100));
     member = await addWorkspaceMember(
       stack,
       { cookie: owner.cookie, workspaceId },
       'credentials-member',
     );
-    const admin = await stack.cookieFor(uniqueEmail('credentials-admin'), { platformAdmin: true });
-    const granted = await http(`${stack.url}/workspaces/${workspaceId}/credits/grants`, {
-      method: 'POST',
-      cookie: admin,
-      body: { amount: 100, reason: 'e2e' },
-    });
-    expect(granted.status).toBe(201);
   }, 120_000);
 
   afterAll(async () => {
