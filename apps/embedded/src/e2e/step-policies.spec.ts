@@ -2,14 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Run, Workflow } from '@wap/contracts';
 import { eventually } from '@wap/testing';
-import {
-  fundedWorkspace,
-  http,
-  RUNTIMES,
-  startStack,
-  type Person,
-  type TestStack,
-} from './stack';
+import { fundedWorkspace, http, RUNTIMES, startStack, type Person, type TestStack } from './stack';
 
 interface Received {
   path: string;
