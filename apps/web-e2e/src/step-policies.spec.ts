@@ -17,9 +17,9 @@ const WORKSPACE = 'Flaky Partners';
 const TEST_TIMEOUT_MS = 180_000;
 
 /**
- * A step's retries and failure route in a browser (issue 42 items 3 and 4, decisions 155 and
- * 156): a person turns on retries for a request to a flaky server in the step's form and saves;
- * the run page shows each attempt, and cancels a run asleep in a delay.
+ * A step's retries and a run's controls in a browser (issue 42 items 1, 3 and 4, decisions 155
+ * to 157): a person turns on retries for a request to a flaky server in the step's form and
+ * saves; the run page shows each attempt, retries a failed run and cancels one asleep in a delay.
  */
 describe('step policies in a browser', () => {
   let platform: RunningPlatform;
@@ -121,6 +121,33 @@ describe('step policies in a browser', () => {
       await page.getByText('2 attempts').waitFor();
       await expectNoSeriousA11yViolations(page);
       await screenshot(page, 'run-attempts');
+
+      // A run that failed is retried from its page, as a new run linked to it.
+      answers.splice(0, answers.length, 503, 200);
+      const plain = await platform.api(`/workflows/${workflow.id}`, {
+        method: 'PATCH',
+        cookie,
+        body: {
+          steps: [
+            { type: 'http_request', name: 'notify', settings: { method: 'POST', url: origin } },
+          ],
+        },
+      });
+      expect(plain.status).toBe(200);
+      const failing = await platform.api(`/workflows/${workflow.id}/run`, {
+        method: 'POST',
+        cookie,
+      });
+      const { runId: failedRun } = (await failing.json()) as { runId: string };
+      await page.goto(`/app/w/${workspaceId}/workflows/${workflow.id}/runs/${failedRun}`);
+      await page
+        .getByRole('button', { name: 'Retry from the failed step' })
+        .click({ timeout: 30_000 });
+      await page.getByRole('link', { name: 'the run before' }).waitFor();
+      await page.getByText('Succeeded').first().waitFor();
+      expect(page.url()).not.toContain(failedRun);
+      await expectNoSeriousA11yViolations(page);
+      await screenshot(page, 'run-retry');
 
       // A run asleep in a long delay is cancelled from its page.
       const sleeper = await platform.api('/workflows', {

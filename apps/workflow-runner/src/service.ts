@@ -13,7 +13,7 @@ import { creditHandlers } from './credits/handlers';
 import { createCreditLedger } from './credits/ledger';
 import { servePaymentGrants } from './credits/payment-grants';
 import { createCreditSnapshots } from './credits/snapshots';
-import { cancelHandlers, serveRunCancels } from './runs/cancel-handlers';
+import { runControlHandlers, serveRunCancels } from './runs/run-control-handlers';
 import { consumeRunRequests } from './runs/consumer';
 import { startRunExecutor, type RunExecutor } from './runs/executor';
 import { startRunHistoryPruner } from './runs/history-pruner';
@@ -242,7 +242,7 @@ function serveSubjects(
       inflight,
       onRunDue: onRunCreated,
     }),
-    ...cancelHandlers({ runs, workflows, authority, directory, inflight, bus, logger }),
+    ...runControlHandlers({ ...stores, bus, ids, logger, onRunCreated }),
     ...workflowHandlers({
       workflows,
       runs,

@@ -127,6 +127,7 @@ export {
   RUNS_PAGE,
   ListRunsQuery,
   RunStartedResponse,
+  RetryRunBody,
   StepTypesResponse,
   WorkflowIdParams,
   RunIdParams,

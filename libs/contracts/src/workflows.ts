@@ -412,6 +412,10 @@ export const Run = z.object({
   finished_at: z.iso.datetime().nullable(),
   /** A cancel was asked for: the run is cancelled once its running step has stopped. */
   cancel_requested_at: z.iso.datetime().nullable(),
+  /** The run this one retries (POST /runs/{runId}/retry); null for a first attempt. */
+  retry_of: z.uuid().nullable(),
+  /** 1 for a run, one more for each retry of it. */
+  attempt: z.number().int().min(1),
 });
 export type Run = z.infer<typeof Run>;
 export const RunResponse = z.object({ run: Run });
@@ -442,6 +446,14 @@ export const RunListResponse = z.object({
   nextCursor: z.string().nullable(),
 });
 export const RunStartedResponse = z.object({ runId: z.uuid() });
+
+/**
+ * `failed_step`: the steps that succeeded keep their outputs (and are not charged again), the
+ * run goes on from the one that failed or was cancelled; `start`: every step again.
+ */
+export const RetryRunBody = z
+  .object({ from: z.enum(['failed_step', 'start']).default('failed_step') })
+  .optional();
 
 export const StepTypeInfo = z.object({
   type: StepType,
@@ -700,6 +712,34 @@ export const workflowRoutes = defineRoutes([
       },
       ...sessionErrorResponses,
       404: workflowNotFound,
+    },
+  },
+  {
+    operationId: 'retry_run',
+    summary: 'Retry an ended run, from its failed step or from the start, as a new run',
+    method: 'POST',
+    path: '/runs/:runId/retry',
+    owner: 'workflow-runner',
+    subject: 'workflow.api.retry_run.v1',
+    auth: 'session',
+    bodyKind: 'json',
+    request: { params: RunIdParams, body: RetryRunBody },
+    responses: {
+      202: { description: 'The retry is queued: a new run', schema: RunStartedResponse },
+      ...sessionErrorResponses,
+      402: {
+        description: 'Not enough credits for the steps to run again',
+        schema: ErrorBodySchema,
+      },
+      403: {
+        description: 'The workspace does not let the caller run this workflow',
+        schema: ErrorBodySchema,
+      },
+      404: workflowNotFound,
+      409: {
+        description: 'The run has not ended, or has no failed step to retry from',
+        schema: ErrorBodySchema,
+      },
     },
   },
   {

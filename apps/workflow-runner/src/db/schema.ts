@@ -146,9 +146,16 @@ export const runs = workflowRunnerSchema.table(
     failedRunId: uuid('failed_run_id'),
     /** A cancel was asked for while a runner executed the run: that runner stops it. */
     cancelRequestedAt: timestamptz('cancel_requested_at'),
+    /** The run this one retries; its attempt is one more than that run's. */
+    retryOf: uuid('retry_of'),
+    attempt: integer('attempt').notNull().default(1),
   },
   (table) => [
     index('runs_workflow_idx').on(table.workflowId, table.createdAt),
+    // A run's page lists its retries.
+    index('runs_retry_of_idx')
+      .on(table.retryOf)
+      .where(sql`${table.retryOf} is not null`),
     // A page of one status (the runs list's filter) without reading the other statuses' runs.
     index('runs_workflow_status_idx').on(
       table.workflowId,

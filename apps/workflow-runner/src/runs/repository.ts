@@ -1,5 +1,6 @@
 import { cancelIdleRun, isRunCancelRequested, requestRunCancel } from './run-cancel';
 import { createRuns } from './run-creation';
+import { createRetryRun } from './run-retry';
 import {
   claimDueRuns,
   extendRunLeases,
@@ -29,7 +30,7 @@ import {
 /**
  * The runs and their steps in the database, for the executor, the consumers and the API: each
  * method is a function of `run-creation`, `run-queries`, `run-leases`, `run-progress`,
- * `run-step-writes` or `run-cancel`, where its contract is documented, bound to the store.
+ * `run-step-writes`, `run-cancel` or `run-retry`, where its contract is documented, bound to the store.
  */
 export function createRunRepository(store: RunStore) {
   const bound =
@@ -62,6 +63,7 @@ export function createRunRepository(store: RunStore) {
     cancelIdle: bound(cancelIdleRun),
     requestCancel: bound(requestRunCancel),
     isCancelRequested: bound(isRunCancelRequested),
+    createRetry: bound(createRetryRun),
   };
 }
 

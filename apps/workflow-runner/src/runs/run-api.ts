@@ -59,5 +59,7 @@ export function toRun(
     started_at: iso(row.startedAt),
     finished_at: iso(row.finishedAt),
     cancel_requested_at: iso(row.cancelRequestedAt),
+    retry_of: row.retryOf,
+    attempt: row.attempt,
   };
 }

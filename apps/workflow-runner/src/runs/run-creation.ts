@@ -91,6 +91,8 @@ function runsAsCreated(
         failedRunId:
           input.trigger.type === 'custom_webhook' ? (input.trigger.failedRunId ?? null) : null,
         cancelRequestedAt: null,
+        retryOf: null,
+        attempt: 1,
       },
       steps: stepsOfWorkflow(input.workflow).map((step, index) => ({
         runId: input.runId,

@@ -276,6 +276,17 @@ export function useCancelRun(runId: string) {
   });
 }
 
+/** Retries an ended run as a new one: from its failed step, or from the start. */
+export function useRetryRun(runId: string) {
+  const api = useApiClient();
+  return useMutation({
+    mutationFn: (from: 'failed_step' | 'start') =>
+      api.post<z.infer<typeof RunStartedResponse>>(`/runs/${encodeURIComponent(runId)}/retry`, {
+        from,
+      }),
+  });
+}
+
 export function useSchedule(workflowId: string) {
   const api = useApiClient();
   return useQuery({

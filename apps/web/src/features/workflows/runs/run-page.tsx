@@ -1,6 +1,7 @@
 import { useId } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useNavigate, useParams } from 'react-router';
 import {
+  Button,
   ConfirmButton,
   EmptyState,
   ErrorMessage,
@@ -13,6 +14,7 @@ import { useWorkspaceId } from '../../../lib/routing';
 import {
   isFinalRunStatus,
   useCancelRun,
+  useRetryRun,
   useRun,
   type Run,
   type StepRun,
@@ -77,6 +79,7 @@ function RunDetails(props: { workflow: Workflow }) {
       <WorkflowTabs workflowId={workflow.id} />
       <p className="wf-breadcrumb">{runsLink}</p>
       <RunSummary run={details} />
+      {isFinalRunStatus(details.status) && <RetryRun run={details} workflowId={workflow.id} />}
       {details.status === 'waiting_approval' && (
         <p className="notice wf-notice">
           This run waits for a reviewer.{' '}
@@ -111,6 +114,36 @@ function RunDetails(props: { workflow: Workflow }) {
   );
 }
 
+/**
+ * Runs an ended run again as a new run, linked to this one: from its failed step (the steps
+ * that succeeded keep their outputs and are not charged again) or from the start.
+ */
+function RetryRun(props: { run: Run; workflowId: string }) {
+  const retry = useRetryRun(props.run.id);
+  const navigate = useNavigate();
+  const workspaceId = useWorkspaceId();
+  const hasFailedStep = props.run.steps.some((step) => step.status !== 'succeeded');
+  const start = (from: 'failed_step' | 'start') =>
+    retry.mutate(from, {
+      onSuccess: ({ runId }) => {
+        void navigate(workflowPaths.run(workspaceId, props.workflowId, runId));
+      },
+    });
+  return (
+    <div className="button-row wf-run-cancel">
+      {hasFailedStep && (
+        <Button busy={retry.isPending} onClick={() => start('failed_step')}>
+          Retry from the failed step
+        </Button>
+      )}
+      <Button variant="secondary" busy={retry.isPending} onClick={() => start('start')}>
+        Retry from the start
+      </Button>
+      {retry.isError && <ErrorMessage error={retry.error} />}
+    </div>
+  );
+}
+
 /** Stops the run: its running step is stopped and no later step runs. */
 function CancelRun(props: { run: Run }) {
   const cancel = useCancelRun(props.run.id);
@@ -133,6 +166,7 @@ function CancelRun(props: { run: Run }) {
 
 function RunSummary(props: { run: Run }) {
   const { run } = props;
+  const workspaceId = useWorkspaceId();
   return (
     <Panel title="Summary">
       {run.error && (
@@ -155,6 +189,17 @@ function RunSummary(props: { run: Run }) {
           <dt>Trigger</dt>
           <dd>{triggerLabel(run.trigger)}</dd>
         </div>
+        {run.retry_of && (
+          <div>
+            <dt>Attempt</dt>
+            <dd>
+              {run.attempt}, a retry of{' '}
+              <Link to={workflowPaths.run(workspaceId, run.workflow_id, run.retry_of)}>
+                the run before
+              </Link>
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Created</dt>
           <dd>{formatDateTime(run.created_at)}</dd>

@@ -14,18 +14,21 @@ import {
 } from './stack';
 
 /**
- * Cancelling a run (issue 42 item 3, decision 156) on both runtimes: a running http_request is
- * aborted (the server sees its connection closed), a waiting approval is closed (its reviewer
- * is told so), a delay ends; no later step runs or is charged; a run that ended first answers
- * its own status; outsiders cannot cancel.
+ * A run's controls on both runtimes. Cancel (issue 42 item 3, decision 156): a running
+ * http_request is aborted (the server sees its connection closed), a waiting approval is closed
+ * (its reviewer is told so), a delay ends; no later step runs or is charged; a run that ended
+ * first answers its own status; outsiders cannot cancel. Retry (item 1, decision 157): from the
+ * failed step, the steps that succeeded keep their outputs and are not charged or run again;
+ * from the start, every step runs again.
  */
-describe.each(RUNTIMES)('cancelling runs on the %s runtime', (runtime) => {
+describe.each(RUNTIMES)('cancelling and retrying runs on the %s runtime', (runtime) => {
   let stack: TestStack;
   let server: Server;
   let origin: string;
   /** Requests to /hang, each resolved once its connection closed. */
   const hanging: Promise<void>[] = [];
   const arrived: string[] = [];
+  let failedOnce = false;
   let owner: Person;
   let workspaceId: string;
 
@@ -33,6 +36,11 @@ describe.each(RUNTIMES)('cancelling runs on the %s runtime', (runtime) => {
     server = createServer((req, res) => {
       arrived.push(req.url ?? '');
       req.resume();
+      if (req.url === '/fails-once' && !failedOnce) {
+        failedOnce = true;
+        res.writeHead(500).end();
+        return;
+      }
       if (req.url === '/hang') {
         hanging.push(new Promise((resolve) => res.once('close', () => resolve())));
         return;
@@ -164,5 +172,80 @@ describe.each(RUNTIMES)('cancelling runs on the %s runtime', (runtime) => {
     expect(restricted.status).toBe(200);
     expect((await cancel(waiting, member)).status).toBe(403);
     expect((await runOf(waiting)).status).toBe('running');
+  });
+
+  test('a failed run is retried from its failed step: earlier outputs kept, not charged again', async () => {
+    const runId = await started([
+      request('/first', 'first'),
+      request('/fails-once', 'flaky'),
+      request('/last', 'last'),
+    ]);
+    const failed = await eventually(async () => {
+      const run = await runOf(runId);
+      expect(run.status).toBe('failed');
+      return run;
+    });
+    expect(failed.credits_charged).toBe(2);
+    const retried = await http(`${stack.url}/runs/${runId}/retry`, {
+      method: 'POST',
+      cookie: owner.cookie,
+      body: {},
+    });
+    expect(retried.status).toBe(202);
+    const retryId = (retried.body as { runId: string }).runId;
+    const retry = await eventually(async () => {
+      const run = await runOf(retryId);
+      expect(run.status).toBe('succeeded');
+      return run;
+    });
+    expect(retry).toMatchObject({ retry_of: runId, attempt: 2, credits_charged: 2 });
+    expect(retry.steps.map((step) => [step.status, step.credits_charged])).toEqual([
+      ['succeeded', 0],
+      ['succeeded', 1],
+      ['succeeded', 1],
+    ]);
+    expect(retry.steps[0]?.output).toEqual(failed.steps[0]?.output);
+    expect(arrived.filter((path) => path === '/first')).toHaveLength(1);
+
+    const again = await http(`${stack.url}/runs/${retryId}/retry`, {
+      method: 'POST',
+      cookie: owner.cookie,
+      body: {},
+    });
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({
+      error: 'Every step of this run succeeded: retry it from the start',
+      code: 'CONFLICT',
+    });
+    const fromStart = await http(`${stack.url}/runs/${retryId}/retry`, {
+      method: 'POST',
+      cookie: owner.cookie,
+      body: { from: 'start' },
+    });
+    expect(fromStart.status).toBe(202);
+    const third = await eventually(async () => {
+      const run = await runOf((fromStart.body as { runId: string }).runId);
+      expect(run.status).toBe('succeeded');
+      return run;
+    });
+    expect(third).toMatchObject({ retry_of: retryId, attempt: 3, credits_charged: 3 });
+    expect(arrived.filter((path) => path === '/first')).toHaveLength(2);
+  });
+
+  test('a run still going cannot be retried; an outsider cannot retry', async () => {
+    const waiting = await started([{ type: 'delay', name: 'wait', settings: { seconds: 3_600 } }]);
+    const early = await http(`${stack.url}/runs/${waiting}/retry`, {
+      method: 'POST',
+      cookie: owner.cookie,
+      body: {},
+    });
+    expect(early.status).toBe(409);
+    const outsider = await signedInPerson(stack, 'retry-outsider');
+    const foreign = await http(`${stack.url}/runs/${waiting}/retry`, {
+      method: 'POST',
+      cookie: outsider.cookie,
+      body: {},
+    });
+    expect(foreign.status).toBe(404);
   });
 });

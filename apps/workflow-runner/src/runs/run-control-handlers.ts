@@ -1,0 +1,182 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import {
+  AppError,
+  creditShortfallMessage,
+  FINAL_RUN_STATUSES,
+  insufficientCreditsReply,
+  RetryRunBody,
+  RunCancelRequested,
+  RunIdParams,
+  WORKFLOW_SUBJECTS,
+} from '@wap/contracts';
+import {
+  decodeJson,
+  encodeJson,
+  type Bus,
+  type IdSource,
+  type KvBucket,
+  type Subscription,
+} from '@wap/platform';
+import { activeTraceparent, actorOf, parseRequestPart, type RouteHandler } from '@wap/bus-protocol';
+import type { DirectoryClient } from '@wap/workspace-directory';
+import type { CreditLedger } from '../credits/ledger';
+import type { WorkflowAuthority } from '../workflows/permissions';
+import type { WorkflowRepository } from '../workflows/repository';
+import type { RunExecutor } from './executor';
+import type { RunRepository } from './repository';
+import { toRun } from './run-api';
+import { retryCostOf, retryStartOf } from './run-retry';
+import type { LoadedRun, RunRow } from './run-rows';
+
+/** How long a cancel waits for the runner that executes the run to stop it. */
+const CANCEL_WAIT_MS = 10_000;
+/** How often it looks whether the run has ended meanwhile. */
+const CANCEL_POLL_MS = 100;
+/** How often it tries again to cancel the run itself (its runner may have died). */
+const IDLE_RETRY_MS = 1_000;
+
+const isFinal = (run: RunRow) => (FINAL_RUN_STATUSES as readonly string[]).includes(run.status);
+
+interface RunControlDeps {
+  runs: RunRepository;
+  workflows: Pick<WorkflowRepository, 'find'>;
+  authority: WorkflowAuthority;
+  directory: DirectoryClient;
+  ledger: Pick<CreditLedger, 'balanceOf'>;
+  inflight: KvBucket;
+  bus: Bus;
+  ids: IdSource;
+  logger: Logger;
+  onRunCreated: () => void;
+}
+
+/**
+ * The run and whether its workflow still exists, to a member who may run the workflow: other
+ * members get 403, everyone else 404.
+ */
+async function controlledRun(
+  deps: RunControlDeps,
+  runId: string,
+  userId: string,
+): Promise<LoadedRun & { workflowExists: boolean }> {
+  const found = await deps.runs.get(runId);
+  if (
+    !found ||
+    (await deps.directory.confirmedRoleOf(found.run.workspaceId, userId)) === undefined
+  ) {
+    throw new AppError('NOT_FOUND', 'Run not found');
+  }
+  const workflow = await deps.workflows.find(found.run.workflowId);
+  // Who may start runs of the workflow may stop and retry them (decision 147's `run`).
+  if (workflow) await deps.authority.authorizePerson(workflow, userId, ['run']);
+  return { ...found, workflowExists: workflow !== undefined };
+}
+
+async function runAnswer(deps: RunControlDeps, runId: string) {
+  const found = await deps.runs.get(runId);
+  if (!found) throw new AppError('NOT_FOUND', 'Run not found');
+  return { status: 200, body: { run: toRun(found.run, found.steps) } };
+}
+
+/**
+ * A run's controls (issue 42), for whoever may run its workflow: `POST /runs/{runId}/cancel`
+ * (decision 156) and `POST /runs/{runId}/retry` (decision 157).
+ */
+export function runControlHandlers(
+  deps: RunControlDeps,
+): Record<'cancel_run' | 'retry_run', RouteHandler> {
+  return { cancel_run: cancelRun(deps), retry_run: retryRun(deps) };
+}
+
+/**
+ * A retry is a new run of the ended one's steps, from its first step that did not succeed or
+ * from the start, charged for the steps it runs again.
+ */
+function retryRun(deps: RunControlDeps): RouteHandler {
+  return async (request) => {
+    const actor = actorOf(request);
+    const { runId } = parseRequestPart(RunIdParams, request.params);
+    const body = parseRequestPart(RetryRunBody, request.body ?? undefined);
+    const original = await controlledRun(deps, runId, actor.userId);
+    if (!original.workflowExists) throw new AppError('NOT_FOUND', 'Workflow not found');
+    if (!isFinal(original.run)) {
+      throw new AppError('CONFLICT', 'Only a run that ended can be retried');
+    }
+    const from = body?.from ?? 'failed_step';
+    const startAt = retryStartOf(original, from);
+    if (startAt === undefined) {
+      throw new AppError('CONFLICT', 'Every step of this run succeeded: retry it from the start');
+    }
+    const shortfall = creditShortfallMessage(
+      await deps.ledger.balanceOf(original.run.workspaceId),
+      retryCostOf(original, startAt),
+    );
+    if (shortfall) return insufficientCreditsReply(shortfall);
+    const retryId = deps.ids.uuid();
+    await deps.runs.createRetry(original, {
+      runId: retryId,
+      startAt,
+      traceparent: activeTraceparent(),
+    });
+    deps.logger.info({ runId, retryId, from, userId: actor.userId }, 'run retried');
+    deps.onRunCreated();
+    return { status: 202, body: { runId: retryId } };
+  };
+}
+
+/**
+ * A run no runner executes is cancelled at once; one being executed is marked and every runner
+ * told over the bus: the one running it stops its step (an http_request aborted, a tool call
+ * cancelled) and ends it cancelled. The answer is the run once it ended: cancelled, or whatever
+ * it ended as first.
+ */
+function cancelRun(deps: RunControlDeps): RouteHandler {
+  const { runs } = deps;
+
+  /** Cancels the run if no runner holds it; its in-flight key is then free for a new request. */
+  async function cancelIfIdle(runId: string): Promise<boolean> {
+    const cancelled = await runs.cancelIdle(runId);
+    if (!cancelled) return false;
+    if (cancelled.inflightKey) await deps.inflight.delete(cancelled.inflightKey);
+    deps.logger.info({ runId }, 'run cancelled');
+    return true;
+  }
+
+  return async (request) => {
+    const actor = actorOf(request);
+    const { runId } = parseRequestPart(RunIdParams, request.params);
+    const { run } = await controlledRun(deps, runId, actor.userId);
+    if (isFinal(run) || (await cancelIfIdle(runId))) return runAnswer(deps, runId);
+    if (!(await runs.requestCancel(runId))) return runAnswer(deps, runId);
+    const notice: RunCancelRequested = { runId };
+    deps.bus.publish(WORKFLOW_SUBJECTS.runCancelRequested, encodeJson(notice));
+    deps.logger.info({ runId, userId: actor.userId }, 'run cancel requested');
+    for (let polls = 1; polls * CANCEL_POLL_MS <= CANCEL_WAIT_MS; polls += 1) {
+      await sleep(CANCEL_POLL_MS);
+      const current = await runs.get(runId);
+      if (!current || isFinal(current.run)) break;
+      if ((polls * CANCEL_POLL_MS) % IDLE_RETRY_MS === 0 && (await cancelIfIdle(runId))) break;
+    }
+    return runAnswer(deps, runId);
+  };
+}
+
+/** Every replica hears a cancel: only the one executing the run has a step to stop. */
+export function serveRunCancels(deps: {
+  bus: Bus;
+  executor: Pick<RunExecutor, 'cancelRequested'>;
+  logger: Logger;
+}): Subscription {
+  return deps.bus.subscribe(WORKFLOW_SUBJECTS.runCancelRequested, (message) => {
+    const parsed = RunCancelRequested.safeParse(decodeJson(message.data));
+    if (!parsed.success) {
+      deps.logger.warn({ issues: parsed.error.issues }, 'ignoring a malformed run cancel');
+      return;
+    }
+    const { runId } = parsed.data;
+    deps.executor.cancelRequested(runId).catch((error: unknown) => {
+      deps.logger.warn({ err: error, runId }, 'could not stop a cancelled run');
+    });
+  });
+}

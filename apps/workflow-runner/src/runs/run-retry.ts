@@ -1,0 +1,82 @@
+import type { StepType } from '@wap/contracts';
+import { runs, runSteps } from '../db/schema';
+import { STEP_PRICES } from '../workflows/step-catalog';
+import type { LoadedRun, RunStore } from './run-rows';
+
+/** Where a retry starts: the first step that did not succeed, or the first step. */
+export type RetryFrom = 'failed_step' | 'start';
+
+/**
+ * The step a retry `from` starts at: 0 from the start, else the first step that did not succeed
+ * (failed, or left by a cancel); undefined when every step succeeded.
+ */
+export function retryStartOf({ steps }: LoadedRun, from: RetryFrom): number | undefined {
+  if (from === 'start') return 0;
+  const index = steps.findIndex((step) => step.status !== 'succeeded');
+  return index < 0 ? undefined : index;
+}
+
+/** Credits a retry from `startAt` needs: the prices of the steps it runs again. */
+export function retryCostOf({ steps }: LoadedRun, startAt: number): number {
+  return steps.slice(startAt).reduce((sum, step) => sum + STEP_PRICES[step.type as StepType], 0);
+}
+
+/**
+ * Creates the retry of an ended run in one transaction: a new run of the same steps (as the
+ * original had them), input and acting user, `retry_of` the original and one attempt more.
+ * The steps before `startAt` are copied as they ended, with their outputs and no charge (they
+ * do not run again); the rest are pending. Its credit cost is the price of the steps to run.
+ */
+export async function createRetryRun(
+  { db, clock }: RunStore,
+  original: LoadedRun,
+  retry: { runId: string; startAt: number; traceparent: string | null },
+): Promise<void> {
+  const now = clock.now();
+  const { run, steps } = original;
+  await db.transaction(async (tx) => {
+    await tx.insert(runs).values({
+      id: retry.runId,
+      workflowId: run.workflowId,
+      workspaceId: run.workspaceId,
+      status: 'queued',
+      triggerType: run.triggerType,
+      eventId: run.eventId,
+      testEventId: run.testEventId,
+      keyId: run.keyId,
+      input: run.input,
+      actingUserId: run.actingUserId,
+      stopOnNodeFailure: run.stopOnNodeFailure,
+      creditCost: retryCostOf(original, retry.startAt),
+      inflightKey: null,
+      notBefore: null,
+      wakeAt: now,
+      createdAt: now,
+      traceparent: retry.traceparent,
+      failedRunId: run.failedRunId,
+      retryOf: run.id,
+      attempt: run.attempt + 1,
+    });
+    if (steps.length === 0) return;
+    await tx.insert(runSteps).values(
+      steps.map((step) => {
+        const kept = step.stepIndex < retry.startAt;
+        return {
+          runId: retry.runId,
+          stepIndex: step.stepIndex,
+          name: step.name,
+          type: step.type,
+          settings: step.settings,
+          policy: step.policy,
+          status: kept ? step.status : 'pending',
+          input: kept ? step.input : null,
+          output: kept ? step.output : null,
+          startedAt: kept ? step.startedAt : null,
+          finishedAt: kept ? step.finishedAt : null,
+          durationMs: kept ? step.durationMs : null,
+          attempts: kept ? step.attempts : [],
+        };
+      }),
+    );
+  });
+}
