@@ -224,12 +224,12 @@ export const WORKFLOW_SUBJECTS = {
   listWorkflows: 'workflow.api.list_workflows.v1',
   startRun: 'workflow.api.start_run.v1',
   getRun: 'workflow.api.get_run.v1',
-  /**
-   * Every runner replica hears that a run's cancel was asked for: the one executing it stops
-   * its step once the database confirms the cancel (the message alone is never trusted).
-   */
-  runCancelRequested: 'workflow.evt.run_cancel_requested.v1',
 } as const;
+/**
+ * An event every runner replica hears when a run's cancel was asked for: the one executing it
+ * stops its step once the database confirms the cancel (the message alone is never trusted).
+ */
+export const RUN_CANCEL_REQUESTED_SUBJECT = 'workflow.evt.run_cancel_requested.v1';
 export const RunCancelRequested = z.object({ runId: z.uuid() });
 export type RunCancelRequested = z.infer<typeof RunCancelRequested>;
 export const ListWorkflowsRequest = z.object({ workspaceId: z.uuid() });

@@ -1,5 +1,10 @@
 import { APPROVAL_SUBJECTS } from './approvals';
-import { MCP_SUBJECTS, RUN_OF_EVENT_SUBJECT, WORKFLOW_SUBJECTS } from './automation';
+import {
+  MCP_SUBJECTS,
+  RUN_CANCEL_REQUESTED_SUBJECT,
+  RUN_OF_EVENT_SUBJECT,
+  WORKFLOW_SUBJECTS,
+} from './automation';
 import { CHAT_SUBJECTS } from './chat';
 import { DIRECTORY_SUBJECTS } from './directory';
 import { EXTENSION_TOKEN_SUBJECTS } from './extension-tokens';
@@ -204,7 +209,7 @@ export const EVENT_SUBJECTS: readonly EventSubjectSpec[] = [
     subscribers: ['mcp-registry'],
   },
   {
-    subject: WORKFLOW_SUBJECTS.runCancelRequested,
+    subject: RUN_CANCEL_REQUESTED_SUBJECT,
     publishers: ['workflow-runner'],
     subscribers: ['workflow-runner'],
   },

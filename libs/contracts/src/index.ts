@@ -231,7 +231,7 @@ export {
   CallToolRequest,
   CallToolReply,
   CancelToolCall,
-  WORKFLOW_SUBJECTS,
+  RUN_CANCEL_REQUESTED_SUBJECT,
   RunCancelRequested,
 } from './automation';
 export {

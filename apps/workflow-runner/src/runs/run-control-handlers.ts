@@ -7,8 +7,8 @@ import {
   insufficientCreditsReply,
   RetryRunBody,
   RunCancelRequested,
+  RUN_CANCEL_REQUESTED_SUBJECT,
   RunIdParams,
-  WORKFLOW_SUBJECTS,
 } from '@wap/contracts';
 import {
   decodeJson,
@@ -150,7 +150,7 @@ function cancelRun(deps: RunControlDeps): RouteHandler {
     if (isFinal(run) || (await cancelIfIdle(runId))) return runAnswer(deps, runId);
     if (!(await runs.requestCancel(runId))) return runAnswer(deps, runId);
     const notice: RunCancelRequested = { runId };
-    deps.bus.publish(WORKFLOW_SUBJECTS.runCancelRequested, encodeJson(notice));
+    deps.bus.publish(RUN_CANCEL_REQUESTED_SUBJECT, encodeJson(notice));
     deps.logger.info({ runId, userId: actor.userId }, 'run cancel requested');
     for (let polls = 1; polls * CANCEL_POLL_MS <= CANCEL_WAIT_MS; polls += 1) {
       await sleep(CANCEL_POLL_MS);
@@ -168,7 +168,7 @@ export function serveRunCancels(deps: {
   executor: Pick<RunExecutor, 'cancelRequested'>;
   logger: Logger;
 }): Subscription {
-  return deps.bus.subscribe(WORKFLOW_SUBJECTS.runCancelRequested, (message) => {
+  return deps.bus.subscribe(RUN_CANCEL_REQUESTED_SUBJECT, (message) => {
     const parsed = RunCancelRequested.safeParse(decodeJson(message.data));
     if (!parsed.success) {
       deps.logger.warn({ issues: parsed.error.issues }, 'ignoring a malformed run cancel');

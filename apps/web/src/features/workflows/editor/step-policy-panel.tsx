@@ -164,10 +164,6 @@ function FailureRoute(props: {
   change: (fields: Partial<StepPolicyDraft>) => void;
 }) {
   const { policy, errors, change } = props;
-  const workflows = useWorkflows(props.workspaceId);
-  const others = (workflows.data?.workflows ?? []).filter(
-    (workflow) => workflow.id !== props.workflowId,
-  );
   return (
     <>
       <SelectField
@@ -177,24 +173,39 @@ function FailureRoute(props: {
         error={errors.onFailure}
         onChange={(event) => change({ onFailure: event.target.value as FailureChoice })}
       />
-      {policy.onFailure === 'run_workflow' && (
-        <SelectField
-          label="Workflow to start"
-          value={policy.failureWorkflowId}
-          options={[
-            { value: '', label: workflows.isPending ? 'Loading workflows…' : 'Choose a workflow' },
-            ...others.map((workflow) => ({ value: workflow.id, label: workflow.name })),
-          ]}
-          error={errors.failureWorkflowId}
-          onChange={(event) => change({ failureWorkflowId: event.target.value })}
-        />
-      )}
-      {policy.onFailure === 'run_workflow' && (
-        <p className="field__hint">
-          It reads the failure as <code>{'{{Custom Webhook.error}}'}</code> and the failed run as{' '}
-          <code>{'{{Custom Webhook.run.id}}'}</code>.
-        </p>
-      )}
+      {policy.onFailure === 'run_workflow' && <FailureWorkflowPicker {...props} />}
+    </>
+  );
+}
+
+/** The workflow a failure starts: the workspace's others, read only once the choice is made. */
+function FailureWorkflowPicker(props: {
+  policy: StepPolicyDraft;
+  errors: PolicyErrors;
+  workspaceId: string;
+  workflowId: string | undefined;
+  change: (fields: Partial<StepPolicyDraft>) => void;
+}) {
+  const workflows = useWorkflows(props.workspaceId);
+  const others = (workflows.data?.workflows ?? []).filter(
+    (workflow) => workflow.id !== props.workflowId,
+  );
+  return (
+    <>
+      <SelectField
+        label="Workflow to start"
+        value={props.policy.failureWorkflowId}
+        options={[
+          { value: '', label: workflows.isPending ? 'Loading workflows…' : 'Choose a workflow' },
+          ...others.map((workflow) => ({ value: workflow.id, label: workflow.name })),
+        ]}
+        error={props.errors.failureWorkflowId}
+        onChange={(event) => props.change({ failureWorkflowId: event.target.value })}
+      />
+      <p className="field__hint">
+        It reads the failure as <code>{'{{Custom Webhook.error}}'}</code> and the failed run as{' '}
+        <code>{'{{Custom Webhook.run.id}}'}</code>.
+      </p>
     </>
   );
 }
