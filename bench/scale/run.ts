@@ -3,7 +3,8 @@
 // only what the paths read, then after filling it with 1,000,000 runs (with their steps and test
 // events; 100,000 of them the measured workflow's own history), 100,000 chat messages in 1,000
 // conversations, 100,000 notes on 1,000 contacts and 100,000 rows in 100 tables. The measured
-// records stay the same between the two measurements. Target (issue 29 item 4): each path's
+// records stay the same between the two measurements. The runs are of three triggers, one in 50
+// failed, so the filtered run lists (issue 42 item 7) read a real mix. Target (issue 29 item 4): each path's
 // requests/s on the full store at least 0.8 of its figure on the empty one. Requests are sent
 // one after another, so the figures are each request's own cost, not the machine's saturation.
 import { randomBytes } from 'node:crypto';
@@ -185,6 +186,13 @@ async function main(onCleanup: OnCleanup): Promise<void> {
     );
   await rowsOf(`select '${table.id}'::uuid as id`, MEASURED_ROWS);
 
+  const hour = 3_600_000;
+  const lastNight = {
+    from: new Date(Date.now() - 12 * hour).toISOString(),
+    to: new Date(Date.now() - 4 * hour).toISOString(),
+  };
+  /** A webhook event of the measured workflow, found once the webhook path has made runs. */
+  let eventId: string | undefined;
   const paths: Path[] = [
     {
       name: 'a webhook (POST /webhooks/{id})',
@@ -195,6 +203,33 @@ async function main(onCleanup: OnCleanup): Promise<void> {
       name: 'the run list page',
       requests: env.BENCH_REQUESTS,
       send: () => send('GET', `/workflows/${workflow.id}/runs`),
+    },
+    {
+      name: "the run list: last night's failed webhook runs",
+      requests: env.BENCH_REQUESTS,
+      send: () =>
+        send(
+          'GET',
+          `/workflows/${workflow.id}/runs?status=failed&trigger=custom_webhook&created_after=${lastNight.from}&created_before=${lastNight.to}`,
+        ),
+    },
+    {
+      name: 'the run list: a rare trigger',
+      requests: env.BENCH_REQUESTS,
+      send: () => send('GET', `/workflows/${workflow.id}/runs?trigger=manual`),
+    },
+    {
+      name: 'the run list: the run of one event',
+      requests: env.BENCH_REQUESTS,
+      send: async () => {
+        eventId ??= (
+          await call<{ runs: { trigger: { event_id: string } }[] }>(
+            'GET',
+            `/workflows/${workflow.id}/runs?trigger=custom_webhook&limit=1`,
+          )
+        ).runs[0]?.trigger.event_id;
+        return send('GET', `/workflows/${workflow.id}/runs?event_id=${eventId}`);
+      },
     },
     {
       name: 'the chat list',
@@ -229,15 +264,20 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   const otherWorkflow = `md5('workflow-' || (i % ${OTHER_WORKFLOWS}))::uuid`;
   const otherWorkspace = `md5('workspace-' || (i % 100))::uuid`;
   const otherRuns = OTHER_WORKFLOWS * RUNS_PER_OTHER_WORKFLOW;
+  // One run in 50 failed; 1 in 100 run by hand, 1 in 10 by a schedule, the rest by webhooks.
+  const triggerOf = `case when i % 100 = 7 then 'manual' when i % 10 = 3 then 'schedule' else 'custom_webhook' end`;
   await sql(
     databaseUrl,
     `with created as (
-       insert into workflow_runner.runs (id, workflow_id, workspace_id, status, trigger_type, input,
-         acting_user_id, stop_on_node_failure, credit_cost, credits_charged, created_at, started_at, finished_at)
+       insert into workflow_runner.runs (id, workflow_id, workspace_id, status, trigger_type, event_id,
+         input, acting_user_id, stop_on_node_failure, credit_cost, credits_charged, created_at, started_at, finished_at)
        select gen_random_uuid(),
               case when i <= $1 then $2::uuid else ${otherWorkflow} end,
               case when i <= $1 then $3::uuid else ${otherWorkspace} end,
-              'succeeded', 'custom_webhook', jsonb_build_object('order', i), $4, true, 0, 0,
+              case when i % 50 = 0 then 'failed' else 'succeeded' end,
+              ${triggerOf},
+              case when ${triggerOf} = 'custom_webhook' then gen_random_uuid() end,
+              jsonb_build_object('order', i), $4, true, 0, 0,
               now() - make_interval(secs => i), now() - make_interval(secs => i), now() - make_interval(secs => i)
        from generate_series(1, $5) as i
        returning id, created_at

@@ -227,11 +227,29 @@ describe('workflows, runs, schedules and approvals in a browser', () => {
       await waiting.waitFor(POLLED);
       await waitForRowCount(runs, 1);
       await filter.selectOption({ label: 'Succeeded' });
-      await page.getByRole('heading', { name: 'No runs with the status Succeeded' }).waitFor();
-      await filter.selectOption({ label: 'Waiting for approval' });
+      await page.getByRole('heading', { name: 'No runs match these filters' }).waitFor();
+
+      // By trigger, with the counts of every status it has; a count picks its status.
+      await filter.selectOption({ label: 'All statuses' });
+      await page.getByRole('combobox', { name: 'Trigger' }).selectOption({ label: 'Webhook' });
+      await waitForRowCount(runs, 1);
+      expect(new URL(page.url()).search).toBe('?trigger=custom_webhook');
+      const counts = page.getByRole('list', { name: 'Matching runs by status' });
+      await counts.getByRole('button', { name: '1 waiting for approval' }).waitFor();
+      expect(await counts.getByRole('listitem').count()).toBe(1);
+      await counts.getByRole('button', { name: '1 waiting for approval' }).click();
       await waiting.waitFor();
+      expect(new URL(page.url()).searchParams.get('status')).toBe('waiting_approval');
+      await page.getByRole('textbox', { name: 'Event id' }).fill('not an id');
+      await page.getByText('An event id is a UUID').waitFor();
+      await page.getByRole('textbox', { name: 'Event id' }).fill('');
+      await waitForRowCount(runs, 1);
       await expectNoSeriousA11yViolations(page);
       await screenshot(page, 'workflow-runs');
+      await page.getByRole('button', { name: 'Clear filters' }).click();
+      await waitForRowCount(runs, 2);
+      await filter.selectOption({ label: 'Waiting for approval' });
+      await waiting.waitFor();
 
       await waiting.getByRole('link').click();
       await heading('Run of Orders').waitFor();

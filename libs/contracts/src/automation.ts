@@ -24,6 +24,9 @@ export const RunStatus = z.enum([
 export type RunStatus = z.infer<typeof RunStatus>;
 /** A run in one of these has ended for good. */
 export const FINAL_RUN_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled'];
+export function isFinalRunStatus(status: string): boolean {
+  return (FINAL_RUN_STATUSES as readonly string[]).includes(status);
+}
 
 /** Running hours of a workflow (absent: always open). Days 1..7, 1 = Monday; times HH:MM. */
 export const RunningHours = z.object({

@@ -331,12 +331,20 @@ export const StepRunStatus = z.enum([
   'skipped',
 ]);
 export type StepRunStatus = z.infer<typeof StepRunStatus>;
+/**
+ * A run a failed step started (`onFailure: run_workflow`) is `custom_webhook`: the failure is
+ * delivered as its trigger's body, as a webhook's would be; `failed_run_id` names the run.
+ */
+export const RunTriggerType = z.enum([
+  'custom_webhook',
+  'provider_event',
+  'mcp',
+  'manual',
+  'schedule',
+]);
+export type RunTriggerType = z.infer<typeof RunTriggerType>;
 export const RunTrigger = z.object({
-  /**
-   * A run a failed step started (`onFailure: run_workflow`) is `custom_webhook`: the failure is
-   * delivered as its trigger's body, as a webhook's would be; `failed_run_id` names the run.
-   */
-  type: z.enum(['custom_webhook', 'provider_event', 'mcp', 'manual', 'schedule']),
+  type: RunTriggerType,
   event_id: z.uuid().nullable(),
   test_event_id: z.uuid().nullable(),
   key_id: z.uuid().nullable(),
@@ -427,23 +435,74 @@ export const RunListItem = Run.omit({ input: true, steps: true }).extend({
   steps: z.array(StepRun.omit({ input: true, output: true, attempts: true })),
 });
 export type RunListItem = z.infer<typeof RunListItem>;
-/** Runs pages: newest first; `limit` 1 to 100 (default 50); `status` keeps one status. */
+/**
+ * Runs pages: newest first; `limit` 1 to 100 (default 50). The filters combine: `status`,
+ * `trigger`, `created_after` (at or after) and `created_before` (before), `event_id` (the
+ * webhook or provider event that started it).
+ */
 export const RUNS_PAGE = { default: 50, max: 100 } as const;
-export const ListRunsQuery = z.object({
-  cursor: z.string().max(300).optional(),
-  limit: z
-    .string()
-    .regex(/^[0-9]{1,3}$/, 'limit must be a whole number')
-    .refine(
-      (value) => Number(value) >= 1 && Number(value) <= RUNS_PAGE.max,
-      `limit must be 1 to ${RUNS_PAGE.max}`,
-    )
-    .optional(),
+/** A count of runs stops here: the list answers "at least this many" past it. */
+export const RUN_COUNT_CAP = 10_000;
+const isoTime = z.iso.datetime({ offset: true });
+const runFilterFields = {
   status: RunStatus.optional(),
+  trigger: RunTriggerType.optional(),
+  created_after: isoTime.optional(),
+  created_before: isoTime.optional(),
+  event_id: z.uuid().optional(),
+};
+function timeRangeInOrder({
+  created_after,
+  created_before,
+}: {
+  created_after?: string;
+  created_before?: string;
+}): boolean {
+  return (
+    !created_after || !created_before || Date.parse(created_after) < Date.parse(created_before)
+  );
+}
+const TIME_RANGE_ORDER = {
+  message: 'created_after must be before created_before',
+  path: ['created_after'],
+};
+/** Which runs of a workflow: the runs list's filters, and what a bulk replay or cancel takes. */
+export const RunFilter = z.object(runFilterFields).refine(timeRangeInOrder, TIME_RANGE_ORDER);
+export type RunFilter = z.infer<typeof RunFilter>;
+export const ListRunsQuery = z
+  .object({
+    ...runFilterFields,
+    cursor: z.string().max(300).optional(),
+    limit: z
+      .string()
+      .regex(/^[0-9]{1,3}$/, 'limit must be a whole number')
+      .refine(
+        (value) => Number(value) >= 1 && Number(value) <= RUNS_PAGE.max,
+        `limit must be 1 to ${RUNS_PAGE.max}`,
+      )
+      .optional(),
+  })
+  .refine(timeRangeInOrder, TIME_RANGE_ORDER);
+/**
+ * How many runs match the filters other than `status`, by status: each at most RUN_COUNT_CAP
+ * (`capped` when one reached it), so counting costs the same however long the history.
+ */
+export const RunCounts = z.object({
+  by_status: z.object({
+    queued: z.number().int().min(0),
+    running: z.number().int().min(0),
+    waiting_approval: z.number().int().min(0),
+    succeeded: z.number().int().min(0),
+    failed: z.number().int().min(0),
+    cancelled: z.number().int().min(0),
+  }),
+  capped: z.boolean(),
 });
+export type RunCounts = z.infer<typeof RunCounts>;
 export const RunListResponse = z.object({
   runs: z.array(RunListItem),
   nextCursor: z.string().nullable(),
+  counts: RunCounts,
 });
 export const RunStartedResponse = z.object({ runId: z.uuid() });
 
@@ -696,7 +755,8 @@ export const workflowRoutes = defineRoutes([
   },
   {
     operationId: 'list_runs',
-    summary: "The workflow's runs, newest first, cursor-paged, by status",
+    summary:
+      "The workflow's runs, newest first, cursor-paged, by status, trigger, time and event, with counts",
     method: 'GET',
     path: '/workflows/:id/runs',
     owner: 'workflow-runner',

@@ -163,6 +163,15 @@ export const runs = workflowRunnerSchema.table(
       table.createdAt.desc(),
       table.id.desc(),
     ),
+    // A page or a count of one trigger and status (the runs list's filters) without reading
+    // the runs of other triggers.
+    index('runs_workflow_trigger_status_idx').on(
+      table.workflowId,
+      table.triggerType,
+      table.status,
+      table.createdAt.desc(),
+      table.id.desc(),
+    ),
     // Only runs the scheduler may wake: ended runs leave it, so it holds the runs in flight,
     // not the whole history.
     index('runs_due_idx')

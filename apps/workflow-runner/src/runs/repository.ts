@@ -10,6 +10,7 @@ import {
 } from './run-leases';
 import { markRunRunning, writeRunProgress } from './run-progress';
 import {
+  countRunsOfWorkflow,
   deleteRunsEndedBefore,
   findRunByEvent,
   getRun,
@@ -44,6 +45,7 @@ export function createRunRepository(store: RunStore) {
     get: bound(getRun),
     findByEvent: bound(findRunByEvent),
     listByWorkflow: bound(listRunsOfWorkflow),
+    countByWorkflow: bound(countRunsOfWorkflow),
     unfinishedHoldingInflightKeys: bound(unfinishedRunsHoldingInflightKeys),
     deleteEndedBefore: bound(deleteRunsEndedBefore),
     claimDue: bound(claimDueRuns),

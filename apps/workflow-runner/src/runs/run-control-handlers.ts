@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import {
   AppError,
   creditShortfallMessage,
-  FINAL_RUN_STATUSES,
+  isFinalRunStatus,
   insufficientCreditsReply,
   RetryRunBody,
   RunCancelRequested,
@@ -27,7 +27,7 @@ import type { RunExecutor } from './executor';
 import type { RunRepository } from './repository';
 import { toRun } from './run-api';
 import { retryCostOf, retryStartOf } from './run-retry';
-import type { LoadedRun, RunRow } from './run-rows';
+import type { LoadedRun } from './run-rows';
 
 /** How long a cancel waits for the runner that executes the run to stop it. */
 const CANCEL_WAIT_MS = 10_000;
@@ -35,8 +35,6 @@ const CANCEL_WAIT_MS = 10_000;
 const CANCEL_POLL_MS = 100;
 /** How often it tries again to cancel the run itself (its runner may have died). */
 const IDLE_RETRY_MS = 1_000;
-
-const isFinal = (run: RunRow) => (FINAL_RUN_STATUSES as readonly string[]).includes(run.status);
 
 interface RunControlDeps {
   runs: RunRepository;
@@ -100,7 +98,7 @@ function retryRun(deps: RunControlDeps): RouteHandler {
     const body = parseRequestPart(RetryRunBody, request.body ?? undefined);
     const original = await controlledRun(deps, runId, actor.userId);
     if (!original.workflowExists) throw new AppError('NOT_FOUND', 'Workflow not found');
-    if (!isFinal(original.run)) {
+    if (!isFinalRunStatus(original.run.status)) {
       throw new AppError('CONFLICT', 'Only a run that ended can be retried');
     }
     const from = body?.from ?? 'failed_step';
@@ -147,7 +145,7 @@ function cancelRun(deps: RunControlDeps): RouteHandler {
     const actor = actorOf(request);
     const { runId } = parseRequestPart(RunIdParams, request.params);
     const { run } = await controlledRun(deps, runId, actor.userId);
-    if (isFinal(run) || (await cancelIfIdle(runId))) return runAnswer(deps, runId);
+    if (isFinalRunStatus(run.status) || (await cancelIfIdle(runId))) return runAnswer(deps, runId);
     if (!(await runs.requestCancel(runId))) return runAnswer(deps, runId);
     const notice: RunCancelRequested = { runId };
     deps.bus.publish(RUN_CANCEL_REQUESTED_SUBJECT, encodeJson(notice));
@@ -155,7 +153,7 @@ function cancelRun(deps: RunControlDeps): RouteHandler {
     for (let polls = 1; polls * CANCEL_POLL_MS <= CANCEL_WAIT_MS; polls += 1) {
       await sleep(CANCEL_POLL_MS);
       const current = await runs.get(runId);
-      if (!current || isFinal(current.run)) break;
+      if (!current || isFinalRunStatus(current.run.status)) break;
       if ((polls * CANCEL_POLL_MS) % IDLE_RETRY_MS === 0 && (await cancelIfIdle(runId))) break;
     }
     return runAnswer(deps, runId);

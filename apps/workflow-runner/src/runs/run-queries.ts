@@ -1,5 +1,26 @@
-import { and, asc, desc, eq, gt, isNotNull, lt, notInArray, or, sql } from 'drizzle-orm';
-import { FINAL_RUN_STATUSES, type Run, type RunStatus } from '@wap/contracts';
+import {
+  and,
+  asc,
+  desc,
+  eq,
+  gt,
+  gte,
+  isNotNull,
+  lt,
+  notInArray,
+  or,
+  sql,
+  type SQL,
+} from 'drizzle-orm';
+import { z } from 'zod';
+import {
+  FINAL_RUN_STATUSES,
+  RUN_COUNT_CAP,
+  RunStatus,
+  type Run,
+  type RunCounts,
+  type RunFilter,
+} from '@wap/contracts';
 import type { KeysetPosition } from '@wap/bus-protocol';
 import { runs } from '../db/schema';
 import { RowIds, stepsOfRuns, type RunStore, type RunRow, type RunStepRow } from './run-rows';
@@ -27,39 +48,98 @@ export async function findRunByEvent(
   return row;
 }
 
+/** The conditions of a filter other than its status. */
+function filterConditions(workflowId: string, filter: RunFilter): SQL | undefined {
+  return and(
+    eq(runs.workflowId, workflowId),
+    filter.trigger ? eq(runs.triggerType, filter.trigger) : undefined,
+    filter.created_after ? gte(runs.createdAt, new Date(filter.created_after)) : undefined,
+    filter.created_before ? lt(runs.createdAt, new Date(filter.created_before)) : undefined,
+    filter.event_id ? eq(runs.eventId, filter.event_id) : undefined,
+  );
+}
+
 /**
  * Up to `limit` runs of the workflow older than `before` (a page's last run), newest first,
- * of one status when given: keyset paging, so a page costs the same however deep it is.
+ * matching the filter: keyset paging, so a page costs the same however deep it is. A trigger
+ * without a status is read status by status (each through runs_workflow_trigger_status_idx,
+ * a page at most) and merged, so that a rare trigger is not found by reading the others' runs.
  */
 export async function listRunsOfWorkflow(
   { db }: RunStore,
   workflowId: string,
-  options: { limit: number; status?: RunStatus; before?: KeysetPosition },
+  options: { limit: number; filter: RunFilter; before?: KeysetPosition },
 ): Promise<Run[]> {
-  const { before, status } = options;
-  const rows = await db
-    .select()
-    .from(runs)
-    .where(
-      and(
-        eq(runs.workflowId, workflowId),
-        status ? eq(runs.status, status) : undefined,
-        before
-          ? or(
-              lt(runs.createdAt, before.at),
-              and(eq(runs.createdAt, before.at), lt(runs.id, before.id)),
-            )
-          : undefined,
-      ),
-    )
-    .orderBy(desc(runs.createdAt), desc(runs.id))
-    .limit(options.limit);
+  const { before, filter, limit } = options;
+  const pageOf = (status: RunStatus | undefined) =>
+    db
+      .select()
+      .from(runs)
+      .where(
+        and(
+          filterConditions(workflowId, filter),
+          status ? eq(runs.status, status) : undefined,
+          before
+            ? or(
+                lt(runs.createdAt, before.at),
+                and(eq(runs.createdAt, before.at), lt(runs.id, before.id)),
+              )
+            : undefined,
+        ),
+      )
+      .orderBy(desc(runs.createdAt), desc(runs.id))
+      .limit(limit);
+  const byStatus = filter.trigger && !filter.status && !filter.event_id;
+  const rows = byStatus
+    ? (await Promise.all(RunStatus.options.map(pageOf)))
+        .flat()
+        .sort(
+          (left, right) =>
+            right.createdAt.getTime() - left.createdAt.getTime() ||
+            (right.id < left.id ? -1 : right.id > left.id ? 1 : 0),
+        )
+        .slice(0, limit)
+    : await pageOf(filter.status);
   const steps = await stepsOfRuns(
     db,
     rows.map((row) => row.id),
   );
   return rows.map((row) => toRun(row, steps.get(row.id) ?? [], { summary: true }));
 }
+
+/**
+ * How many runs of the workflow match the filter (its status aside), by status, each counted
+ * to RUN_COUNT_CAP at most: one statement of six bounded index range scans, whatever the
+ * history's length.
+ */
+export async function countRunsOfWorkflow(
+  { db }: RunStore,
+  workflowId: string,
+  filter: RunFilter,
+): Promise<RunCounts> {
+  const conditions = filterConditions(workflowId, filter);
+  const counted = sql.join(
+    RunStatus.options.map(
+      (status) => sql`select ${status}::text as status, (select count(*) from (
+        select 1 from ${runs} where ${conditions} and ${runs.status} = ${status}
+        limit ${RUN_COUNT_CAP}) as matched)::int as count`,
+    ),
+    sql` union all `,
+  );
+  const { rows } = StatusCounts.parse(await db.execute(counted));
+  const byStatus = Object.fromEntries(
+    RunStatus.options.map((status) => [status, 0]),
+  ) as RunCounts['by_status'];
+  for (const row of rows) byStatus[row.status] = row.count;
+  return {
+    by_status: byStatus,
+    capped: rows.some((row) => row.count >= RUN_COUNT_CAP),
+  };
+}
+
+const StatusCounts = z.object({
+  rows: z.array(z.object({ status: RunStatus, count: z.coerce.number().int() })),
+});
 
 /**
  * Runs not ended yet that hold an in-flight key and were created before `createdBefore`:

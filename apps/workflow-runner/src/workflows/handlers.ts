@@ -353,13 +353,20 @@ export function workflowHandlers(deps: {
 
     async list_runs(request) {
       const workflow = await accessible(request);
-      const query = parseRequestPart(ListRunsQuery, request.query);
-      const limit = query.limit === undefined ? RUNS_PAGE.default : Number(query.limit);
-      const found = await runs.listByWorkflow(workflow.id, {
-        limit: limit + 1,
-        status: query.status,
-        before: decodeKeysetCursor(RUNS_CURSOR, query.cursor),
-      });
+      const {
+        cursor,
+        limit: limitText,
+        ...filter
+      } = parseRequestPart(ListRunsQuery, request.query);
+      const limit = limitText === undefined ? RUNS_PAGE.default : Number(limitText);
+      const [found, counts] = await Promise.all([
+        runs.listByWorkflow(workflow.id, {
+          limit: limit + 1,
+          filter,
+          before: decodeKeysetCursor(RUNS_CURSOR, cursor),
+        }),
+        runs.countByWorkflow(workflow.id, filter),
+      ]);
       const page = found.slice(0, limit);
       const last = page.at(-1);
       return {
@@ -370,6 +377,7 @@ export function workflowHandlers(deps: {
             found.length > limit && last
               ? encodeKeysetCursor(RUNS_CURSOR, { at: new Date(last.created_at), id: last.id })
               : null,
+          counts,
         },
       };
     },

@@ -12,6 +12,7 @@ import type {
   McpToolRecord,
   PutScheduleBody,
   Run,
+  RunFilter,
   RunListResponse,
   RunStartedResponse,
   RunStatus,
@@ -28,7 +29,7 @@ import type {
   WorkflowResponse,
   WorkflowWithWebhook,
 } from '@wap/contracts';
-import { FINAL_RUN_STATUSES, WORKSPACE_LIST_PAGE } from '@wap/contracts';
+import { isFinalRunStatus, WORKSPACE_LIST_PAGE } from '@wap/contracts';
 import { useApiClient } from '../../../lib/api';
 import { workflowsKeys } from './workflows-keys';
 
@@ -38,7 +39,7 @@ export type TestEvent = z.infer<typeof TestEventsResponse>['events'][number];
 export type RunsPage = z.infer<typeof RunListResponse>;
 export type StepRun = Run['steps'][number];
 export type ScheduleFire = z.infer<typeof ScheduleFiresResponse>['fires'][number];
-export type { McpToolRecord, Run, RunStatus, Workflow, ScheduleResponse };
+export type { McpToolRecord, Run, RunFilter, RunStatus, Workflow, ScheduleResponse };
 
 /** How often test events are asked for while a workflow's page is open, in ms. */
 export const TEST_EVENTS_REFRESH_MS = 3_000;
@@ -55,11 +56,6 @@ function runRefreshInterval(status: RunStatus | undefined): number | false {
   if (status === undefined) return RUN_REFRESH_MS;
   if (isFinalRunStatus(status)) return false;
   return status === 'waiting_approval' ? WAITING_RUN_REFRESH_MS : RUN_REFRESH_MS;
-}
-
-/** True once a run has ended for good. */
-export function isFinalRunStatus(status: RunStatus): boolean {
-  return FINAL_RUN_STATUSES.includes(status);
 }
 
 const workflowPath = (workflowId: string, rest = '') =>
@@ -239,15 +235,15 @@ export function useTestEvents(workflowId: string) {
   });
 }
 
-/** The runs, newest first, a page at a time (`nextCursor`), of one status or all. */
-export function useRuns(workflowId: string, status: RunStatus | undefined) {
+/** The runs the filter keeps, newest first, a page at a time (`nextCursor`). */
+export function useRuns(workflowId: string, filter: RunFilter) {
   const api = useApiClient();
   return useInfiniteQuery({
-    queryKey: workflowsKeys.runsByStatus(workflowId, status),
+    queryKey: workflowsKeys.filteredRuns(workflowId, filter),
     queryFn: ({ signal, pageParam }) =>
       api.get<RunsPage>(workflowPath(workflowId, '/runs'), {
         signal,
-        query: { limit: RUNS_PAGE_SIZE, status, cursor: pageParam },
+        query: { limit: RUNS_PAGE_SIZE, ...filter, cursor: pageParam },
       }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (page) => page.nextCursor ?? undefined,

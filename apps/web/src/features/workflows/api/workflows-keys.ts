@@ -1,4 +1,4 @@
-import type { RunStatus } from '@wap/contracts';
+import type { RunFilter } from '@wap/contracts';
 
 /**
  * The workflows feature's query keys. Everything about one workflow sits under
@@ -12,8 +12,8 @@ export const workflowsKeys = {
   testEvents: (workflowId: string) =>
     [...workflowsKeys.workflow(workflowId), 'test-events'] as const,
   runs: (workflowId: string) => [...workflowsKeys.workflow(workflowId), 'runs'] as const,
-  runsByStatus: (workflowId: string, status: RunStatus | undefined) =>
-    [...workflowsKeys.runs(workflowId), status ?? 'any'] as const,
+  filteredRuns: (workflowId: string, filter: RunFilter) =>
+    [...workflowsKeys.runs(workflowId), 'filtered', filter] as const,
   schedule: (workflowId: string) => [...workflowsKeys.workflow(workflowId), 'schedule'] as const,
   scheduleFires: (workflowId: string) => [...workflowsKeys.schedule(workflowId), 'fires'] as const,
   lastRun: (workflowId: string) => [...workflowsKeys.runs(workflowId), 'last'] as const,

@@ -1,5 +1,6 @@
 import { useId } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
+import { isFinalRunStatus } from '@wap/contracts';
 import {
   Button,
   ConfirmButton,
@@ -12,7 +13,6 @@ import {
 import { ApiError } from '../../../lib/api';
 import { useWorkspaceId } from '../../../lib/routing';
 import {
-  isFinalRunStatus,
   useCancelRun,
   useRetryRun,
   useRun,

@@ -1,20 +1,11 @@
 import { Link, useSearchParams } from 'react-router';
-import { RunStatus } from '@wap/contracts';
-import {
-  Button,
-  EmptyState,
-  ErrorMessage,
-  LoadingState,
-  PageHeader,
-  SelectField,
-} from '../../../components';
+import { Button, EmptyState, ErrorMessage, LoadingState, PageHeader } from '../../../components';
 import { useWorkspaceId } from '../../../lib/routing';
-import { useRuns, type RunStatus as RunStatusName, type Workflow } from '../api/workflows-api';
+import { useRuns, type RunFilter, type Workflow } from '../api/workflows-api';
 import {
   creditsText,
   formatShortDateTime,
   formatDuration,
-  RUN_STATUS_LABELS,
   runDuration,
   triggerLabel,
 } from '../shared/labels';
@@ -25,13 +16,9 @@ import {
   WorkflowTabs,
 } from '../shared/workflow-frame';
 import '../workflows.css';
+import { filterOfSearch, RunCountsLine, RunsFilterForm, searchOfFilter } from './runs-filter';
 
-const STATUS_OPTIONS = [
-  { value: '', label: 'All statuses' },
-  ...RunStatus.options.map((status) => ({ value: status, label: RUN_STATUS_LABELS[status] })),
-];
-
-/** A workflow's runs, newest first, a page at a time, of one status or all. */
+/** A workflow's runs, newest first, a page at a time, by status, trigger, time and event. */
 export function RunsPage() {
   return (
     <WorkflowFrame>
@@ -44,13 +31,13 @@ function RunsList(props: { workflow: Workflow }) {
   const { workflow } = props;
   // The filter lives in the address, so a reload or a shared link keeps it.
   const [searchParams, setSearchParams] = useSearchParams();
-  const statusParam = searchParams.get('status') ?? '';
-  const status = RunStatus.safeParse(statusParam).data;
-  const runs = useRuns(workflow.id, status);
+  const filter = filterOfSearch(searchParams);
+  const runs = useRuns(workflow.id, filter);
   const loaded = runs.data?.pages.flatMap((page) => page.runs) ?? [];
+  const counts = runs.data?.pages[0]?.counts;
+  const filtered = Object.keys(filter).length > 0;
 
-  const chooseStatus = (value: string) =>
-    setSearchParams(value ? { status: value } : {}, { replace: true });
+  const choose = (next: RunFilter) => setSearchParams(searchOfFilter(next), { replace: true });
   return (
     <>
       <PageHeader
@@ -58,26 +45,24 @@ function RunsList(props: { workflow: Workflow }) {
         description="Newest first. Open a run for each step's input, output, error and duration."
       />
       <WorkflowTabs workflowId={workflow.id} />
-      <div className="wf-filter">
-        <SelectField
-          label="Status"
-          options={STATUS_OPTIONS}
-          value={status ?? ''}
-          onChange={(event) => chooseStatus(event.target.value)}
-        />
-      </div>
+      <RunsFilterForm filter={filter} onChange={choose} />
+      {counts && (
+        <RunCountsLine counts={counts} onStatus={(status) => choose({ ...filter, status })} />
+      )}
       {runs.isPending && <LoadingState label="Loading the runs…" />}
       {runs.isError && <ErrorMessage error={runs.error} />}
       {runs.data && loaded.length === 0 && (
-        <EmptyState title={status ? `No runs ${describeStatus(status)}` : 'No runs yet'}>
+        <EmptyState title={filtered ? 'No runs match these filters' : 'No runs yet'}>
           <p>
-            {status
-              ? 'Choose another status, or All statuses.'
+            {filtered
+              ? 'Change a filter, or clear them.'
               : 'Run the workflow from its editor, or call its webhook address once it is live.'}
           </p>
         </EmptyState>
       )}
-      {loaded.length > 0 && <RunsTable workflowId={workflow.id} runs={loaded} status={status} />}
+      {loaded.length > 0 && (
+        <RunsTable workflowId={workflow.id} runs={loaded} filtered={filtered} />
+      )}
       {runs.hasNextPage && (
         <p className="wf-load-more">
           <Button busy={runs.isFetchingNextPage} onClick={() => void runs.fetchNextPage()}>
@@ -98,19 +83,15 @@ function RunsList(props: { workflow: Workflow }) {
 /** A run as the list reads it. */
 type ListedRun = NonNullable<ReturnType<typeof useRuns>['data']>['pages'][number]['runs'][number];
 
-function RunsTable(props: {
-  workflowId: string;
-  runs: readonly ListedRun[];
-  status: RunStatusName | undefined;
-}) {
-  const { workflowId, runs, status } = props;
+function RunsTable(props: { workflowId: string; runs: readonly ListedRun[]; filtered: boolean }) {
+  const { workflowId, runs, filtered } = props;
   const workspaceId = useWorkspaceId();
   return (
     // Focusable, so that the table scrolls sideways with the keyboard on a phone.
     <div className="wf-table-wrap" tabIndex={0} role="region" aria-label="Runs">
       <table className="data-table wf-runs">
         <caption className="visually-hidden">
-          Runs{status ? `: ${RUN_STATUS_LABELS[status]}` : ''}, newest first
+          Runs{filtered ? ' matching the filters' : ''}, newest first
         </caption>
         <thead>
           <tr>
@@ -141,8 +122,4 @@ function RunsTable(props: {
       </table>
     </div>
   );
-}
-
-function describeStatus(status: RunStatusName): string {
-  return `with the status ${RUN_STATUS_LABELS[status]}`;
 }

@@ -1,0 +1,1 @@
+CREATE INDEX "runs_workflow_trigger_status_idx" ON "workflow_runner"."runs" USING btree ("workflow_id","trigger_type","status","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);
