@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import OpenAI from 'openai';
 import { z } from 'zod';
-import { generateCredentialKey, mintSessionToken } from '@wap/auth';
+import { mintSessionToken } from '@wap/auth';
 import { openEventStream, startChatCompletionsProvider, type ScriptedReply } from '@wap/testing';
 import { buildBundles, percentile, runBench, type OnCleanup } from '../shared/harness';
 import { startBenchPlatform } from '../shared/platform';
@@ -289,10 +289,7 @@ async function main(onCleanup: OnCleanup): Promise<void> {
     CHAT_MESSAGES_PER_MINUTE_PER_WORKSPACE: '1000000',
   };
   await launch.service('storage', 'storage', common);
-  await launch.service('mcp-registry', 'mcp-registry', {
-    ...common,
-    CREDENTIALS_ENCRYPTION_KEYS: generateCredentialKey('bench'),
-  });
+  await launch.service('mcp-registry', 'mcp-registry', common);
   await launch.service('chat', 'chat', chatSettings);
   const gateway = await launch.gateway(SESSION_SECRET);
   const distributed = await sessionOn(gateway.url, 'bench-chat@example.com');

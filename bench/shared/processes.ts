@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { generateCredentialKey } from '@wap/auth';
 import { isBusPrincipal } from '@wap/contracts';
 import { createBusCredentials } from '@wap/service-runtime';
 import { freePort } from '@wap/testing';
@@ -168,6 +169,9 @@ export function serviceLauncher(
   // Signed actors on, as in production: each app signs with a key of its own. The bench's NATS is
   // the open server the tests use; NKey authentication costs at connect time only.
   const credentials = createBusCredentials('bench');
+  // The services that seal secrets share one key, as a deployment's do (decision 151).
+  const sealing = { CREDENTIALS_ENCRYPTION_KEYS: generateCredentialKey('bench') };
+  const sealsSecrets = (app: string) => app === 'mcp-registry' || app === 'workflow-runner';
   const start = (name: string, app: string, env: Record<string, string>) => {
     if (!isBusPrincipal(app)) throw new Error(`${app} is not a bus principal`);
     const { BUS_SIGNING_KEY, BUS_TRUSTED_KEYS } = credentials.environmentOf(app);
@@ -178,6 +182,7 @@ export function serviceLauncher(
         ...common,
         BUS_SIGNING_KEY,
         BUS_TRUSTED_KEYS,
+        ...(sealsSecrets(app) ? sealing : {}),
         ...env,
       },
     );

@@ -54,6 +54,12 @@ export const WorkflowRunnerSettings = z.object({
   SCHEDULER_LOOKAHEAD_MS: z.coerce.number().int().min(0).max(30_000).default(10_000),
   /** Lease of a run being executed; a dead replica's runs resume after it lapses, in ms. */
   RUN_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
+  /** How often replays and bulk cancels are worked on, in ms (decision 159). */
+  RUN_BATCH_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
+  /** Runs a replay starts per pass: its pace, so that a replay does not flood what runs call. */
+  RUN_BATCH_REPLAYS_PER_PASS: z.coerce.number().int().min(1).max(1_000).default(50),
+  /** Runs a bulk cancel stops per pass. */
+  RUN_BATCH_CANCELS_PER_PASS: z.coerce.number().int().min(1).max(1_000).default(500),
   /** Longest wait for an http_request step's response, in ms. */
   HTTP_STEP_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
   /** An http_request step keeps this many bytes of the response body (runs travel in bus messages). */

@@ -13,6 +13,9 @@ import { creditHandlers } from './credits/handlers';
 import { createCreditLedger } from './credits/ledger';
 import { servePaymentGrants } from './credits/payment-grants';
 import { createCreditSnapshots } from './credits/snapshots';
+import { runBatchHandlers } from './run-batches/handlers';
+import { createRunBatchRepository } from './run-batches/repository';
+import { startRunBatchWorker } from './run-batches/worker';
 import { runControlHandlers, serveRunCancels } from './runs/run-control-handlers';
 import { consumeRunRequests } from './runs/consumer';
 import { startRunExecutor, type RunExecutor } from './runs/executor';
@@ -75,6 +78,7 @@ async function openStores({ platform, logger, settings }: RunnerContext) {
     snapshots,
     workflows,
     runs,
+    batches: createRunBatchRepository({ db, clock }),
     publisher,
     providerEvents: createProviderEventsRepository({ db, clock, ids }),
     credentials: createCredentialRepository({ db, clock, ids }),
@@ -143,9 +147,24 @@ function startRunWork(
     loop: settings.SCHEDULER_INTERVAL_MS > 0,
     executor,
   });
+  const batchWorker = startRunBatchWorker({
+    ...stores,
+    bus: platform.bus,
+    clock,
+    ids,
+    logger,
+    pace: {
+      intervalMs: settings.RUN_BATCH_INTERVAL_MS,
+      replaysPerPass: settings.RUN_BATCH_REPLAYS_PER_PASS,
+      cancelsPerPass: settings.RUN_BATCH_CANCELS_PER_PASS,
+    },
+    onRunCreated: () => executor.nudge(),
+  });
   return {
     executor,
+    batchWorker,
     stop: async () => {
+      await batchWorker.stop();
       await scheduler.stop();
       await executor.stop();
       await claimRefresh.stop();
@@ -217,7 +236,7 @@ async function consumeStreams(
 function serveSubjects(
   { platform, logger, settings, keyring }: RunnerContext,
   stores: RunnerStores,
-  executor: RunExecutor,
+  { executor, batchWorker }: Pick<ReturnType<typeof startRunWork>, 'executor' | 'batchWorker'>,
 ) {
   const { bus, clock, ids } = platform;
   const { directory, authority, ledger, snapshots, workflows, runs, publisher, inflight } = stores;
@@ -243,6 +262,7 @@ function serveSubjects(
       onRunDue: onRunCreated,
     }),
     ...runControlHandlers({ ...stores, bus, ids, logger, onRunCreated }),
+    ...runBatchHandlers({ ...stores, ids, logger, onBatchCreated: () => batchWorker.nudge() }),
     ...workflowHandlers({
       workflows,
       runs,
@@ -311,7 +331,7 @@ export async function startWorkflowRunnerService(deps: {
   const runWork = startRunWork(context, stores);
   const approvalMail = startApprovalMail(context);
   const consumers = await consumeStreams(context, stores, runWork.executor);
-  const subscriptions = serveSubjects(context, stores, runWork.executor);
+  const subscriptions = serveSubjects(context, stores, runWork);
   return {
     stop: async () => {
       await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));

@@ -419,3 +419,11 @@ export {
   credentialNamesIn,
   literalSecretHeaders,
 } from './workspace-credentials';
+export {
+  ReplayRunsBody,
+  CancelRunsBody,
+  RunBatch,
+  RunBatchItemStatus,
+  RunBatchIdParams,
+  RUN_BATCH_LIST_SIZE,
+} from './run-batches';

@@ -4,6 +4,7 @@ import { directoryRoutes } from './directory';
 import { extensionTokenRoutes } from './extension-tokens';
 import { mcpRoutes } from './mcp';
 import { providerEventRoutes } from './provider-events';
+import { runBatchRoutes } from './run-batches';
 import type { RouteSpec } from './route-spec';
 import { webhookRoutes } from './webhooks';
 import { workflowRoutes } from './workflows';
@@ -19,6 +20,7 @@ export const ROUTES = [
   ...extensionTokenRoutes,
   ...creditRoutes,
   ...workflowRoutes,
+  ...runBatchRoutes,
   ...workflowAccessRoutes,
   ...workspaceCredentialRoutes,
   ...webhookRoutes,

@@ -438,3 +438,60 @@ export const workspaceCredentials = workflowRunnerSchema.table(
   },
   (table) => [uniqueIndex('workspace_credentials_name_idx').on(table.workspaceId, table.name)],
 );
+
+/**
+ * Replays and bulk cancels (decision 159): the runs (or test events) a filter chose when the
+ * batch was asked for, worked through by whichever runner holds its lease.
+ */
+export const runBatches = workflowRunnerSchema.table(
+  'run_batches',
+  {
+    id: uuid('id').primaryKey(),
+    workflowId: uuid('workflow_id').notNull(),
+    workspaceId: uuid('workspace_id').notNull(),
+    kind: text('kind').notNull(),
+    source: text('source').notNull(),
+    filter: jsonb('filter').notNull(),
+    retryFrom: text('retry_from'),
+    status: text('status').notNull(),
+    error: text('error'),
+    total: integer('total').notNull(),
+    moreMatched: boolean('more_matched').notNull(),
+    requestedBy: uuid('requested_by').notNull(),
+    /** The caller's key: a request sent again with it answers this batch. */
+    requestKey: text('request_key'),
+    createdAt: timestamptz('created_at').notNull(),
+    finishedAt: timestamptz('finished_at'),
+    leaseOwner: text('lease_owner'),
+    leaseUntil: timestamptz('lease_until'),
+  },
+  (table) => [
+    index('run_batches_workflow_idx').on(table.workflowId, table.createdAt.desc()),
+    uniqueIndex('run_batches_request_key_idx')
+      .on(table.workflowId, table.requestKey)
+      .where(sql`${table.requestKey} is not null`),
+    // The batches a runner may work on: few at any time.
+    index('run_batches_running_idx')
+      .on(table.createdAt)
+      .where(sql`${table.status} = 'running'`),
+    check('run_batches_kind_check', sql`${table.kind} in ('replay', 'cancel')`),
+  ],
+);
+
+/** One run (or test event) of a batch, in the order the batch takes them. */
+export const runBatchItems = workflowRunnerSchema.table(
+  'run_batch_items',
+  {
+    batchId: uuid('batch_id').notNull(),
+    position: integer('position').notNull(),
+    sourceId: uuid('source_id').notNull(),
+    status: text('status').notNull(),
+    runId: uuid('run_id'),
+    error: text('error'),
+  },
+  (table) => [
+    primaryKey({ columns: [table.batchId, table.position] }),
+    // A source is taken once per batch, whatever retries the request or its worker needed.
+    uniqueIndex('run_batch_items_source_idx').on(table.batchId, table.sourceId),
+  ],
+);

@@ -26,7 +26,7 @@ import type { WorkflowRepository } from '../workflows/repository';
 import type { RunExecutor } from './executor';
 import type { RunRepository } from './repository';
 import { toRun } from './run-api';
-import { retryCostOf, retryStartOf } from './run-retry';
+import { RETRY_REFUSALS, retryCostOf, retryStartOf } from './run-retry';
 import type { LoadedRun } from './run-rows';
 
 /** How long a cancel waits for the runner that executes the run to stop it. */
@@ -99,12 +99,12 @@ function retryRun(deps: RunControlDeps): RouteHandler {
     const original = await controlledRun(deps, runId, actor.userId);
     if (!original.workflowExists) throw new AppError('NOT_FOUND', 'Workflow not found');
     if (!isFinalRunStatus(original.run.status)) {
-      throw new AppError('CONFLICT', 'Only a run that ended can be retried');
+      throw new AppError('CONFLICT', RETRY_REFUSALS.notEnded);
     }
     const from = body?.from ?? 'failed_step';
     const startAt = retryStartOf(original, from);
     if (startAt === undefined) {
-      throw new AppError('CONFLICT', 'Every step of this run succeeded: retry it from the start');
+      throw new AppError('CONFLICT', RETRY_REFUSALS.nothingFailed);
     }
     const shortfall = creditShortfallMessage(
       await deps.ledger.balanceOf(original.run.workspaceId),
@@ -123,33 +123,50 @@ function retryRun(deps: RunControlDeps): RouteHandler {
   };
 }
 
+/** What a cancel did to a run: ended it, told the runner executing it, or found it ended. */
+export type RunStopOutcome = 'cancelled' | 'cancel_requested' | 'already_ended';
+
 /**
- * A run no runner executes is cancelled at once; one being executed is marked and every runner
- * told over the bus: the one running it stops its step (an http_request aborted, a tool call
- * cancelled) and ends it cancelled. The answer is the run once it ended: cancelled, or whatever
- * it ended as first.
+ * Cancels a run no runner executes at once (its in-flight key is then free for a new request);
+ * marks one being executed and tells every runner over the bus: the one running it stops its
+ * step (an http_request aborted, a tool call cancelled) and ends it cancelled.
+ */
+export async function stopRun(
+  deps: Pick<RunControlDeps, 'runs' | 'inflight' | 'bus' | 'logger'>,
+  runId: string,
+): Promise<RunStopOutcome> {
+  const cancelled = await deps.runs.cancelIdle(runId);
+  if (cancelled) {
+    if (cancelled.inflightKey) await deps.inflight.delete(cancelled.inflightKey);
+    deps.logger.info({ runId }, 'run cancelled');
+    return 'cancelled';
+  }
+  if (!(await deps.runs.requestCancel(runId))) return 'already_ended';
+  const notice: RunCancelRequested = { runId };
+  deps.bus.publish(RUN_CANCEL_REQUESTED_SUBJECT, encodeJson(notice));
+  deps.logger.info({ runId }, 'run cancel requested');
+  return 'cancel_requested';
+}
+
+/**
+ * Stops the run (see `stopRun`) and answers it once it ended: cancelled, or whatever it ended
+ * as first. A runner that died holding it is waited out, then the run is cancelled here.
  */
 function cancelRun(deps: RunControlDeps): RouteHandler {
   const { runs } = deps;
-
-  /** Cancels the run if no runner holds it; its in-flight key is then free for a new request. */
-  async function cancelIfIdle(runId: string): Promise<boolean> {
+  const cancelIfIdle = async (runId: string) => {
     const cancelled = await runs.cancelIdle(runId);
-    if (!cancelled) return false;
-    if (cancelled.inflightKey) await deps.inflight.delete(cancelled.inflightKey);
-    deps.logger.info({ runId }, 'run cancelled');
-    return true;
-  }
+    if (cancelled?.inflightKey) await deps.inflight.delete(cancelled.inflightKey);
+    return cancelled !== undefined;
+  };
 
   return async (request) => {
     const actor = actorOf(request);
     const { runId } = parseRequestPart(RunIdParams, request.params);
     const { run } = await controlledRun(deps, runId, actor.userId);
-    if (isFinalRunStatus(run.status) || (await cancelIfIdle(runId))) return runAnswer(deps, runId);
-    if (!(await runs.requestCancel(runId))) return runAnswer(deps, runId);
-    const notice: RunCancelRequested = { runId };
-    deps.bus.publish(RUN_CANCEL_REQUESTED_SUBJECT, encodeJson(notice));
-    deps.logger.info({ runId, userId: actor.userId }, 'run cancel requested');
+    if (isFinalRunStatus(run.status)) return runAnswer(deps, runId);
+    if ((await stopRun(deps, runId)) !== 'cancel_requested') return runAnswer(deps, runId);
+    deps.logger.info({ runId, userId: actor.userId }, 'run cancel asked for');
     for (let polls = 1; polls * CANCEL_POLL_MS <= CANCEL_WAIT_MS; polls += 1) {
       await sleep(CANCEL_POLL_MS);
       const current = await runs.get(runId);

@@ -49,7 +49,7 @@ export async function findRunByEvent(
 }
 
 /** The conditions of a filter other than its status. */
-function filterConditions(workflowId: string, filter: RunFilter): SQL | undefined {
+export function filterConditions(workflowId: string, filter: RunFilter): SQL | undefined {
   return and(
     eq(runs.workflowId, workflowId),
     filter.trigger ? eq(runs.triggerType, filter.trigger) : undefined,

@@ -3,6 +3,12 @@ import { runs, runSteps } from '../db/schema';
 import { STEP_PRICES } from '../workflows/step-catalog';
 import type { LoadedRun, RunStore } from './run-rows';
 
+/** Why a run cannot be retried: the retry route's 409s and a replay's failed items. */
+export const RETRY_REFUSALS = {
+  notEnded: 'Only a run that ended can be retried',
+  nothingFailed: 'Every step of this run succeeded: retry it from the start',
+} as const;
+
 /** Where a retry starts: the first step that did not succeed, or the first step. */
 export type RetryFrom = 'failed_step' | 'start';
 
