@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Browser, Locator, Page } from 'playwright-core';
+import type { Workflow } from '@wap/contracts';
 import {
   expectNoSeriousA11yViolations,
   launchBrowser,
@@ -129,9 +130,25 @@ describe('workflows, runs, schedules and approvals in a browser', () => {
       await page.getByRole('group', { name: 'Step 2 · Approval' }).waitFor();
       await expectNoSeriousA11yViolations(page);
 
+      // Failure alerts: off by default; on, every hour unless told otherwise.
+      await page.getByRole('switch', { name: 'Email when runs fail' }).check();
+      const interval = page.getByRole('textbox', { name: 'Minutes between alerts' });
+      expect(await interval.inputValue()).toBe('60');
+      await interval.fill('2');
+      await page.getByRole('button', { name: 'Create workflow' }).click();
+      await page.getByText('Use whole minutes from 5 to 1440.').waitFor();
+      await interval.fill('30');
+
       await page.getByRole('button', { name: 'Create workflow' }).click();
       await heading('Orders').waitFor();
       await status('Workflow created in draft.').waitFor();
+      const workflowId = new URL(page.url()).pathname.split('/').pop() ?? '';
+      const saved = await platform.api(`/workflows/${workflowId}`, {
+        cookie: await platform.sessionCookie(email),
+      });
+      expect(
+        ((await saved.json()) as { workflow: Workflow }).workflow.settings.failureAlerts,
+      ).toEqual({ enabled: true, memberIds: [], intervalMinutes: 30 });
     },
     TEST_TIMEOUT_MS,
   );
@@ -318,6 +335,7 @@ describe('workflows, runs, schedules and approvals in a browser', () => {
 
       await cron.fill('*/5 * * * *');
       await page.getByRole('spinbutton', { name: 'Max runs per day' }).fill('12');
+      await page.getByRole('spinbutton', { name: 'Pause after failed runs in a row' }).fill('3');
       await page.getByRole('button', { name: 'Save schedule' }).click();
       await status(/^Schedule saved\. Next run: .+ The workflow is in draft/).waitFor();
       await expectNoSeriousA11yViolations(page);
@@ -333,6 +351,11 @@ describe('workflows, runs, schedules and approvals in a browser', () => {
       expect(await page.getByRole('spinbutton', { name: 'Max runs per day' }).inputValue()).toBe(
         '12',
       );
+      expect(
+        await page
+          .getByRole('spinbutton', { name: 'Pause after failed runs in a row' })
+          .inputValue(),
+      ).toBe('3');
     },
     TEST_TIMEOUT_MS,
   );

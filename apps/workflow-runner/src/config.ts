@@ -32,6 +32,8 @@ export const WorkflowRunnerSettings = z.object({
   MAIL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
   /** Wait before the first retry of an email that failed; doubles each time, up to an hour, in ms. */
   MAIL_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
+  /** How often schedules are checked for failures in a row and failure alerts queued and sent, in ms. */
+  FAILURE_ALERTS_INTERVAL_MS: z.coerce.number().int().min(10).max(600_000).default(10_000),
   /** Attempts before an email is recorded as failed. */
   MAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
   /** Consumers of the RUNS stream per replica; their requests in flight share commits. */

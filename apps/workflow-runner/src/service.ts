@@ -41,6 +41,7 @@ import { createApprovalRepository } from './approvals/repository';
 import { scheduleHandlers } from './schedules/handlers';
 import { createScheduleRepository } from './schedules/repository';
 import { startScheduler } from './schedules/scheduler';
+import { startFailureAlerts } from './notifications/failure-alerts';
 import { startApprovalEmails } from './notifications/approval-emails';
 import { createMailer } from './notifications/mailer';
 import { serveRunOfEvent } from './webhook-events/run-of-event';
@@ -174,7 +175,7 @@ function startRunWork(
   };
 }
 
-function startApprovalMail({ platform, logger, settings }: RunnerContext) {
+function startMail({ platform, logger, settings }: RunnerContext) {
   const mailer = createMailer({
     smtpUrl: settings.SMTP_URL,
     from: settings.MAIL_FROM,
@@ -194,9 +195,23 @@ function startApprovalMail({ platform, logger, settings }: RunnerContext) {
     busTimeoutMs: settings.STEP_BUS_TIMEOUT_MS,
     appBaseUrl: settings.PUBLIC_BASE_URL,
   });
+  const failureAlerts = startFailureAlerts({
+    db: platform.sql.db,
+    bus: platform.bus,
+    clock: platform.clock,
+    ids: platform.ids,
+    mailer,
+    logger,
+    intervalMs: settings.FAILURE_ALERTS_INTERVAL_MS,
+    retryBaseMs: settings.MAIL_RETRY_BASE_MS,
+    maxAttempts: settings.MAIL_MAX_ATTEMPTS,
+    busTimeoutMs: settings.STEP_BUS_TIMEOUT_MS,
+    appBaseUrl: settings.PUBLIC_BASE_URL,
+  });
   return {
     stop: async () => {
       await approvalEmails.stop();
+      await failureAlerts.stop();
       mailer.close();
     },
   };
@@ -329,14 +344,14 @@ export async function startWorkflowRunnerService(deps: {
   const stores = await openStores(context);
   await rewrapSecrets({ ...stores, keyring, logger });
   const runWork = startRunWork(context, stores);
-  const approvalMail = startApprovalMail(context);
+  const mail = startMail(context);
   const consumers = await consumeStreams(context, stores, runWork.executor);
   const subscriptions = serveSubjects(context, stores, runWork);
   return {
     stop: async () => {
       await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));
       await Promise.all(consumers.map((consumer) => consumer.stop()));
-      await approvalMail.stop();
+      await mail.stop();
       await runWork.stop();
       await stores.directory.stop();
     },

@@ -108,6 +108,8 @@ export {
   WAITING_STEP_TYPES,
   StepAttempt,
   stepIdempotencyKey,
+  ALERT_INTERVAL_MINUTES,
+  FailureAlerts,
   RUN_CANCELLED,
   CreateWorkflowBody,
   UpdateWorkflowBody,
@@ -293,6 +295,7 @@ export {
 export { checkRunningHours, type WindowCheck } from './running-hours';
 export {
   INTERVAL_MINUTES,
+  MAX_PAUSE_AFTER_FAILURES,
   WorkflowSchedule,
   PutScheduleBody,
   ScheduleResponse,

@@ -44,7 +44,14 @@ export const CronExpression = z
     }
   }, 'cron_expression is not a valid cron expression (5 fields, or 6 with seconds first)');
 
-/** The spec's Workflow schedule record. The field of the other schedule type is null. */
+/** Failed runs in a row after which a schedule pauses itself, at the most (decision 160). */
+export const MAX_PAUSE_AFTER_FAILURES = 100;
+
+/**
+ * The spec's Workflow schedule record, and `pause_after_failures` beside it: how many scheduled
+ * runs in a row may fail before the schedule pauses itself (null: never). The field of the
+ * other schedule type is null.
+ */
 export const WorkflowSchedule = z.object({
   workflow_id: z.uuid(),
   is_enabled: z.boolean(),
@@ -55,6 +62,7 @@ export const WorkflowSchedule = z.object({
   max_runs_per_day: z.number().int().nullable(),
   queue_outside_window: z.boolean(),
   stop_on_node_failure: z.boolean(),
+  pause_after_failures: z.number().int().nullable(),
   updated_at: z.iso.datetime(),
 });
 export type WorkflowSchedule = z.infer<typeof WorkflowSchedule>;
@@ -79,6 +87,13 @@ export const PutScheduleBody = z
     max_runs_per_day: z.number().int().min(1).max(MAX_RUNS_PER_DAY_LIMIT).nullable().default(null),
     queue_outside_window: z.boolean().optional(),
     stop_on_node_failure: z.boolean().optional(),
+    pause_after_failures: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_PAUSE_AFTER_FAILURES)
+      .nullable()
+      .default(null),
   })
   .superRefine((body, context) => {
     const needs = body.schedule_type === 'cron' ? 'cron_expression' : 'interval_minutes';
@@ -100,11 +115,21 @@ export const PutScheduleBody = z
   });
 export type PutScheduleBody = z.infer<typeof PutScheduleBody>;
 
-/** Spec endpoint 9's answer; `nextFireAt` says when the schedule next fires (null: it does not). */
+/** Why a schedule stopped firing by itself; saving it again resumes it. */
+export const SchedulePause = z.object({
+  pausedAt: z.iso.datetime(),
+  reason: z.string(),
+});
+
+/**
+ * Spec endpoint 9's answer; `nextFireAt` says when the schedule next fires (null: it does not),
+ * `pausedForFailures` why it paused itself (null: it did not).
+ */
 export const ScheduleResponse = z.object({
   schedule: WorkflowSchedule.nullable(),
   hasSchedule: z.boolean(),
   nextFireAt: z.iso.datetime().nullable(),
+  pausedForFailures: SchedulePause.nullable(),
 });
 export type ScheduleResponse = z.infer<typeof ScheduleResponse>;
 

@@ -235,11 +235,34 @@ export const TriggerInput = z.object({
 });
 export type TriggerInput = z.infer<typeof TriggerInput>;
 
+/** How often a workflow's failure alert may be sent, in minutes (decision 160). */
+export const ALERT_INTERVAL_MINUTES = { min: 5, max: 1440, default: 60 } as const;
+/** Members a failure alert goes to besides the workflow's owner, at the most. */
+export const MAX_ALERT_MEMBERS = 20;
+
+/**
+ * Emails about failed runs (issue 42 item 5): to the owner and `memberIds`, at most one per
+ * `intervalMinutes`, with how many runs failed since the last one and the newest error.
+ */
+export const FailureAlerts = z.object({
+  enabled: z.boolean(),
+  memberIds: z.array(z.uuid()).max(MAX_ALERT_MEMBERS).default([]),
+  intervalMinutes: z
+    .number()
+    .int()
+    .min(ALERT_INTERVAL_MINUTES.min)
+    .max(ALERT_INTERVAL_MINUTES.max)
+    .default(ALERT_INTERVAL_MINUTES.default),
+});
+export type FailureAlerts = z.infer<typeof FailureAlerts>;
+
 export const WorkflowSettingsInput = z.object({
   runningHours: RunningHours.nullable().optional(),
   queueOutsideWindow: z.boolean().optional(),
   /** A failed step stops the run (default); false records the failure and goes on. */
   stopOnNodeFailure: z.boolean().optional(),
+  /** null turns the alerts off. */
+  failureAlerts: FailureAlerts.nullable().optional(),
 });
 
 export const CreateWorkflowBody = z.object({
@@ -288,6 +311,7 @@ export const Workflow = z.object({
     runningHours: RunningHours.nullable(),
     queueOutsideWindow: z.boolean(),
     stopOnNodeFailure: z.boolean(),
+    failureAlerts: FailureAlerts.nullable(),
   }),
   /** Credits one run needs: the sum of its paid steps' prices. */
   credit_cost: z.number().int().nonnegative(),

@@ -44,7 +44,12 @@ describe.each(RUNTIMES)('workflow schedules (endpoint 9) on the %s runtime', (ru
       cookie: member.cookie,
     });
     expect(before.status).toBe(200);
-    expect(before.body).toEqual({ schedule: null, hasSchedule: false, nextFireAt: null });
+    expect(before.body).toEqual({
+      schedule: null,
+      hasSchedule: false,
+      nextFireAt: null,
+      pausedForFailures: null,
+    });
 
     const put = await http(`${stack.url}/workflows/${workflowId}/schedule`, {
       method: 'PUT',
@@ -74,10 +79,12 @@ describe.each(RUNTIMES)('workflow schedules (endpoint 9) on the %s runtime', (ru
         max_runs_per_day: 3,
         queue_outside_window: false,
         stop_on_node_failure: false,
+        pause_after_failures: null,
         updated_at: expect.any(String),
       },
       hasSchedule: true,
       nextFireAt: expect.any(String),
+      pausedForFailures: null,
     });
     const next = new Date((after.body as { nextFireAt: string }).nextFireAt);
     const berlin = new Intl.DateTimeFormat('en-GB', {

@@ -76,12 +76,20 @@ export const workflows = workflowRunnerSchema.table(
     ownerId: uuid('owner_id').notNull(),
     /** Whose access its runs use: who last saved its trigger or steps, or adopted it (decision 147). */
     runsAs: uuid('runs_as').notNull(),
+    /** Emails about failed runs (decision 160), or null. */
+    failureAlerts: jsonb('failure_alerts'),
+    /** Failed runs that ended before this were told of, or fell before the alerts were on. */
+    alertedThrough: timestamptz('alerted_through'),
+    lastAlertAt: timestamptz('last_alert_at'),
     createdAt: timestamptz('created_at').notNull(),
     updatedAt: timestamptz('updated_at').notNull(),
     deletedAt: timestamptz('deleted_at'),
   },
   (table) => [
     index('workflows_workspace_idx').on(table.workspaceId, table.createdAt),
+    index('workflows_failure_alerts_idx')
+      .on(table.lastAlertAt)
+      .where(sql`${table.failureAlerts} is not null and ${table.deletedAt} is null`),
     check('workflows_status_check', sql`${table.status} in ('draft', 'live')`),
   ],
 );
@@ -178,6 +186,10 @@ export const runs = workflowRunnerSchema.table(
       .on(table.wakeAt)
       .where(sql`${table.wakeAt} is not null`),
     index('runs_event_idx').on(table.eventId),
+    // A workflow's failed runs by when they ended: what a failure alert counts.
+    index('runs_failed_finished_idx')
+      .on(table.workflowId, table.finishedAt)
+      .where(sql`${table.status} = 'failed'`),
     // The runs whose in-flight claim the claim refresh rewrites: few at any time, found without
     // reading the run history each pass.
     index('runs_holding_claims_idx')
@@ -279,6 +291,12 @@ export const workflowSchedules = workflowRunnerSchema.table(
     runsDay: text('runs_day'),
     runsOnDay: integer('runs_on_day').notNull().default(0),
     lastRunId: uuid('last_run_id'),
+    /** Scheduled runs in a row that may fail before it pauses itself; null: never. */
+    pauseAfterFailures: integer('pause_after_failures'),
+    /** Failures in a row are counted among runs created from here: its last save. */
+    failuresCountedFrom: timestamptz('failures_counted_from').notNull().defaultNow(),
+    pausedAt: timestamptz('paused_at'),
+    pausedReason: text('paused_reason'),
     updatedAt: timestamptz('updated_at').notNull(),
   },
   (table) => [
@@ -331,6 +349,44 @@ export const approvalEmails = workflowRunnerSchema.table(
       .on(table.nextAttemptAt)
       .where(sql`${table.status} = 'pending'`),
     check('approval_emails_status_check', sql`${table.status} in ('pending', 'sent', 'failed')`),
+  ],
+);
+
+/**
+ * The outbox of failure alerts (decision 160): one row per workflow, alert and recipient, written
+ * with the alert in one transaction, sent as approval emails are.
+ */
+export const failureAlertEmails = workflowRunnerSchema.table(
+  'failure_alert_emails',
+  {
+    id: uuid('id').primaryKey(),
+    workflowId: uuid('workflow_id').notNull(),
+    /** The end of the failures the alert counts: one alert per workflow and end. */
+    alertedThrough: timestamptz('alerted_through').notNull(),
+    userId: uuid('user_id').notNull(),
+    toAddress: text('to_address').notNull(),
+    subject: text('subject').notNull(),
+    body: text('body').notNull(),
+    status: text('status').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamptz('next_attempt_at').notNull(),
+    lastError: text('last_error'),
+    createdAt: timestamptz('created_at').notNull(),
+    sentAt: timestamptz('sent_at'),
+  },
+  (table) => [
+    uniqueIndex('failure_alert_emails_alert_user_idx').on(
+      table.workflowId,
+      table.alertedThrough,
+      table.userId,
+    ),
+    index('failure_alert_emails_due_idx')
+      .on(table.nextAttemptAt)
+      .where(sql`${table.status} = 'pending'`),
+    check(
+      'failure_alert_emails_status_check',
+      sql`${table.status} in ('pending', 'sent', 'failed')`,
+    ),
   ],
 );
 

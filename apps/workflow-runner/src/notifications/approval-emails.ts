@@ -1,17 +1,15 @@
-import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import { BUS_APIS } from '@wap/contracts';
 import { type Bus, type Clock, type IdSource, type SqlDatabase } from '@wap/platform';
 import { callApi } from '@wap/bus-protocol';
 import { approvalEmails, approvals, runs, runSteps, workflows } from '../db/schema';
 import { startPeriodicPasses } from '../runs/periodic-passes';
+import { sendDueEmails } from './email-outbox';
 import type { Mailer } from './mailer';
 
-/** Approvals whose recipients are resolved per pass, and emails sent per pass. */
+/** Approvals whose recipients are resolved per pass. */
 const BATCH = 50;
-/** How long a sender holds an email it is sending before another may try it, in ms. */
-const SEND_LEASE_MS = 60_000;
-const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
 
 /**
  * The approval emails (decision 73): one pass queues an email for each reviewer who wants one
@@ -113,72 +111,13 @@ export function startApprovalEmails(deps: {
     }
   }
 
-  async function sendDue(): Promise<void> {
-    const now = clock.now();
-    // Taking a batch moves its next attempt on by the lease: a replica that dies mid-send
-    // leaves it to be tried again after that, and two replicas never send one email at once.
-    const taken = await db
-      .update(approvalEmails)
-      .set({ nextAttemptAt: new Date(now.getTime() + SEND_LEASE_MS) })
-      .where(
-        inArray(
-          approvalEmails.id,
-          db
-            .select({ id: approvalEmails.id })
-            .from(approvalEmails)
-            .where(
-              and(
-                eq(approvalEmails.status, 'pending'),
-                sql`${approvalEmails.nextAttemptAt} <= ${now.toISOString()}::timestamptz`,
-              ),
-            )
-            .orderBy(asc(approvalEmails.nextAttemptAt))
-            .limit(BATCH)
-            .for('update', { skipLocked: true }),
-        ),
-      )
-      .returning();
-    for (const email of taken) {
-      const attempts = email.attempts + 1;
-      try {
-        await deps.mailer.send({
-          id: email.id,
-          to: email.toAddress,
-          subject: email.subject,
-          text: email.body,
-        });
-        await db
-          .update(approvalEmails)
-          .set({ status: 'sent', attempts, sentAt: clock.now(), lastError: null })
-          .where(eq(approvalEmails.id, email.id));
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        const failed = attempts >= deps.maxAttempts;
-        const delay = Math.min(MAX_RETRY_DELAY_MS, deps.retryBaseMs * 2 ** (attempts - 1));
-        await db
-          .update(approvalEmails)
-          .set({
-            status: failed ? 'failed' : 'pending',
-            attempts,
-            lastError: reason,
-            nextAttemptAt: new Date(clock.now().getTime() + delay),
-          })
-          .where(eq(approvalEmails.id, email.id));
-        logger.warn(
-          { emailId: email.id, approvalId: email.approvalId, attempts, failed, reason },
-          failed ? 'approval email failed for good' : 'approval email failed; retrying',
-        );
-      }
-    }
-  }
-
   return startPeriodicPasses({
     intervalMs: deps.intervalMs,
     logger,
     failureMessage: 'approval emails pass failed; the next one tries again',
     pass: async () => {
       await queueEmails();
-      await sendDue();
+      await sendDueEmails(deps, approvalEmails, 'approval');
     },
   });
 }

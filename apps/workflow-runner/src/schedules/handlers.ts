@@ -32,6 +32,7 @@ function scheduleBody(row: ScheduleRow, workflow: WorkflowRow): WorkflowSchedule
     max_runs_per_day: row.maxRunsPerDay,
     queue_outside_window: workflow.queueOutsideWindow,
     stop_on_node_failure: workflow.stopOnNodeFailure,
+    pause_after_failures: row.pauseAfterFailures,
     updated_at: row.updatedAt.toISOString(),
   };
 }
@@ -42,8 +43,12 @@ function answer(row: ScheduleRow | undefined, workflow: WorkflowRow): ScheduleRe
         schedule: scheduleBody(row, workflow),
         hasSchedule: true,
         nextFireAt: row.isEnabled && row.nextFireAt ? row.nextFireAt.toISOString() : null,
+        pausedForFailures:
+          row.pausedAt && row.pausedReason
+            ? { pausedAt: row.pausedAt.toISOString(), reason: row.pausedReason }
+            : null,
       }
-    : { schedule: null, hasSchedule: false, nextFireAt: null };
+    : { schedule: null, hasSchedule: false, nextFireAt: null, pausedForFailures: null };
 }
 
 function fireBody(row: FireRow): ScheduleFire {
@@ -110,6 +115,7 @@ export function scheduleHandlers(deps: {
         cronExpression: body.schedule_type === 'cron' ? (body.cron_expression ?? null) : null,
         intervalMinutes: body.schedule_type === 'interval' ? (body.interval_minutes ?? null) : null,
         maxRunsPerDay: body.max_runs_per_day,
+        pauseAfterFailures: body.pause_after_failures,
       });
       let current = workflow;
       if (body.queue_outside_window !== undefined || body.stop_on_node_failure !== undefined) {

@@ -25,7 +25,10 @@ export function createScheduleRepository(deps: {
       return row;
     },
 
-    /** Saves the schedule; its owed fire is computed again from now (a change never replays). */
+    /**
+     * Saves the schedule; its owed fire is computed again from now (a change never replays). A
+     * save resumes a schedule that paused itself and counts failures in a row afresh.
+     */
     async save(
       workflowId: string,
       workspaceId: string,
@@ -39,6 +42,9 @@ export function createScheduleRepository(deps: {
         ...input,
         anchorAt: now,
         nextFireAt: input.isEnabled ? nextFireAfter(timing, now) : null,
+        failuresCountedFrom: now,
+        pausedAt: null,
+        pausedReason: null,
         updatedAt: now,
       };
       const [row] = await db

@@ -32,6 +32,7 @@ export interface ScheduleInput {
   cronExpression: string | null;
   intervalMinutes: number | null;
   maxRunsPerDay: number | null;
+  pauseAfterFailures: number | null;
 }
 
 /** One fire as decided by a pass, for logs and tests. */

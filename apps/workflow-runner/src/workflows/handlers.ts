@@ -12,6 +12,7 @@ import {
   type WorkflowAction,
   WorkflowIdParams,
   WorkspaceQuery,
+  type FailureAlerts,
   type Step,
   type StepInput,
   type ServiceRequest,
@@ -126,6 +127,27 @@ export function workflowHandlers(deps: {
     }
   }
 
+  /** Failure alerts go to members of the workspace only: an editor cannot mail anyone else. */
+  async function requireAlertMembers(
+    workspaceId: string,
+    settings: { failureAlerts?: FailureAlerts | null } | undefined,
+  ): Promise<void> {
+    const details: { path: string; message: string }[] = [];
+    for (const [position, userId] of (settings?.failureAlerts?.memberIds ?? []).entries()) {
+      if ((await directory.confirmedRoleOf(workspaceId, userId)) === undefined) {
+        details.push({
+          path: `body.settings.failureAlerts.memberIds.${position}`,
+          message: 'Not a member of this workspace',
+        });
+      }
+    }
+    if (details.length > 0) {
+      throw new AppError('VALIDATION_ERROR', 'Alert recipients must be workspace members', {
+        details,
+      });
+    }
+  }
+
   /**
    * A step's `onFailure: run_workflow` names a workflow of the same workspace, other than its
    * own, that the person saving may run: a failure must not start what they could not start
@@ -180,6 +202,7 @@ export function workflowHandlers(deps: {
         throw new AppError('NOT_FOUND', 'Workspace not found');
       }
       await requireReviewersAreMembers(body.workspaceId, body.steps);
+      await requireAlertMembers(body.workspaceId, body.settings);
       await requireFailureWorkflowsRunnable(body.workspaceId, undefined, body.steps, actor.userId);
       const row = await workflows.create({
         workspaceId: body.workspaceId,
@@ -191,6 +214,7 @@ export function workflowHandlers(deps: {
         runningHours: body.settings?.runningHours ?? null,
         queueOutsideWindow: body.settings?.queueOutsideWindow ?? true,
         stopOnNodeFailure: body.settings?.stopOnNodeFailure ?? true,
+        failureAlerts: body.settings?.failureAlerts ?? null,
         createdBy: actor.userId,
       });
       await publisher.publish(row.id);
@@ -242,6 +266,7 @@ export function workflowHandlers(deps: {
         ...(changesApprovals ? (['change_approvals'] as const) : []),
       ]);
       await requireReviewersAreMembers(current.workspaceId, body.steps);
+      await requireAlertMembers(current.workspaceId, body.settings);
       await requireFailureWorkflowsRunnable(
         current.workspaceId,
         current.id,
@@ -255,6 +280,7 @@ export function workflowHandlers(deps: {
         runningHours: body.settings?.runningHours,
         queueOutsideWindow: body.settings?.queueOutsideWindow,
         stopOnNodeFailure: body.settings?.stopOnNodeFailure,
+        failureAlerts: body.settings?.failureAlerts,
         // Whoever changes what it does answers for it: runs act as them from now on.
         runsAs: changesWhatItDoes ? actor.userId : undefined,
       });
@@ -339,6 +365,7 @@ export function workflowHandlers(deps: {
         runningHours: original.settings.runningHours,
         queueOutsideWindow: original.settings.queueOutsideWindow,
         stopOnNodeFailure: original.settings.stopOnNodeFailure,
+        failureAlerts: original.settings.failureAlerts,
         createdBy: actor.userId,
       });
       await publisher.publish(copy.id);

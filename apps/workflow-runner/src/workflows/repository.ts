@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import {
   CustomResponse,
+  FailureAlerts,
   ProviderEventsTrigger,
   RunningHours,
   Step,
@@ -42,6 +43,7 @@ const StoredSteps = z.array(Step);
 const StoredCustomResponse = CustomResponse.nullable();
 const StoredProviderEvents = ProviderEventsTrigger.nullable();
 const StoredRunningHours = RunningHours.nullable();
+const StoredFailureAlerts = FailureAlerts.nullable();
 
 /** Reads the stored JSON columns back through their schemas: the database is not trusted blindly. */
 export function toWorkflow(row: WorkflowRow): Workflow {
@@ -63,6 +65,7 @@ export function toWorkflow(row: WorkflowRow): Workflow {
       runningHours: StoredRunningHours.parse(row.runningHours),
       queueOutsideWindow: row.queueOutsideWindow,
       stopOnNodeFailure: row.stopOnNodeFailure,
+      failureAlerts: StoredFailureAlerts.parse(row.failureAlerts ?? null),
     },
     credit_cost: row.creditCost,
     last_test_run_at: row.lastTestRunAt?.toISOString() ?? null,
@@ -84,6 +87,7 @@ export interface NewWorkflow {
   runningHours: RunningHours | null;
   queueOutsideWindow: boolean;
   stopOnNodeFailure: boolean;
+  failureAlerts: FailureAlerts | null;
   createdBy: string;
 }
 
@@ -101,8 +105,13 @@ export interface WorkflowChanges {
   runningHours?: RunningHours | null;
   queueOutsideWindow?: boolean;
   stopOnNodeFailure?: boolean;
+  failureAlerts?: FailureAlerts | null;
   /** Whose access runs use from now on: set by a save of trigger or steps (decision 147). */
   runsAs?: string;
+}
+
+function alertsOn(row: WorkflowRow): boolean {
+  return StoredFailureAlerts.parse(row.failureAlerts ?? null)?.enabled === true;
 }
 
 /* eslint-disable-next-line max-lines-per-function --
@@ -150,6 +159,9 @@ export function createWorkflowRepository(deps: { db: SqlDatabase; clock: Clock; 
         runningHours: input.runningHours,
         queueOutsideWindow: input.queueOutsideWindow,
         stopOnNodeFailure: input.stopOnNodeFailure,
+        failureAlerts: input.failureAlerts,
+        // Alerts tell of failures from when they are turned on, not of the history before.
+        alertedThrough: input.failureAlerts?.enabled ? now : null,
         creditCost: creditCostOf(input.steps),
         createdBy: input.createdBy,
         ownerId: input.createdBy,
@@ -188,6 +200,11 @@ export function createWorkflowRepository(deps: { db: SqlDatabase; clock: Clock; 
     }
     if (changes.stopOnNodeFailure !== undefined) {
       values.stopOnNodeFailure = changes.stopOnNodeFailure;
+    }
+    if (changes.failureAlerts !== undefined) {
+      values.failureAlerts = changes.failureAlerts;
+      if (changes.failureAlerts?.enabled && !alertsOn(current))
+        values.alertedThrough = values.updatedAt;
     }
     if (changes.runsAs !== undefined) values.runsAs = changes.runsAs;
     return set(current.id, values);

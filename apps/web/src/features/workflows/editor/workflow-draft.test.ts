@@ -63,6 +63,7 @@ describe('the editor draft', () => {
       runningHours: null,
       queueOutsideWindow: true,
       stopOnNodeFailure: true,
+      failureAlerts: null,
     });
   });
 
@@ -135,6 +136,7 @@ describe('the editor draft', () => {
         runningHours: { timezone: 'Europe/Berlin', days: [1, 2], start: '08:00', end: '18:00' },
         queueOutsideWindow: false,
         stopOnNodeFailure: true,
+        failureAlerts: { enabled: true, memberIds: [REVIEWER], intervalMinutes: 30 },
       },
       credit_cost: 0,
       last_test_run_at: null,
@@ -162,6 +164,17 @@ describe('the editor draft', () => {
     expect(
       toRequest({ ...draft, providerEventsEnabled: false }, [info('delay')]).trigger.providerEvents,
     ).toBeNull();
+    expect(toRequest(draft, [info('delay')]).settings?.failureAlerts).toEqual({
+      enabled: true,
+      memberIds: [REVIEWER],
+      intervalMinutes: 30,
+    });
+    expect(
+      toRequest({ ...draft, failureAlertsEnabled: false }, [info('delay')]).settings?.failureAlerts,
+    ).toBeNull();
+    expect(validateDraft({ ...draft, alertIntervalMinutes: '2' }, [info('delay')]).fields).toEqual({
+      alertIntervalMinutes: 'Use whole minutes from 5 to 1440.',
+    });
     const [first] = draft.steps;
     if (!first) throw new Error('the draft has no step');
     const before = { ...first, name: '' };
@@ -291,7 +304,12 @@ function workflowOf(body: ReturnType<typeof toRequest>): Omit<Workflow, 'steps'>
     name: body.name,
     status: 'draft',
     trigger: null,
-    settings: { runningHours: null, queueOutsideWindow: true, stopOnNodeFailure: true },
+    settings: {
+      runningHours: null,
+      queueOutsideWindow: true,
+      stopOnNodeFailure: true,
+      failureAlerts: null,
+    },
     credit_cost: 1,
     last_test_run_at: null,
     created_by: REVIEWER,

@@ -1,4 +1,5 @@
 import {
+  ALERT_INTERVAL_MINUTES,
   CreateWorkflowBody,
   CustomResponse,
   ProviderEventsTrigger,
@@ -55,6 +56,11 @@ export interface WorkflowDraft {
   runningHours: RunningHoursDraft;
   queueOutsideWindow: boolean;
   stopOnNodeFailure: boolean;
+  /** Emails about failed runs to the owner and `alertMemberIds` (decision 160). */
+  failureAlertsEnabled: boolean;
+  alertMemberIds: string[];
+  /** As typed: minutes between two alerts at the least. */
+  alertIntervalMinutes: string;
 }
 
 export interface DraftErrors {
@@ -109,6 +115,9 @@ export function newDraft(): WorkflowDraft {
     runningHours: defaultRunningHours(),
     queueOutsideWindow: true,
     stopOnNodeFailure: true,
+    failureAlertsEnabled: false,
+    alertMemberIds: [],
+    alertIntervalMinutes: String(ALERT_INTERVAL_MINUTES.default),
   };
 }
 
@@ -116,6 +125,7 @@ export function draftOf(workflow: Workflow): WorkflowDraft {
   const response = workflow.trigger?.customResponse ?? null;
   const providerEvents = workflow.trigger?.providerEvents ?? null;
   const hours = workflow.settings.runningHours;
+  const alerts = workflow.settings.failureAlerts;
   return {
     name: workflow.name,
     customResponseEnabled: response?.enabled ?? false,
@@ -134,6 +144,9 @@ export function draftOf(workflow: Workflow): WorkflowDraft {
     runningHours: hours ? { ...hours, days: [...hours.days] } : defaultRunningHours(),
     queueOutsideWindow: workflow.settings.queueOutsideWindow,
     stopOnNodeFailure: workflow.settings.stopOnNodeFailure,
+    failureAlertsEnabled: alerts?.enabled ?? false,
+    alertMemberIds: [...(alerts?.memberIds ?? [])],
+    alertIntervalMinutes: String(alerts?.intervalMinutes ?? ALERT_INTERVAL_MINUTES.default),
   };
 }
 
@@ -223,10 +236,27 @@ export function toRequest(
         : null,
       queueOutsideWindow: draft.queueOutsideWindow,
       stopOnNodeFailure: draft.stopOnNodeFailure,
+      failureAlerts: draft.failureAlertsEnabled
+        ? {
+            enabled: true,
+            memberIds: draft.alertMemberIds,
+            intervalMinutes: Number(draft.alertIntervalMinutes),
+          }
+        : null,
     },
   };
   // The values are checked before sending (validateDraft); the service checks them again.
   return fields as WorkflowFields;
+}
+
+function alertIntervalReads(text: string): boolean {
+  const minutes = Number(text);
+  return (
+    text.trim() !== '' &&
+    Number.isInteger(minutes) &&
+    minutes >= ALERT_INTERVAL_MINUTES.min &&
+    minutes <= ALERT_INTERVAL_MINUTES.max
+  );
 }
 
 /** `pull_request.opened, issues` → the filters, in order, each once. */
@@ -278,6 +308,11 @@ export function validateDraft(
           field === 'days' ? 'Choose at least one day.' : message;
       }
     }
+  }
+
+  if (draft.failureAlertsEnabled && !alertIntervalReads(draft.alertIntervalMinutes)) {
+    errors.fields['alertIntervalMinutes'] =
+      `Use whole minutes from ${ALERT_INTERVAL_MINUTES.min} to ${ALERT_INTERVAL_MINUTES.max}.`;
   }
 
   const seen = new Set<string>();

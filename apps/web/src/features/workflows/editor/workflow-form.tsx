@@ -3,6 +3,7 @@ import type { Workflow } from '@wap/contracts';
 import { Button, ErrorMessage, StatusMessage } from '../../../components';
 import { ApiError } from '../../../lib/api';
 import type { StepTypeInfo } from '../api/workflows-api';
+import { FailureAlertsPanel } from './failure-alerts-panel';
 import { RunningHoursPanel } from './running-hours-panel';
 import { StepsPanel, useInvalidJsonSettings, type VariableSources } from './steps-panel';
 import { TriggerPanel } from './trigger-panel';
@@ -63,6 +64,7 @@ export function WorkflowForm(props: WorkflowFormProps) {
     setSaved(false);
     setDraft((current) => ({ ...current, ...change }));
   };
+  const panel = { draft, errors, update };
   const focusFirstProblem = () =>
     requestAnimationFrame(() => {
       formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
@@ -101,7 +103,7 @@ export function WorkflowForm(props: WorkflowFormProps) {
 
   return (
     <form ref={formRef} className="wf-form" noValidate onSubmit={(event) => void submit(event)}>
-      <TriggerPanel draft={draft} errors={errors} update={update} />
+      <TriggerPanel {...panel} />
       <StepsPanel
         steps={draft.steps}
         stepTypes={stepTypes}
@@ -112,7 +114,8 @@ export function WorkflowForm(props: WorkflowFormProps) {
         onStepsChange={(steps) => update({ steps })}
         onJsonValidityChange={setJsonValidity}
       />
-      <RunningHoursPanel draft={draft} errors={errors} update={update} />
+      <RunningHoursPanel {...panel} />
+      <FailureAlertsPanel {...panel} workspaceId={props.workspaceId} />
       <SaveBar
         errors={errors}
         saveError={saveError}

@@ -12,7 +12,12 @@ import {
 const workflow = {
   settings: { runningHours: null, queueOutsideWindow: false, stopOnNodeFailure: true },
 } as Workflow;
-const none: ScheduleResponse = { schedule: null, hasSchedule: false, nextFireAt: null };
+const none: ScheduleResponse = {
+  schedule: null,
+  hasSchedule: false,
+  nextFireAt: null,
+  pausedForFailures: null,
+};
 
 function draft(change: Partial<ScheduleDraft> = {}): ScheduleDraft {
   return { ...scheduleDraftOf(none, workflow, 'Europe/Berlin'), ...change };
@@ -29,6 +34,7 @@ describe('the schedule form', () => {
       max_runs_per_day: '',
       queue_outside_window: false,
       stop_on_node_failure: true,
+      pause_after_failures: '',
     });
   });
 
@@ -41,6 +47,7 @@ describe('the schedule form', () => {
       max_runs_per_day: null,
       queue_outside_window: false,
       stop_on_node_failure: true,
+      pause_after_failures: null,
     });
     const checked = validateSchedule(draft({ max_runs_per_day: '3' }));
     expect(checked.ok && checked.body).toMatchObject({
@@ -61,6 +68,8 @@ describe('the schedule form', () => {
     [{ schedule_type: 'interval', interval_minutes: '' }, 'interval_minutes', /minutes/],
     [{ max_runs_per_day: '0' }, 'max_runs_per_day', /or leave it empty/],
     [{ timezone: 'Mars/Olympus' }, 'timezone', /^Choose a timezone/],
+    [{ pause_after_failures: '0' }, 'pause_after_failures', /never to pause\.$/],
+    [{ pause_after_failures: '101' }, 'pause_after_failures', /from 1 to 100/],
   ])('%o is refused on %s, readably', (change, field, message) => {
     const checked = validateSchedule(draft(change));
     expect(checked.ok).toBe(false);

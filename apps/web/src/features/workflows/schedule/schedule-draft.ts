@@ -1,5 +1,6 @@
 import {
   INTERVAL_MINUTES,
+  MAX_PAUSE_AFTER_FAILURES,
   PutScheduleBody,
   type ScheduleResponse,
   type Workflow,
@@ -17,6 +18,8 @@ export interface ScheduleDraft {
   max_runs_per_day: string;
   queue_outside_window: boolean;
   stop_on_node_failure: boolean;
+  /** Empty: never pause. */
+  pause_after_failures: string;
 }
 
 export const CRON_HELP =
@@ -38,6 +41,8 @@ export function scheduleDraftOf(
     max_runs_per_day: saved?.max_runs_per_day == null ? '' : String(saved.max_runs_per_day),
     queue_outside_window: saved?.queue_outside_window ?? workflow.settings.queueOutsideWindow,
     stop_on_node_failure: saved?.stop_on_node_failure ?? workflow.settings.stopOnNodeFailure,
+    pause_after_failures:
+      saved?.pause_after_failures == null ? '' : String(saved.pause_after_failures),
   };
 }
 
@@ -58,6 +63,7 @@ export function scheduleBodyOf(draft: ScheduleDraft): Record<string, unknown> {
     max_runs_per_day: numberOrNull(draft.max_runs_per_day),
     queue_outside_window: draft.queue_outside_window,
     stop_on_node_failure: draft.stop_on_node_failure,
+    pause_after_failures: numberOrNull(draft.pause_after_failures),
   };
 }
 
@@ -74,6 +80,8 @@ function readableMessage(field: string, message: string, draft: ScheduleDraft): 
       return 'Enter a whole number of at least 1, or leave it empty for no limit.';
     case 'timezone':
       return 'Choose a timezone from the list.';
+    case 'pause_after_failures':
+      return `Enter a whole number from 1 to ${MAX_PAUSE_AFTER_FAILURES}, or leave it empty never to pause.`;
     default:
       return message;
   }

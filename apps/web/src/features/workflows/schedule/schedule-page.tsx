@@ -121,8 +121,10 @@ function ScheduleForm(props: { workflow: Workflow; saved: ScheduleResponse }) {
     });
   };
   const refusedFields = Object.keys(errors).length > 0;
+  const pause = (save.data ?? props.saved).pausedForFailures;
   return (
     <Panel title="Schedule" description={nextRunSentence(save.data ?? props.saved, workflow)}>
+      {pause && <PauseNotice pause={pause} />}
       <form ref={formRef} onSubmit={submit} noValidate>
         <Switch
           label="Run on this schedule"
@@ -137,12 +139,7 @@ function ScheduleForm(props: { workflow: Workflow; saved: ScheduleResponse }) {
           checked={draft.queue_outside_window}
           onChange={(queue_outside_window) => set({ queue_outside_window })}
         />
-        <Switch
-          label="Stop the run when a step fails"
-          description="Off: the failure is recorded and the next steps run. The same setting as in the editor."
-          checked={draft.stop_on_node_failure}
-          onChange={(stop_on_node_failure) => set({ stop_on_node_failure })}
-        />
+        <FailureSettings draft={draft} errors={errors} set={set} />
         <SaveOutcome
           refusedFields={refusedFields}
           general={general}
@@ -154,6 +151,50 @@ function ScheduleForm(props: { workflow: Workflow; saved: ScheduleResponse }) {
         </Button>
       </form>
     </Panel>
+  );
+}
+
+/** Why the schedule stopped firing by itself (decision 160). */
+function PauseNotice({ pause }: { pause: NonNullable<ScheduleResponse['pausedForFailures']> }) {
+  return (
+    <div className="notice notice--error" role="status">
+      <p>
+        Paused by itself on {formatDateTime(pause.pausedAt)}. {pause.reason}
+      </p>
+      <p>Turn it on and save it to resume.</p>
+    </div>
+  );
+}
+
+/** What a failing step does to its run, and when failures in a row pause the schedule. */
+function FailureSettings({
+  draft,
+  errors,
+  set,
+}: {
+  draft: ScheduleDraft;
+  errors: FieldErrors;
+  set: (change: Partial<ScheduleDraft>) => void;
+}) {
+  return (
+    <>
+      <Switch
+        label="Stop the run when a step fails"
+        description="Off: the failure is recorded and the next steps run. The same setting as in the editor."
+        checked={draft.stop_on_node_failure}
+        onChange={(stop_on_node_failure) => set({ stop_on_node_failure })}
+      />
+      <TextField
+        label="Pause after failed runs in a row"
+        hint="Empty: never. The schedule turns itself off after this many scheduled runs fail one after another, and the failure alert says so."
+        type="number"
+        inputMode="numeric"
+        min={1}
+        value={draft.pause_after_failures}
+        error={errors['pause_after_failures']}
+        onChange={(event) => set({ pause_after_failures: event.target.value })}
+      />
+    </>
   );
 }
 
