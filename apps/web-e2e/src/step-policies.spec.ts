@@ -148,6 +148,10 @@ describe('step policies in a browser', () => {
       expect(page.url()).not.toContain(failedRun);
       await expectNoSeriousA11yViolations(page);
       await screenshot(page, 'run-retry');
+      // The run before lists its retry, linked.
+      await page.getByRole('link', { name: 'the run before' }).click();
+      const retries = page.getByRole('region', { name: 'Retried as' });
+      await retries.getByRole('link', { name: 'Attempt 2' }).waitFor();
 
       // A run asleep in a long delay is cancelled from its page.
       const sleeper = await platform.api('/workflows', {

@@ -227,6 +227,7 @@ export const WORKFLOW_SUBJECTS = {
   listWorkflows: 'workflow.api.list_workflows.v1',
   startRun: 'workflow.api.start_run.v1',
   getRun: 'workflow.api.get_run.v1',
+  retryRun: 'workflow.api.retry_run_by_key.v1',
 } as const;
 /**
  * An event every runner replica hears when a run's cancel was asked for: the one executing it
@@ -270,6 +271,17 @@ export const RunSummary = z.object({
   ),
 });
 export const GetRunReply = z.object({ run: RunSummary });
+/**
+ * A retry of an ended run of the key's workspace (the rules of POST /runs/{runId}/retry): 409
+ * CONFLICT when it has not ended or nothing failed, 402 when the steps to run again cost more
+ * than the balance.
+ */
+export const RetryRunRequest = z.object({
+  workspaceId: z.uuid(),
+  runId: z.uuid(),
+  from: z.enum(['failed_step', 'start']).default('failed_step'),
+});
+export const RetryRunReply = z.object({ runId: z.uuid() });
 
 /** mcp-registry bus API used by the assistant and by mcp_tool workflow steps. */
 export const MCP_SUBJECTS = {

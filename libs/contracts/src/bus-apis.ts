@@ -13,6 +13,8 @@ import {
   RUN_OF_EVENT_SUBJECT,
   RunOfEventReply,
   RunOfEventRequest,
+  RetryRunReply,
+  RetryRunRequest,
   StartRunReply,
   StartRunRequest,
   WORKFLOW_SUBJECTS,
@@ -119,6 +121,7 @@ export const BUS_APIS = {
   listWorkflows: busApi(WORKFLOW_SUBJECTS.listWorkflows, ListWorkflowsRequest, ListWorkflowsReply),
   startRun: busApi(WORKFLOW_SUBJECTS.startRun, StartRunRequest, StartRunReply),
   getRun: busApi(WORKFLOW_SUBJECTS.getRun, GetRunRequest, GetRunReply),
+  retryRun: busApi(WORKFLOW_SUBJECTS.retryRun, RetryRunRequest, RetryRunReply),
   runOfEvent: busApi(RUN_OF_EVENT_SUBJECT, RunOfEventRequest, RunOfEventReply),
   providerConnectionSecret: busApi(
     PROVIDER_CONNECTION_SECRET_SUBJECT,

@@ -4,6 +4,12 @@ import { START_RUN_SUBJECT, WEBHOOK_RECEIVED_SUBJECT } from './automation';
 import { ROUTES } from './routes';
 
 describe('NATS permissions derived from the subject registry', () => {
+  test('no two request subjects are one: a bus API and a route sharing one answer each other’s callers', () => {
+    const subjects = REQUEST_SUBJECTS.map((spec) => spec.subject);
+    const twice = subjects.filter((subject, index) => subjects.indexOf(subject) !== index);
+    expect(twice).toEqual([]);
+  });
+
   test('a service may publish what it calls and subscribe to what it serves, and nothing of the others', () => {
     const chat = natsPermissions('chat');
     expect(chat.publish.allow).toContain('mcp.api.call_tool.v1');

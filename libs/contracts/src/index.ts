@@ -125,6 +125,7 @@ export {
   StepRunStatus,
   Run,
   RunResponse,
+  RunDetailsResponse,
   RunListResponse,
   RUNS_PAGE,
   ListRunsQuery,

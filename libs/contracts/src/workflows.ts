@@ -451,6 +451,15 @@ export const Run = z.object({
 });
 export type Run = z.infer<typeof Run>;
 export const RunResponse = z.object({ run: Run });
+/** A run that retries another (its `retry_of`), as the original's page lists it. */
+export const RunRetry = z.object({
+  id: z.uuid(),
+  status: RunStatus,
+  attempt: z.number().int().min(2),
+  created_at: z.iso.datetime(),
+});
+/** GET /runs/{runId}: the run, and the runs that retry it, oldest first (at most 50). */
+export const RunDetailsResponse = RunResponse.extend({ retries: z.array(RunRetry) });
 /**
  * Runs in a list leave out `input` and each step's `input`, `output` and `attempts` (see
  * GET /runs/{runId}).
@@ -859,7 +868,7 @@ export const workflowRoutes = defineRoutes([
     bodyKind: 'none',
     request: { params: RunIdParams },
     responses: {
-      200: { description: 'The run', schema: RunResponse },
+      200: { description: 'The run and its retries', schema: RunDetailsResponse },
       ...sessionErrorResponses,
       404: workflowNotFound,
     },

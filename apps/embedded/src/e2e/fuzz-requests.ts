@@ -668,7 +668,13 @@ function bodyFor(
           params: fc.oneof(
             fc.record(
               {
-                name: fc.constantFrom('list_workflows', 'run_workflow', 'get_run', 'nope'),
+                name: fc.constantFrom(
+                  'list_workflows',
+                  'run_workflow',
+                  'get_run',
+                  'retry_run',
+                  'nope',
+                ),
                 arguments: loose,
               },
               { requiredKeys: [] },

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { http, RUNTIMES, startStack, uniqueEmail, type TestStack } from './stack';
+import { eventually } from '@wap/testing';
+import { fundedWorkspace, http, RUNTIMES, startStack, uniqueEmail, type TestStack } from './stack';
 
 /**
  * The platform's own MCP server at POST /mcp, exercised by an independent client: the official
@@ -87,7 +88,7 @@ describe.each(RUNTIMES)("the platform's MCP server on the %s runtime", (runtime)
       try {
         const { tools } = await client.listTools();
         expect(tools.map((tool) => tool.name).sort()).toEqual(
-          ['get_run', 'list_workflows', 'run_workflow'].sort(),
+          ['get_run', 'list_workflows', 'retry_run', 'run_workflow'].sort(),
         );
 
         const listed = structured<{ workflows: Array<{ id: string; name: string }> }>(
@@ -121,6 +122,67 @@ describe.each(RUNTIMES)("the platform's MCP server on the %s runtime", (runtime)
           await client.callTool({ name: 'get_run', arguments: { runId: started.runId } }),
         );
         expect(run.run).toMatchObject({ id: started.runId, workflow_id: workflowId });
+
+        // An ended run is retried by the key as the route retries it: nothing failed, so only
+        // from the start.
+        await eventually(async () => {
+          const read = structured<{ run: { status: string } }>(
+            await client.callTool({ name: 'get_run', arguments: { runId: started.runId } }),
+          );
+          expect(read.run.status).toBe('succeeded');
+        });
+        expect(
+          await client.callTool({ name: 'retry_run', arguments: { runId: started.runId } }),
+        ).toMatchObject({
+          isError: true,
+          content: [
+            { type: 'text', text: 'Every step of this run succeeded: retry it from the start' },
+          ],
+        });
+        const retried = structured<{ runId: string }>(
+          await client.callTool({
+            name: 'retry_run',
+            arguments: { runId: started.runId, from: 'start' },
+          }),
+        );
+        const retry = await http(`${stack.url}/runs/${retried.runId}`, { cookie });
+        expect((retry.body as { run: unknown }).run).toMatchObject({
+          retry_of: started.runId,
+          attempt: 2,
+        });
+        // Another workspace's ended run is not this key's to retry.
+        const other = await fundedWorkspace(stack, `mcp-other-${mode}`, 5);
+        const foreignWorkflow = await http(`${stack.url}/workflows`, {
+          method: 'POST',
+          cookie: other.owner.cookie,
+          body: {
+            workspaceId: other.workspaceId,
+            name: 'not yours',
+            trigger: { type: 'custom_webhook' },
+            steps: [],
+          },
+        });
+        const foreignStart = await http(
+          `${stack.url}/workflows/${(foreignWorkflow.body as { workflow: { id: string } }).workflow.id}/run`,
+          { method: 'POST', cookie: other.owner.cookie },
+        );
+        const foreignRun = (foreignStart.body as { runId: string }).runId;
+        await eventually(async () => {
+          const read = await http(`${stack.url}/runs/${foreignRun}`, {
+            cookie: other.owner.cookie,
+          });
+          expect((read.body as { run: { status: string } }).run.status).toBe('succeeded');
+        });
+        expect(
+          await client.callTool({
+            name: 'retry_run',
+            arguments: { runId: foreignRun, from: 'start' },
+          }),
+        ).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Run not found' }] });
+        const foreignRead = await http(`${stack.url}/runs/${foreignRun}`, {
+          cookie: other.owner.cookie,
+        });
+        expect((foreignRead.body as { retries: unknown[] }).retries).toEqual([]);
 
         const foreign = await client.callTool({
           name: 'run_workflow',

@@ -230,6 +230,20 @@ describe.each(RUNTIMES)('cancelling and retrying runs on the %s runtime', (runti
     });
     expect(third).toMatchObject({ retry_of: retryId, attempt: 3, credits_charged: 3 });
     expect(arrived.filter((path) => path === '/first')).toHaveLength(2);
+    // Each run's page lists the runs that retried it.
+    const retriesOf = async (id: string) =>
+      (
+        (await http(`${stack.url}/runs/${id}`, { cookie: owner.cookie })).body as {
+          retries: { id: string; attempt: number; status: string }[];
+        }
+      ).retries;
+    expect(await retriesOf(runId)).toEqual([
+      expect.objectContaining({ id: retryId, attempt: 2, status: 'succeeded' }),
+    ]);
+    expect(await retriesOf(retryId)).toEqual([
+      expect.objectContaining({ id: third.id, attempt: 3, status: 'succeeded' }),
+    ]);
+    expect(await retriesOf(third.id)).toEqual([]);
   });
 
   test('a run still going cannot be retried; an outsider cannot retry', async () => {

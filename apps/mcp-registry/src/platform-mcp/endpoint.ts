@@ -81,6 +81,22 @@ function buildServer(bus: Bus, principal: ApiKeyPrincipal): McpServer {
     },
     ({ runId }) => call(BUS_APIS.getRun, { workspaceId: principal.workspaceId, runId }),
   );
+  server.registerTool(
+    'retry_run',
+    {
+      description:
+        'Retry an ended run of this workspace as a new run: from its failed step (the steps before keep their outputs and are not charged again) or from the start.',
+      inputSchema: z.object({
+        runId: z.uuid().describe('The run to retry'),
+        from: z
+          .enum(['failed_step', 'start'])
+          .default('failed_step')
+          .describe('Where the retry starts'),
+      }),
+    },
+    ({ runId, from }) =>
+      call(BUS_APIS.retryRun, { workspaceId: principal.workspaceId, runId, from }),
+  );
   return server;
 }
 

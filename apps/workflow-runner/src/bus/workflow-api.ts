@@ -17,11 +17,12 @@ import {
   type Streams,
   type Subscription,
 } from '@wap/platform';
-import { injectTraceHeaders, serveApi } from '@wap/bus-protocol';
+import { activeTraceparent, injectTraceHeaders, serveApi } from '@wap/bus-protocol';
 import type { CreditLedger } from '../credits/ledger';
 import { createRunFromRequest } from '../runs/consumer';
 import type { RunRepository } from '../runs/repository';
 import { toRun } from '../runs/run-api';
+import { retryEndedRun } from '../runs/run-retry';
 import type { ModelRequirement } from '../workflows/model-requirement';
 import type { WorkflowAuthority } from '../workflows/permissions';
 import { toWorkflow, type WorkflowRepository } from '../workflows/repository';
@@ -83,9 +84,30 @@ async function startRunForKey(
   return { runId: start.runId };
 }
 
+/** A retry asked for by a workspace API key: who may run the workflow by key may retry its runs. */
+async function retryRunForKey(
+  deps: WorkflowApiDeps,
+  request: z.infer<(typeof BUS_APIS.retryRun)['request']>,
+): Promise<{ runId: string }> {
+  const original = await deps.runs.get(request.runId);
+  if (!original || original.run.workspaceId !== request.workspaceId) {
+    throw new AppError('NOT_FOUND', 'Run not found');
+  }
+  const workflow = await deps.workflows.find(original.run.workflowId);
+  if (!workflow) throw new AppError('NOT_FOUND', 'Workflow not found');
+  await deps.authority.authorize(workflow, { kind: 'api_key' }, ['run']);
+  const retried = await retryEndedRun(deps, original, {
+    from: request.from,
+    traceparent: activeTraceparent(),
+  });
+  if ('shortfall' in retried) throw new AppError('INSUFFICIENT_CREDITS', retried.shortfall);
+  deps.logger.info({ runId: request.runId, retryId: retried.runId }, 'run retried by key');
+  return retried;
+}
+
 /**
  * The bus API of the platform's MCP server: a workspace API key lists its workspace's
- * workflows, starts runs (credits checked like a webhook run) and reads them.
+ * workflows, starts runs (credits checked like a webhook run), reads and retries them.
  */
 export function serveWorkflowApi(deps: WorkflowApiDeps): Subscription[] {
   const options = { queue: 'workflow-runner', logger: deps.logger };
@@ -108,6 +130,7 @@ export function serveWorkflowApi(deps: WorkflowApiDeps): Subscription[] {
     ),
 
     serveApi(deps.bus, BUS_APIS.startRun, (request) => startRunForKey(deps, request), options),
+    serveApi(deps.bus, BUS_APIS.retryRun, (request) => retryRunForKey(deps, request), options),
 
     serveApi(
       deps.bus,

@@ -15,6 +15,7 @@ import {
   findRunByEvent,
   getRun,
   listRunsOfWorkflow,
+  retriesOfRun,
   unfinishedRunsHoldingInflightKeys,
 } from './run-queries';
 import type { NewRun, RunStore } from './run-rows';
@@ -43,6 +44,7 @@ export function createRunRepository(store: RunStore) {
     /** One run; false when a run with this id exists already. */
     create: async (input: NewRun) => (await createRuns(store, [input])).length > 0,
     get: bound(getRun),
+    retriesOf: bound(retriesOfRun),
     findByEvent: bound(findRunByEvent),
     listByWorkflow: bound(listRunsOfWorkflow),
     countByWorkflow: bound(countRunsOfWorkflow),

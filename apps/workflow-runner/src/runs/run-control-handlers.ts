@@ -2,7 +2,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import {
   AppError,
-  creditShortfallMessage,
   isFinalRunStatus,
   insufficientCreditsReply,
   RetryRunBody,
@@ -26,7 +25,7 @@ import type { WorkflowRepository } from '../workflows/repository';
 import type { RunExecutor } from './executor';
 import type { RunRepository } from './repository';
 import { toRun } from './run-api';
-import { RETRY_REFUSALS, retryCostOf, retryStartOf } from './run-retry';
+import { retryEndedRun } from './run-retry';
 import type { LoadedRun } from './run-rows';
 
 /** How long a cancel waits for the runner that executes the run to stop it. */
@@ -98,28 +97,14 @@ function retryRun(deps: RunControlDeps): RouteHandler {
     const body = parseRequestPart(RetryRunBody, request.body ?? undefined);
     const original = await controlledRun(deps, runId, actor.userId);
     if (!original.workflowExists) throw new AppError('NOT_FOUND', 'Workflow not found');
-    if (!isFinalRunStatus(original.run.status)) {
-      throw new AppError('CONFLICT', RETRY_REFUSALS.notEnded);
-    }
     const from = body?.from ?? 'failed_step';
-    const startAt = retryStartOf(original, from);
-    if (startAt === undefined) {
-      throw new AppError('CONFLICT', RETRY_REFUSALS.nothingFailed);
-    }
-    const shortfall = creditShortfallMessage(
-      await deps.ledger.balanceOf(original.run.workspaceId),
-      retryCostOf(original, startAt),
-    );
-    if (shortfall) return insufficientCreditsReply(shortfall);
-    const retryId = deps.ids.uuid();
-    await deps.runs.createRetry(original, {
-      runId: retryId,
-      startAt,
+    const retried = await retryEndedRun(deps, original, {
+      from,
       traceparent: activeTraceparent(),
     });
-    deps.logger.info({ runId, retryId, from, userId: actor.userId }, 'run retried');
-    deps.onRunCreated();
-    return { status: 202, body: { runId: retryId } };
+    if ('shortfall' in retried) return insufficientCreditsReply(retried.shortfall);
+    deps.logger.info({ runId, retryId: retried.runId, from, userId: actor.userId }, 'run retried');
+    return { status: 202, body: { runId: retried.runId } };
   };
 }
 

@@ -35,6 +35,22 @@ export async function getRun(
   return { run, steps: (await stepsOfRuns(db, [run.id])).get(run.id) ?? [] };
 }
 
+/** Retries of a run listed on its page, at the most. */
+const RETRIES_LISTED = 50;
+
+/** The runs that retry this one (by its `retry_of`), oldest first. */
+export async function retriesOfRun(
+  { db }: RunStore,
+  runId: string,
+): Promise<Pick<RunRow, 'id' | 'status' | 'attempt' | 'createdAt'>[]> {
+  return db
+    .select({ id: runs.id, status: runs.status, attempt: runs.attempt, createdAt: runs.createdAt })
+    .from(runs)
+    .where(eq(runs.retryOf, runId))
+    .orderBy(asc(runs.createdAt), asc(runs.id))
+    .limit(RETRIES_LISTED);
+}
+
 /** The run a webhook event started, if any. */
 export async function findRunByEvent(
   { db }: RunStore,

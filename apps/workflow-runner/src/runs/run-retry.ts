@@ -1,6 +1,9 @@
-import type { StepType } from '@wap/contracts';
+import { AppError, creditShortfallMessage, isFinalRunStatus, type StepType } from '@wap/contracts';
+import type { IdSource } from '@wap/platform';
+import type { CreditLedger } from '../credits/ledger';
 import { runs, runSteps } from '../db/schema';
 import { STEP_PRICES } from '../workflows/step-catalog';
+import type { RunRepository } from './repository';
 import type { LoadedRun, RunStore } from './run-rows';
 
 /** Why a run cannot be retried: the retry route's 409s and a replay's failed items. */
@@ -25,6 +28,36 @@ export function retryStartOf({ steps }: LoadedRun, from: RetryFrom): number | un
 /** Credits a retry from `startAt` needs: the prices of the steps it runs again. */
 export function retryCostOf({ steps }: LoadedRun, startAt: number): number {
   return steps.slice(startAt).reduce((sum, step) => sum + STEP_PRICES[step.type as StepType], 0);
+}
+
+/**
+ * Retries an ended run `from` its failed step or the start: 409 when it has not ended or nothing
+ * failed, the shortfall when the workspace cannot pay for the steps it runs again.
+ */
+export async function retryEndedRun(
+  deps: {
+    runs: Pick<RunRepository, 'createRetry'>;
+    ledger: Pick<CreditLedger, 'balanceOf'>;
+    ids: IdSource;
+    onRunCreated: () => void;
+  },
+  original: LoadedRun,
+  retry: { from: RetryFrom; traceparent: string | null },
+): Promise<{ runId: string } | { shortfall: string }> {
+  if (!isFinalRunStatus(original.run.status)) {
+    throw new AppError('CONFLICT', RETRY_REFUSALS.notEnded);
+  }
+  const startAt = retryStartOf(original, retry.from);
+  if (startAt === undefined) throw new AppError('CONFLICT', RETRY_REFUSALS.nothingFailed);
+  const shortfall = creditShortfallMessage(
+    await deps.ledger.balanceOf(original.run.workspaceId),
+    retryCostOf(original, startAt),
+  );
+  if (shortfall) return { shortfall };
+  const runId = deps.ids.uuid();
+  await deps.runs.createRetry(original, { runId, startAt, traceparent: retry.traceparent });
+  deps.onRunCreated();
+  return { runId };
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   WorkflowIdParams,
   WorkspaceQuery,
   type FailureAlerts,
+  RunStatus,
   type Step,
   type StepInput,
   type ServiceRequest,
@@ -419,7 +420,19 @@ export function workflowHandlers(deps: {
       ) {
         throw new AppError('NOT_FOUND', 'Run not found');
       }
-      return { status: 200, body: { run: toRun(found.run, found.steps) } };
+      const retries = await runs.retriesOf(runId);
+      return {
+        status: 200,
+        body: {
+          run: toRun(found.run, found.steps),
+          retries: retries.map((retry) => ({
+            id: retry.id,
+            status: RunStatus.parse(retry.status),
+            attempt: retry.attempt,
+            created_at: retry.createdAt.toISOString(),
+          })),
+        },
+      };
     },
 
     async adopt_workflow(request) {

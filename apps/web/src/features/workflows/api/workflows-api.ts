@@ -12,6 +12,7 @@ import type {
   McpToolRecord,
   PutScheduleBody,
   Run,
+  RunDetailsResponse,
   RunFilter,
   RunListResponse,
   RunStartedResponse,
@@ -257,7 +258,9 @@ export function useRun(runId: string) {
   return useQuery({
     queryKey: workflowsKeys.run(runId),
     queryFn: ({ signal }) =>
-      api.get<{ run: Run }>(`/runs/${encodeURIComponent(runId)}`, { signal }),
+      api.get<z.infer<typeof RunDetailsResponse>>(`/runs/${encodeURIComponent(runId)}`, {
+        signal,
+      }),
     refetchInterval: (query) => runRefreshInterval(query.state.data?.run.status),
   });
 }
@@ -268,18 +271,25 @@ export function useCancelRun(runId: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: () => api.post<{ run: Run }>(`/runs/${encodeURIComponent(runId)}/cancel`, {}),
-    onSuccess: (answer) => queryClient.setQueryData(workflowsKeys.run(runId), answer),
+    onSuccess: (answer) =>
+      queryClient.setQueryData<z.infer<typeof RunDetailsResponse>>(
+        workflowsKeys.run(runId),
+        (current) => ({ retries: current?.retries ?? [], run: answer.run }),
+      ),
   });
 }
 
 /** Retries an ended run as a new one: from its failed step, or from the start. */
 export function useRetryRun(runId: string) {
   const api = useApiClient();
+  const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (from: 'failed_step' | 'start') =>
       api.post<z.infer<typeof RunStartedResponse>>(`/runs/${encodeURIComponent(runId)}/retry`, {
         from,
       }),
+    // The original's page lists its retries: read it again when it is next shown.
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: workflowsKeys.run(runId) }),
   });
 }
 

@@ -1,6 +1,7 @@
 import { useId } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { isFinalRunStatus } from '@wap/contracts';
+import type { z } from 'zod';
+import { isFinalRunStatus, type RunDetailsResponse } from '@wap/contracts';
 import {
   Button,
   ConfirmButton,
@@ -79,6 +80,7 @@ function RunDetails(props: { workflow: Workflow }) {
       <WorkflowTabs workflowId={workflow.id} />
       <p className="wf-breadcrumb">{runsLink}</p>
       <RunSummary run={details} />
+      <RunRetries retries={run.data.retries} workflowId={workflow.id} />
       {isFinalRunStatus(details.status) && <RetryRun run={details} workflowId={workflow.id} />}
       {details.status === 'waiting_approval' && (
         <p className="notice wf-notice">
@@ -111,6 +113,30 @@ function RunDetails(props: { workflow: Workflow }) {
         )}
       </section>
     </>
+  );
+}
+
+/** The runs that retried this one, each linked, oldest first. */
+function RunRetries(props: {
+  retries: z.infer<typeof RunDetailsResponse>['retries'];
+  workflowId: string;
+}) {
+  const workspaceId = useWorkspaceId();
+  if (props.retries.length === 0) return null;
+  return (
+    <section className="wf-run-retries" aria-labelledby="run-retries-title">
+      <h2 id="run-retries-title">Retried as</h2>
+      <ul>
+        {props.retries.map((retry) => (
+          <li key={retry.id}>
+            <Link to={workflowPaths.run(workspaceId, props.workflowId, retry.id)}>
+              Attempt {retry.attempt}
+            </Link>{' '}
+            <RunStatusBadge status={retry.status} /> {formatDateTime(retry.created_at)}
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 
