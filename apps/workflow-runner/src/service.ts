@@ -7,6 +7,7 @@ import { type Platform } from '@wap/platform';
 import { serveRoutes } from '@wap/bus-protocol';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { createDirectoryClient } from '@wap/workspace-directory';
+import { serveOperatorRetry } from './bus/operator-retry';
 import { serveWorkflowApi } from './bus/workflow-api';
 import { WorkflowRunnerSettings } from './config';
 import { creditHandlers } from './credits/handlers';
@@ -305,6 +306,7 @@ function serveSubjects(
     serveProviderEventTargets({ bus, providerEvents: stores.providerEvents, workflows, logger }),
     serveProviderEventTargetsV1({ bus, logger }),
     serveRewrapSecrets({ bus, ...stores, keyring, logger }),
+    serveOperatorRetry({ bus, runs, workflows, ledger, ids, logger, onRunCreated }),
     ...serveWorkflowApi({
       bus,
       streams: platform.streams,

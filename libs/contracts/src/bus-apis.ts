@@ -40,6 +40,8 @@ import {
   OperatorDeleteWorkspaceRequest,
   OperatorRewrapCredentialsReply,
   OperatorRewrapCredentialsRequest,
+  OperatorRetryRunReply,
+  OperatorRetryRunRequest,
 } from './operations';
 import {
   PROVIDER_CONNECTION_SECRET_SUBJECT,
@@ -157,5 +159,10 @@ export const BUS_APIS = {
     OPERATIONS_SUBJECTS.rewrapWorkflowSecrets,
     OperatorRewrapCredentialsRequest,
     OperatorRewrapCredentialsReply,
+  ),
+  operatorRetryRun: busApi(
+    OPERATIONS_SUBJECTS.retryRun,
+    OperatorRetryRunRequest,
+    OperatorRetryRunReply,
   ),
 } as const;

@@ -147,6 +147,12 @@ export const REQUEST_SUBJECTS: readonly RequestSubjectSpec[] = [
     callers: ['operator'],
     user: false,
   },
+  {
+    subject: OPERATIONS_SUBJECTS.retryRun,
+    server: 'workflow-runner',
+    callers: ['operator'],
+    user: false,
+  },
   ...Object.values(WORKFLOW_SUBJECTS).map((subject): RequestSubjectSpec => ({
     subject,
     server: 'workflow-runner',

@@ -382,6 +382,7 @@ export {
   OperatorDeleteWorkspaceRequest,
   OperatorDeleteWorkspaceReply,
   OperatorRewrapCredentialsReply,
+  OperatorRetryRunReply,
 } from './operations';
 export {
   BUS_PRINCIPALS,

@@ -15,6 +15,8 @@ export const OPERATIONS_SUBJECTS = {
    * secrets, workspace credentials).
    */
   rewrapWorkflowSecrets: 'workflow.api.operator_rewrap_secrets.v1',
+  /** Served by workflow-runner: retries an ended run of any workspace, as its acting user. */
+  retryRun: 'workflow.api.operator_retry_run.v1',
 } as const;
 
 export const OperatorDeleteWorkspaceRequest = z.object({ workspaceId: z.uuid() });
@@ -35,3 +37,20 @@ export const OperatorRewrapCredentialsReply = z.object({
   rewrapped: z.number().int().nonnegative(),
 });
 export type OperatorRewrapCredentialsReply = z.infer<typeof OperatorRewrapCredentialsReply>;
+
+export const OperatorRetryRunRequest = z.object({
+  runId: z.uuid(),
+  from: z.enum(['failed_step', 'start']).default('failed_step'),
+});
+export type OperatorRetryRunRequest = z.infer<typeof OperatorRetryRunRequest>;
+export const OperatorRetryRunReply = z.object({
+  /** The run retried. */
+  runId: z.uuid(),
+  /** The new run that retries it. */
+  retryId: z.uuid(),
+  workflowId: z.uuid(),
+  workspaceId: z.uuid(),
+  /** The retry's attempt number: the original's plus one. */
+  attempt: z.number().int().positive(),
+});
+export type OperatorRetryRunReply = z.infer<typeof OperatorRetryRunReply>;

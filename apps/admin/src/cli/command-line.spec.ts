@@ -44,6 +44,14 @@ describe('parseCommandLine', () => {
     ],
     [['credentials', 'rotate'], { command: { kind: 'rotate-credentials-key' }, json: false }],
     [['streams', '--json'], { command: { kind: 'streams' }, json: true }],
+    [
+      ['runs', 'retry', WORKSPACE],
+      { command: { kind: 'retry-run', runId: WORKSPACE, from: 'failed_step' }, json: false },
+    ],
+    [
+      ['runs', 'retry', '--from-start', WORKSPACE, '--json'],
+      { command: { kind: 'retry-run', runId: WORKSPACE, from: 'start' }, json: true },
+    ],
   ])('%j', (argv, expected) => {
     expect(parseCommandLine(argv)).toEqual(expected);
   });
@@ -58,6 +66,9 @@ describe('parseCommandLine', () => {
     [['workspaces', 'delete'], 'expected: workspaces delete <workspaceId>'],
     [['session', 'not-an-email'], 'expected: session <email> [name] [--admin]'],
     [['streams', 'extra'], 'expected: streams'],
+    [['runs', 'retry', 'run-7'], 'not a run id (a UUID): run-7'],
+    [['runs', 'retry'], 'expected: runs retry <runId> [--from-start]'],
+    [['workspaces', 'list', '--from-start'], '--from-start does not apply to this command'],
     [['--force'], 'unknown option --force'],
     [['workspaces', 'rename'], 'unknown command: workspaces rename'],
   ])('%j is a usage error', (argv, message) => {

@@ -12,6 +12,7 @@ export type AdminCommand =
   | { kind: 'rotate-credentials-key' }
   | { kind: 'list-dead-letters' }
   | { kind: 'replay-dead-letter'; seq: number }
+  | { kind: 'retry-run'; runId: string; from: 'failed_step' | 'start' }
   | { kind: 'streams' };
 
 export interface CommandLine {
@@ -55,6 +56,9 @@ commands:
         the newest 100 messages consumers gave up on: where from, why, after how many tries
   dead-letters replay <seq>
         publish dead letter <seq> again where it came from, and remove it
+  runs retry <runId> [--from-start]
+        retry an ended run as a new run, from its failed step (or from the start),
+        acting as the run's own user and charged to its workspace
   help
         this text
 
@@ -77,7 +81,7 @@ export class UsageError extends Error {
   }
 }
 
-const FLAGS = new Set(['--json', '--all', '--admin', '--help']);
+const FLAGS = new Set(['--json', '--all', '--admin', '--help', '--from-start']);
 const VALUED = new Set(['--reason']);
 
 /** Splits argv into positionals, flags and valued options; numbers such as -5 stay positional. */
@@ -173,6 +177,14 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
         throw new UsageError(`not a dead letter's sequence (a positive integer): ${rest[0] ?? ''}`);
       }
       return { command: { kind: 'replay-dead-letter', seq }, json };
+    }
+    case 'runs retry': {
+      allowOnly(flags, values, ['--from-start']);
+      expectCount(rest, 1, 'runs retry <runId> [--from-start]');
+      const runId = z.uuid().safeParse(rest[0]);
+      if (!runId.success) throw new UsageError(`not a run id (a UUID): ${rest[0] ?? ''}`);
+      const from = flags.has('--from-start') ? 'start' : 'failed_step';
+      return { command: { kind: 'retry-run', runId: runId.data, from }, json };
     }
     case 'credentials rotate':
       allowOnly(flags, values, []);

@@ -12,6 +12,7 @@ import type { AdminEnv } from '../config';
 import { rotateCredentialsKey } from '../credentials/rotate-credentials-key';
 import { grantCredits } from '../credits/grant-credits';
 import type { AdminContext } from '../operator';
+import { retryRun, retryText } from '../runs/retry-run';
 import { developmentSessionCookie, signInLink } from '../sessions/session-command';
 import { listDeadLetters, replayDeadLetter } from '../streams/dead-letters';
 import { streamStates } from '../streams/stream-state';
@@ -83,6 +84,10 @@ async function runOnPlatform(
     case 'list-dead-letters': {
       const deadLetters = await listDeadLetters(context);
       return { data: { deadLetters }, text: deadLettersText(deadLetters) };
+    }
+    case 'retry-run': {
+      const retried = await retryRun(context, command);
+      return { data: retried, text: retryText(retried) };
     }
     case 'replay-dead-letter': {
       const replayed = await replayDeadLetter(context, command.seq);

@@ -11,11 +11,18 @@ import {
   type McpRegistryConfig,
 } from '@wap/mcp-registry-service';
 import { parseAllowlist } from '@wap/egress';
-import { DEAD_LETTER_HEADERS, WEBHOOK_RECEIVED_SUBJECT, deadLetterSubject } from '@wap/contracts';
+import {
+  DEAD_LETTER_HEADERS,
+  WEBHOOK_RECEIVED_SUBJECT,
+  deadLetterSubject,
+  type Run,
+  type Workflow,
+} from '@wap/contracts';
 import { encodeJson } from '@wap/platform';
 import { busKeyEnvironment, eventually, testNatsUrl, repositoryRoot } from '@wap/testing';
 import {
   createWorkspace,
+  fundedWorkspace,
   http,
   SESSION_SECRET,
   signedInPerson,
@@ -454,6 +461,71 @@ describe('the admin CLI against a distributed stack', () => {
     expect(untouched).toMatchObject({ status: 0, stdout: 'no dead letters\n' });
     const missing = await admin(['dead-letters', 'replay', String(letter.seq)]);
     expect(missing).toMatchObject({ status: 1, stderr: `error: no dead letter ${letter.seq}\n` });
+  });
+
+  test('runs retry retries an ended run of any workspace as a new run; an unknown run fails with its Error code', async () => {
+    const { owner: runOwner, workspaceId } = await fundedWorkspace(stack, 'cli-retry', 20);
+    const created = await http(`${stack.url}/workflows`, {
+      method: 'POST',
+      cookie: runOwner.cookie,
+      body: {
+        workspaceId,
+        name: 'Retried by an operator',
+        trigger: { type: 'custom_webhook' },
+        steps: [
+          // Refused by the runner's egress guard (no allowlist here): a step that always fails.
+          {
+            type: 'http_request',
+            name: 'call',
+            settings: { method: 'GET', url: 'http://127.0.0.1:9/' },
+          },
+        ],
+      },
+    });
+    expect(created.status).toBe(201);
+    const { workflow } = created.body as { workflow: Workflow };
+    const runStarted = async () => {
+      const started = await http(`${stack.url}/workflows/${workflow.id}/run`, {
+        method: 'POST',
+        cookie: runOwner.cookie,
+      });
+      expect(started.status).toBe(202);
+      return (started.body as { runId: string }).runId;
+    };
+    const runOf = async (runId: string) =>
+      ((await http(`${stack.url}/runs/${runId}`, { cookie: runOwner.cookie })).body as { run: Run })
+        .run;
+    const runId = await runStarted();
+    await eventually(async () => expect((await runOf(runId)).status).toBe('failed'));
+
+    const retried = await adminJson<{ retryId: string }>(['runs', 'retry', runId]);
+    expect(retried).toEqual({
+      runId,
+      retryId: expect.any(String),
+      workflowId: workflow.id,
+      workspaceId,
+      attempt: 2,
+    });
+    const retry = await eventually(async () => {
+      const run = await runOf(retried.retryId);
+      expect(run.status).toBe('failed');
+      return run;
+    });
+    expect(retry).toMatchObject({ retry_of: runId, attempt: 2 });
+    const text = await admin(['runs', 'retry', retried.retryId, '--from-start']);
+    expect(text).toMatchObject({ status: 0, stderr: '' });
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `^run ${retried.retryId} retried as run \\S+ \\(attempt 3\\) of workflow ${workflow.id} in workspace ${workspaceId}\\n$`,
+      ),
+    );
+
+    const missing = await admin(['runs', 'retry', randomUUID()]);
+    expect(missing).toEqual({
+      status: 1,
+      stdout: '',
+      stderr: 'error: Run not found (NOT_FOUND)\n',
+    });
   });
 
   test('usage errors exit 2 with the usage text; an absent service exits 3 and says which', async () => {
