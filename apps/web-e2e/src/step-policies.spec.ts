@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
+import { eventually } from '@wap/testing';
 import {
   expectNoSeriousA11yViolations,
   launchBrowser,
@@ -49,6 +50,30 @@ describe('step policies in a browser', () => {
   });
 
   const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+  /** The workspace the first test creates, and its owner's cookie, for the tests after it. */
+  let workspaceId = '';
+  let cookie = '';
+
+  /** A workflow made through the API and run `times` times; answers the run ids. */
+  async function workflowRun(name: string, steps: unknown[], times: number) {
+    const created = await platform.api('/workflows', {
+      method: 'POST',
+      cookie,
+      body: { workspaceId, name, trigger: { type: 'custom_webhook' }, steps },
+    });
+    expect(created.status).toBe(201);
+    const { workflow } = (await created.json()) as { workflow: { id: string } };
+    const runIds: string[] = [];
+    for (let run = 0; run < times; run += 1) {
+      const started = await platform.api(`/workflows/${workflow.id}/run`, {
+        method: 'POST',
+        cookie,
+      });
+      expect(started.status).toBe(202);
+      runIds.push(((await started.json()) as { runId: string }).runId);
+    }
+    return { workflowId: workflow.id, runIds };
+  }
 
   test(
     'retries set in the step form are saved, and the run page lists every attempt',
@@ -57,14 +82,14 @@ describe('step policies in a browser', () => {
       await page.getByRole('textbox', { name: 'Workspace name' }).fill(WORKSPACE);
       await page.getByRole('button', { name: 'Create workspace' }).click();
       await heading(WORKSPACE).waitFor();
-      const workspaceId = new URL(page.url()).pathname.split('/').pop() ?? '';
+      workspaceId = new URL(page.url()).pathname.split('/').pop() ?? '';
       const granted = await platform.api(`/workspaces/${workspaceId}/credits/grants`, {
         method: 'POST',
         cookie: await platform.sessionCookie('admin@example.com', { platformAdmin: true }),
         body: { amount: 10, reason: 'e2e' },
       });
       expect(granted.status).toBe(201);
-      const cookie = await platform.sessionCookie(email);
+      cookie = await platform.sessionCookie(email);
       const created = await platform.api('/workflows', {
         method: 'POST',
         cookie,
@@ -180,6 +205,63 @@ describe('step policies in a browser', () => {
         .getByText('This page follows the run until it ends.')
         .waitFor({ state: 'detached' });
       await expectNoSeriousA11yViolations(page);
+    },
+    TEST_TIMEOUT_MS,
+  );
+  test(
+    'the runs list replays its failed runs and cancels its waiting ones in bulk, with progress',
+    async () => {
+      answers.splice(0, answers.length, 503);
+      const failing = await workflowRun(
+        'Sync the ledger',
+        [{ type: 'http_request', name: 'sync', settings: { method: 'POST', url: origin } }],
+        3,
+      );
+      for (const runId of failing.runIds) {
+        await eventually(async () => {
+          const answer = await platform.api(`/runs/${runId}`, { cookie });
+          const { run } = (await answer.json()) as { run: { status: string } };
+          expect(run.status).toBe('failed');
+        }, 30_000);
+      }
+      answers.splice(0, answers.length, 200);
+      await page.goto(`/app/w/${workspaceId}/workflows/${failing.workflowId}/runs?status=failed`);
+      await heading('Runs of Sync the ledger').waitFor();
+      await page.getByRole('combobox', { name: 'Replay from' }).selectOption('start');
+      await page.getByRole('button', { name: 'Replay 3 runs that ended' }).click();
+      await page.getByRole('status').filter({ hasText: 'Replay started for 3 runs' }).waitFor();
+      const batches = page.getByRole('list', { name: 'Replays and bulk cancels' });
+      const replay = batches.getByRole('listitem').filter({ hasText: 'Replay from the start' });
+      await replay.getByText('3 of 3 done: 3 started').waitFor({ timeout: 30_000 });
+      await replay.getByText(/· Done$/).waitFor();
+      await expectNoSeriousA11yViolations(page);
+      await screenshot(page, 'run-batch-replay');
+      // The replays ran: the succeeded filter keeps the three replays (a header row and three).
+      await page.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'Succeeded' });
+      await eventually(async () => {
+        const rows = page.getByRole('region', { name: 'Runs' }).getByRole('row');
+        expect(await rows.count()).toBe(4);
+      }, 30_000);
+
+      const waiting = await workflowRun(
+        'Waits a week',
+        [{ type: 'delay', name: 'wait', settings: { seconds: 604_800 } }],
+        2,
+      );
+      await page.goto(`/app/w/${workspaceId}/workflows/${waiting.workflowId}/runs`);
+      await page.getByText('Cancel 2 runs not ended').click();
+      const confirm = page.getByRole('group', {
+        name: 'Confirm: Cancel every matching run not ended',
+      });
+      await confirm.getByRole('button', { name: 'Cancel every matching run not ended' }).click();
+      const cancel = batches.getByRole('listitem').filter({ hasText: 'Cancel' });
+      await cancel.getByText('2 of 2 done: 2 cancelled').waitFor({ timeout: 30_000 });
+      await page.getByText('Cancel 2 runs not ended').waitFor({
+        state: 'detached',
+        timeout: 30_000,
+      });
+      await expectNoSeriousA11yViolations(page);
+      await screenshot(page, 'run-batch-cancel');
     },
     TEST_TIMEOUT_MS,
   );

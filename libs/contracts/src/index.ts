@@ -430,5 +430,8 @@ export {
   RunBatch,
   RunBatchItemStatus,
   RunBatchIdParams,
+  RunBatchListResponse,
+  RunBatchResponse,
   RUN_BATCH_LIST_SIZE,
+  MAX_RUN_BATCH,
 } from './run-batches';

@@ -14,6 +14,7 @@ export const workflowsKeys = {
   runs: (workflowId: string) => [...workflowsKeys.workflow(workflowId), 'runs'] as const,
   filteredRuns: (workflowId: string, filter: RunFilter) =>
     [...workflowsKeys.runs(workflowId), 'filtered', filter] as const,
+  runBatches: (workflowId: string) => [...workflowsKeys.runs(workflowId), 'batches'] as const,
   schedule: (workflowId: string) => [...workflowsKeys.workflow(workflowId), 'schedule'] as const,
   scheduleFires: (workflowId: string) => [...workflowsKeys.schedule(workflowId), 'fires'] as const,
   lastRun: (workflowId: string) => [...workflowsKeys.runs(workflowId), 'last'] as const,

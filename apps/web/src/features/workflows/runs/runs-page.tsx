@@ -16,6 +16,7 @@ import {
   WorkflowTabs,
 } from '../shared/workflow-frame';
 import '../workflows.css';
+import { BulkRunActions, RunBatchesPanel } from './run-batches-panel';
 import { filterOfSearch, RunCountsLine, RunsFilterForm, searchOfFilter } from './runs-filter';
 
 /** A workflow's runs, newest first, a page at a time, by status, trigger, time and event. */
@@ -49,6 +50,8 @@ function RunsList(props: { workflow: Workflow }) {
       {counts && (
         <RunCountsLine counts={counts} onStatus={(status) => choose({ ...filter, status })} />
       )}
+      {counts && <BulkRunActions workflowId={workflow.id} filter={filter} counts={counts} />}
+      <RunBatchesPanel workflowId={workflow.id} />
       {runs.isPending && <LoadingState label="Loading the runs…" />}
       {runs.isError && <ErrorMessage error={runs.error} />}
       {runs.data && loaded.length === 0 && (
