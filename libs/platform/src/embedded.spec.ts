@@ -165,6 +165,25 @@ describe('embedded platform', () => {
     }
   });
 
+  it('sweeps a bucket whose ttl is longer than a timer can wait at most once a minute', async () => {
+    // Node runs a timer of more than 2^31-1 ms every 1 ms.
+    const longestTimerMs = 2 ** 31 - 1;
+    const intervals = jest.spyOn(global, 'setInterval');
+    const platform = await open(freshDataDir());
+    try {
+      const thirtyDays = 30 * 24 * 60 * 60 * 1000;
+      const bucket = await platform.kv.bucket('revocations_like', { ttlMs: thirtyDays });
+      await bucket.put('kept', encoder.encode('1'));
+      const delays = intervals.mock.calls.map(([, delay]) => delay ?? 0);
+      expect(delays.length).toBeGreaterThan(0);
+      expect(delays.filter((delay) => delay > longestTimerMs)).toEqual([]);
+      expect(decoder.decode((await bucket.get('kept'))?.value)).toBe('1');
+    } finally {
+      intervals.mockRestore();
+      await platform.close();
+    }
+  });
+
   it('hands out no stream seq twice after its newest messages expired and it restarted twice', async () => {
     let platform = await open(freshDataDir());
     try {

@@ -39,6 +39,8 @@ interface WatcherState {
   onReady?: () => void;
 }
 
+const MAX_SWEEP_INTERVAL_MS = 60_000;
+
 class EmbeddedKvBucket implements KvBucket {
   private readonly values = new Map<string, LiveValue>();
   private revision = 0;
@@ -67,10 +69,15 @@ class EmbeddedKvBucket implements KvBucket {
     this.startSweeper();
   }
 
-  /** Expired entries are also dropped on read; the sweep only frees their memory. */
+  /**
+   * Expired entries are also dropped on read; the sweep only frees their memory. At most a
+   * minute apart: Node runs a timer longer than 2^31-1 ms (a bucket of 30 days' ttl) every 1 ms.
+   */
   private startSweeper(): void {
     if (this.sweeper) clearInterval(this.sweeper);
-    this.sweeper = this.ttlMs ? setInterval(() => this.dropExpired(), this.ttlMs) : null;
+    this.sweeper = this.ttlMs
+      ? setInterval(() => this.dropExpired(), Math.min(this.ttlMs, MAX_SWEEP_INTERVAL_MS))
+      : null;
     this.sweeper?.unref();
   }
 
