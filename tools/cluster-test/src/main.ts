@@ -21,6 +21,7 @@ import { checkAcknowledged, type Findings } from './final-checks';
 import { ownPostgres } from './infrastructure';
 import { gatewayClient, mixedLoad, type GatewayCall, type Outcome } from './mixed-load';
 import { APPS, createReplicas, type Replica } from './replicas';
+import { runOperations, startRunReceiver, type RunOperationFindings } from './run-operations';
 
 const REPO_ROOT = join(__dirname, '../../..');
 const SESSION_SECRET = randomBytes(32).toString('hex');
@@ -106,6 +107,8 @@ async function main(): Promise<boolean> {
       fallback: textReply('A short answer from the scripted model.'),
     });
     cleanups.push(() => provider.stop());
+    const receiver = await startRunReceiver();
+    cleanups.push(() => receiver.stop());
 
     // One key list for both services that seal secrets, as in deploy/ (decision 151).
     const credentialKeys = generateCredentialKey('cluster');
@@ -135,7 +138,15 @@ async function main(): Promise<boolean> {
         },
         'mcp-registry': { CREDENTIALS_ENCRYPTION_KEYS: credentialKeys },
         // A killed runner's leased runs resume after this long.
-        'workflow-runner': { RUN_LEASE_MS: '3000', CREDENTIALS_ENCRYPTION_KEYS: credentialKeys },
+        'workflow-runner': {
+          RUN_LEASE_MS: '3000',
+          CREDENTIALS_ENCRYPTION_KEYS: credentialKeys,
+          // The steps of the run operations call the receiver on loopback.
+          HTTP_STEP_SSRF_ALLOWLIST: '127.0.0.1',
+          // A bulk cancel of 200 runs then takes about 20 passes, so that a kill falls inside it.
+          RUN_BATCH_INTERVAL_MS: '1000',
+          RUN_BATCH_CANCELS_PER_PASS: '10',
+        },
         'webhook-ingest': {
           // Webhooks reach it through the gateways; its own door takes any free port.
           WEBHOOK_PORT: '0',
@@ -171,6 +182,8 @@ async function main(): Promise<boolean> {
     const call = gatewayClient(gateways, cookie);
     const target = await createWorkload(call);
     const load = mixedLoad({ call, ...target });
+    const operations = runOperations(call, target.workspaceId, receiver);
+    await operations.prepare();
     const probes = gateways.map((gateway) => gatewayClient([gateway], cookie));
 
     /** Every replica ready and, through each gateway, reads, a write read back, a webhook, a chat. */
@@ -248,6 +261,23 @@ async function main(): Promise<boolean> {
       await awaitRecovery(phase);
     }
 
+    // Every runner killed at once, so that no runner is alive when the backoffs fall due and
+    // the batch's lease is held by a dead process.
+    const runners = replicas.filter((replica) => replica.app === 'workflow-runner');
+    for (const [name, cause] of [
+      ['kill -9 every runner in step backoffs', () => operations.startRetryingRuns()],
+      ['kill -9 every runner in a bulk cancel', () => operations.startBulkCancel()],
+    ] as const) {
+      await cause();
+      const faultAt = Date.now();
+      await Promise.all(runners.map((runner) => runner.kill9()));
+      await sleep(OUTAGE_MS);
+      runners.forEach((runner) => runner.start());
+      const phase: Phase = { name, faultAt, returnedAt: Date.now() };
+      phases.push(phase);
+      await awaitRecovery(phase);
+    }
+
     const webhookStreamLeader = () =>
       streamLeader(nats.url, credentials, `${namespace.toUpperCase()}_${WEBHOOK_EVENTS_STREAM}`);
     for (const which of ['a follower', 'the webhook stream leader'] as const) {
@@ -300,7 +330,8 @@ async function main(): Promise<boolean> {
       acknowledged: load.acknowledged,
       loadEndedAt,
     });
-    passed = report(phases, load.outcomes, loadStartedAt, findings, replicas);
+    const operated = await operations.check();
+    passed = report(phases, load.outcomes, loadStartedAt, { ...findings, operated }, replicas);
     return passed;
   } finally {
     for (const cleanup of cleanups.reverse()) {
@@ -345,6 +376,7 @@ async function createWorkload(call: GatewayCall) {
   return { workspaceId: workspace.id, workflowId: workflow.id, webhookId: webhook.id };
 }
 
+const PHASE_WIDTH = 48;
 const failed = (outcome: Outcome) => outcome.status === 0 || outcome.status >= 500;
 const unexpected = (outcome: Outcome) => outcome.status >= 300 && outcome.status < 500;
 
@@ -361,7 +393,7 @@ function report(
   phases: readonly Phase[],
   outcomes: readonly Outcome[],
   loadStartedAt: number,
-  findings: Findings,
+  findings: Findings & { operated: RunOperationFindings },
   replicas: readonly Replica[],
 ): boolean {
   // A failure is excused when the request was out while a fault was not yet recovered from:
@@ -379,7 +411,7 @@ function report(
     (outcome) => outcome.sentAt < (phases[0]?.faultAt ?? Number.POSITIVE_INFINITY),
   );
   console.log(
-    '\nphase                     requests  5xx/no answer during  after recovery  ready in  recovered in',
+    `\n${'phase'.padEnd(PHASE_WIDTH)}requests  5xx/no answer during  after recovery  ready in  recovered in`,
   );
   let slowest = 0;
   let unrecovered = 0;
@@ -396,7 +428,7 @@ function report(
     const shown = (value: number | undefined) =>
       value === undefined ? 'never' : `${value.toFixed(1)} s`;
     console.log(
-      `${phase.name.padEnd(26)}${String(inPhase.length).padStart(8)}` +
+      `${phase.name.padEnd(PHASE_WIDTH)}${String(inPhase.length).padStart(8)}` +
         `${String(during.length).padStart(22)}${String(after.length).padStart(16)}` +
         `${shown(seconds(phase.readyAt)).padStart(10)}${shown(recovered).padStart(14)}`,
     );
@@ -406,13 +438,16 @@ function report(
   if (steadyFailures.length > 0) console.log(`before the first fault: ${describe(steadyFailures)}`);
   const unexpectedAnswers = outcomes.filter(unexpected);
   const acknowledged = outcomes.filter((o) => o.status >= 200 && o.status < 300).length;
-  const { webhooks, tasks, turns } = findings;
+  const { webhooks, tasks, turns, operated } = findings;
+  const { retries, cancel } = operated;
   console.log(
     `\nrequests sent ${outcomes.length} (since ${new Date(loadStartedAt).toISOString()}), acknowledged ${acknowledged}` +
       `\nwebhooks acknowledged ${webhooks.acknowledged}: runs ${JSON.stringify(webhooks.runStatuses)}, ` +
       `all ended ${webhooks.settledAfterS.toFixed(1)} s after the load` +
       `\ntasks acknowledged ${tasks.acknowledged} (probes included)` +
-      `\nturns acknowledged ${turns.acknowledged}: ${JSON.stringify(turns.statuses)}`,
+      `\nturns acknowledged ${turns.acknowledged}: ${JSON.stringify(turns.statuses)}` +
+      `\nruns retrying a flaky call ${retries.runs}, attempts cut off and sent again ${retries.resent}` +
+      `\nruns cancelled in bulk ${cancel.runs}: batch ${cancel.batch} ${JSON.stringify(cancel.progress)}`,
   );
   const crashed = replicas.filter((replica) => replica.unexpectedExits.length > 0);
   const checks: [string, boolean][] = [
@@ -437,6 +472,30 @@ function report(
     [`5xx or no answer once recovered: ${afterRecovery.length}`, afterRecovery.length === 0],
     [`4xx answers to valid requests: ${unexpectedAnswers.length}`, unexpectedAnswers.length === 0],
     [
+      `retrying runs not succeeded: ${retries.notSucceeded.length}`,
+      retries.notSucceeded.length === 0,
+    ],
+    [
+      `steps attempted more than their policy and resends say: ${retries.overAttempted.length}`,
+      retries.overAttempted.length === 0,
+    ],
+    [
+      `steps whose requests and recorded attempts disagree: ${retries.miscounted.length}`,
+      retries.miscounted.length === 0,
+    ],
+    [
+      `attempts made before their backoff passed: ${retries.early.length}`,
+      retries.early.length === 0,
+    ],
+    [
+      `bulk cancel ${cancel.batch}, runs not cancelled: ${cancel.notCancelled.length}`,
+      cancel.batch === 'succeeded' && cancel.notCancelled.length === 0,
+    ],
+    [
+      `steps after a cancelled delay that ran: ${cancel.laterSteps}; cancelled runs charged: ${cancel.charged.length}`,
+      cancel.laterSteps === 0 && cancel.charged.length === 0,
+    ],
+    [
       `slowest recovery: ${slowest.toFixed(1)} s after the process returned` +
         (unrecovered > 0 ? `, ${unrecovered} never` : '') +
         ` (target ≤ ${RECOVERY_TARGET_MS / 1000} s)`,
@@ -457,6 +516,12 @@ function report(
     ['turns not found', turns.notFound],
     ['turns never ended', turns.stuck],
     ['duplicated events', webhooks.duplicated],
+    ['retrying runs not succeeded', retries.notSucceeded],
+    ['runs over-attempted', retries.overAttempted],
+    ['runs miscounted', retries.miscounted],
+    ['runs attempted early', retries.early],
+    ['runs not cancelled', cancel.notCancelled],
+    ['cancelled runs charged', cancel.charged],
   ] as const) {
     if (ids.length > 0) console.log(`  ${label}: ${ids.slice(0, 10).join(', ')}`);
   }
