@@ -11,6 +11,8 @@ import type { ServiceReply } from './service-protocol';
  * Workflows: a Custom Webhook trigger and an ordered list of steps. Settings values that are
  * strings may hold templates: `{{Custom Webhook.<key>.<subkey>}}` (the trigger's JSON body) and
  * `{{steps.<step name>.<path>}}` (an earlier step's output); a missing variable becomes "".
+ * `{{= <CEL expression> }}` computes a value from `webhook` (the trigger's body) and `steps`, as
+ * `{{= webhook.order.total * 1.2 }}` or `{{= steps["fetch order"].body.id }}` (decision 161).
  */
 
 /** A step name: referenced as `{{steps.<name>...}}`, so no dots and no braces. */

@@ -14,6 +14,7 @@ import { toJsonbStorable, type Clock, type IdSource, type KvBucket } from '@wap/
 import { withoutSecrets, type CredentialResolver } from '../credentials/resolver';
 import type { CreditLedger } from '../credits/ledger';
 import type { CreditSnapshots } from '../credits/snapshots';
+import { ExpressionError } from '../expressions/expressions';
 import type { WorkflowRepository } from '../workflows/repository';
 import { STEP_PRICES } from '../workflows/step-catalog';
 import { startFailureWorkflow } from './failure-workflows';
@@ -37,7 +38,7 @@ import {
   type StepPolicy,
   type StoredAttempt,
 } from './step-policy';
-import { resolveTemplates } from './templates';
+import { resolveTemplates, type TemplateScope } from './templates';
 
 /** What executing one run needs from the executor that claimed it. */
 export interface RunExecutionContext {
@@ -221,30 +222,29 @@ async function executeStep(
     run.actingUserId,
     credentialNames,
   );
-  const scope = { trigger: run.input, steps: outputs };
-  const input = resolveTemplates(step.settings, {
-    ...scope,
-    credentials: credentials.ok ? credentials.values : undefined,
-  });
-  const placeholders = new Map(credentialNames.map((name) => [name, credentialPlaceholder(name)]));
+  const filled = filledSettings(
+    step,
+    { trigger: run.input, steps: outputs },
+    {
+      values: credentials.ok ? credentials.values : undefined,
+      placeholders: new Map(credentialNames.map((name) => [name, credentialPlaceholder(name)])),
+    },
+  );
   const started: StartedStep = {
     step,
     startedAt: step.startedAt ?? clock.now(),
-    input,
-    shownInput: shownInputOf(
-      step.type,
-      resolveTemplates(step.settings, { ...scope, credentials: placeholders }),
-    ),
+    input: filled.input,
+    shownInput: filled.shownInput,
     secrets: credentials.ok ? [...credentials.values.values()] : [],
     price: STEP_PRICES[step.type as StepType],
     policy: storedPolicyOf(step.policy),
     attempts: storedAttemptsOf(step.attempts),
     cancellation,
   };
-  if (!credentials.ok) {
+  const refusal = credentials.ok ? filled.error : `Credential "${credentials.name}" not found`;
+  if (refusal !== undefined) {
     // Nothing was sent, nothing is charged: the step fails as a free one would.
-    const error = `Credential "${credentials.name}" not found`;
-    return endStep(context, record, run, { ...started, price: 0 }, refusedStep(error), outputs);
+    return endStep(context, record, run, { ...started, price: 0 }, refusedStep(refusal), outputs);
   }
   if (started.price > 0) return executeCallingStep(context, record, run, started, outputs);
   const outcome = await attemptStep(context, run, started);
@@ -344,6 +344,36 @@ async function attemptStep(
       return kept;
     },
   );
+}
+
+/**
+ * The step's settings filled to be sent, and as its history shows them (credentials as
+ * placeholders). An expression that fails leaves them unfilled and says why.
+ */
+function filledSettings(
+  step: RunStepRow,
+  scope: Omit<TemplateScope, 'credentials'>,
+  credentials: {
+    values: ReadonlyMap<string, string> | undefined;
+    placeholders: ReadonlyMap<string, string>;
+  },
+): { input: unknown; shownInput: unknown; error?: string } {
+  try {
+    return {
+      input: resolveTemplates(step.settings, { ...scope, credentials: credentials.values }),
+      shownInput: shownInputOf(
+        step.type,
+        resolveTemplates(step.settings, { ...scope, credentials: credentials.placeholders }),
+      ),
+    };
+  } catch (error) {
+    if (!(error instanceof ExpressionError)) throw error;
+    return {
+      input: step.settings,
+      shownInput: shownInputOf(step.type, step.settings),
+      error: `An expression failed: ${error.message}`,
+    };
+  }
 }
 
 function refusedStep(error: string): Extract<StepOutcome, { kind: 'failed' }> {

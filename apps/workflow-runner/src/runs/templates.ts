@@ -1,9 +1,18 @@
+import {
+  compileExpression,
+  evaluateExpression,
+  type CompiledExpression,
+} from '../expressions/expressions';
+
 /**
  * Step settings templates. `{{Custom Webhook.<key>.<subkey>}}` reads the trigger's JSON body,
  * `{{steps.<step name>.<path>}}` an earlier step's output; path segments are object keys or array
- * indexes. A variable that cannot be found becomes "" (never the template text). A string that is
- * exactly one placeholder takes the value as it is (a number stays a number, an object an object);
- * inside longer text, values are written as text (objects and arrays as JSON).
+ * indexes. A variable that cannot be found becomes "" (never the template text). `{{= <CEL> }}`
+ * computes a value (decision 161); one that fails throws an ExpressionError, which fails the
+ * step. A string that is exactly one placeholder takes the value as it is (a number stays a
+ * number, an object an object); inside longer text, values are written as text (objects and
+ * arrays as JSON). Every placeholder is filled in one pass: what a value holds is never read as
+ * a template.
  */
 
 /**
@@ -16,8 +25,12 @@ export interface TemplateScope {
   credentials?: ReadonlyMap<string, string>;
 }
 
-const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
-const WHOLE_PLACEHOLDER = /^\{\{\s*([^{}]*?)\s*\}\}$/;
+/** `{{= expression }}` (up to the first `}}`) or `{{ variable }}`. */
+const PLACEHOLDER = /\{\{=([\s\S]*?)\}\}|\{\{\s*([^{}]*?)\s*\}\}/g;
+const WHOLE_PLACEHOLDER = /^(?:\{\{=((?:(?!\}\})[\s\S])*)\}\}|\{\{\s*([^{}]*?)\s*\}\})$/;
+/** Expressions of the workflows this runner runs, compiled once; the oldest are dropped first. */
+const compiled = new Map<string, CompiledExpression>();
+const COMPILED_KEPT = 1_000;
 const TRIGGER_GROUP = 'Custom Webhook';
 const STEPS_GROUP = 'steps';
 const CREDENTIALS_GROUP = 'credentials';
@@ -49,6 +62,34 @@ export function lookupVariable(expression: string, scope: TemplateScope): unknow
   return undefined;
 }
 
+/** Finds `{{= … }}` placeholders: the settings' path to each string, and each expression in it. */
+export function expressionsIn(
+  value: unknown,
+  path: readonly (string | number)[] = [],
+): { path: (string | number)[]; text: string }[] {
+  if (typeof value === 'string') {
+    return [...value.matchAll(PLACEHOLDER)].flatMap((match) =>
+      match[1] === undefined ? [] : [{ path: [...path], text: match[1] }],
+    );
+  }
+  if (Array.isArray(value))
+    return value.flatMap((item, index) => expressionsIn(item, [...path, index]));
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, item]) => expressionsIn(item, [...path, key]));
+  }
+  return [];
+}
+
+function evaluated(text: string, scope: TemplateScope): unknown {
+  let expression = compiled.get(text);
+  if (!expression) {
+    expression = compileExpression(text);
+    if (compiled.size >= COMPILED_KEPT) compiled.delete(compiled.keys().next().value ?? '');
+    compiled.set(text, expression);
+  }
+  return evaluateExpression(expression, { webhook: scope.trigger, steps: scope.steps });
+}
+
 function asText(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value;
@@ -60,11 +101,18 @@ function asText(value: unknown): string {
 export function resolveString(template: string, scope: TemplateScope): unknown {
   const whole = WHOLE_PLACEHOLDER.exec(template);
   if (whole) {
-    const value = lookupVariable(whole[1] ?? '', scope);
+    const value =
+      whole[1] === undefined ? lookupVariable(whole[2] ?? '', scope) : evaluated(whole[1], scope);
     return value === undefined || value === null ? '' : value;
   }
-  return template.replace(PLACEHOLDER, (_match, expression: string) =>
-    asText(lookupVariable(expression, scope)),
+  return template.replace(
+    PLACEHOLDER,
+    (_match, expression: string | undefined, variable: string | undefined) =>
+      asText(
+        expression === undefined
+          ? lookupVariable(variable ?? '', scope)
+          : evaluated(expression, scope),
+      ),
   );
 }
 

@@ -29,6 +29,7 @@ import {
 } from '@wap/bus-protocol';
 import type { DirectoryClient } from '@wap/workspace-directory';
 import type { CreditLedger } from '../credits/ledger';
+import { requireWorkingExpressions } from '../expressions/settings-check';
 import type { RunRepository } from '../runs/repository';
 import { toRun } from '../runs/run-api';
 import { toTestEvent, type TestEventRepository } from '../test-events/repository';
@@ -202,6 +203,8 @@ export function workflowHandlers(deps: {
       if (!((await directory.confirmedRoleOf(body.workspaceId, actor.userId)) !== undefined)) {
         throw new AppError('NOT_FOUND', 'Workspace not found');
       }
+      const steps = namedSteps(body.steps);
+      requireWorkingExpressions(steps);
       await requireReviewersAreMembers(body.workspaceId, body.steps);
       await requireAlertMembers(body.workspaceId, body.settings);
       await requireFailureWorkflowsRunnable(body.workspaceId, undefined, body.steps, actor.userId);
@@ -211,7 +214,7 @@ export function workflowHandlers(deps: {
         hasTrigger: true,
         customResponse: body.trigger.customResponse ?? null,
         providerEvents: body.trigger.providerEvents ?? null,
-        steps: namedSteps(body.steps),
+        steps,
         runningHours: body.settings?.runningHours ?? null,
         queueOutsideWindow: body.settings?.queueOutsideWindow ?? true,
         stopOnNodeFailure: body.settings?.stopOnNodeFailure ?? true,
@@ -266,6 +269,7 @@ export function workflowHandlers(deps: {
         'edit',
         ...(changesApprovals ? (['change_approvals'] as const) : []),
       ]);
+      requireWorkingExpressions(steps);
       await requireReviewersAreMembers(current.workspaceId, body.steps);
       await requireAlertMembers(current.workspaceId, body.settings);
       await requireFailureWorkflowsRunnable(

@@ -30,7 +30,8 @@ const STEPS_DESCRIPTION = (
   <>
     Steps run in order. In a setting, <code>{'{{Custom Webhook.order.id}}'}</code> is a value of the
     webhook&apos;s body and <code>{'{{steps.<step name>.<path>}}'}</code> the output of an earlier
-    step.
+    step; <code>{'{{= webhook.order.total * 1.2 }}'}</code> computes one (a CEL expression over{' '}
+    <code>webhook</code> and <code>steps</code>, as <code>{'steps["fetch order"].body.id'}</code>).
   </>
 );
 
