@@ -51,6 +51,8 @@ import { workflowPermissionHandlers } from './workflows/permission-handlers';
 import { createWorkflowAuthority } from './workflows/permissions';
 import { createModelRequirement } from './workflows/model-requirement';
 import { createWorkflowRepository } from './workflows/repository';
+import { workflowVersionHandlers } from './workflows/version-handlers';
+import { createVersionRepository } from './workflows/versions';
 import { createWebhookPublisher } from './workflows/webhook-publisher';
 
 interface RunnerContext {
@@ -79,6 +81,7 @@ async function openStores({ platform, logger, settings }: RunnerContext) {
     ledger,
     snapshots,
     workflows,
+    versions: createVersionRepository(db),
     runs,
     batches: createRunBatchRepository({ db, clock }),
     publisher,
@@ -279,8 +282,10 @@ function serveSubjects(
     }),
     ...runControlHandlers({ ...stores, bus, ids, logger, onRunCreated }),
     ...runBatchHandlers({ ...stores, ids, logger, onBatchCreated: () => batchWorker.nudge() }),
+    ...workflowVersionHandlers({ workflows, versions: stores.versions, authority }),
     ...workflowHandlers({
       workflows,
+      versions: stores.versions,
       runs,
       testEvents: stores.testEvents,
       ledger,

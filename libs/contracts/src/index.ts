@@ -102,6 +102,7 @@ export {
   RETRYABLE_FAILURES,
   RetryableFailure,
   StepRetryPolicy,
+  ApprovalSettings,
   StepFailureRoute,
   MAX_RETRY_DELAY_MS,
   MAX_STEP_TIMEOUT_MS,
@@ -435,3 +436,12 @@ export {
   RUN_BATCH_LIST_SIZE,
   MAX_RUN_BATCH,
 } from './run-batches';
+export {
+  WorkflowDefinition,
+  WorkflowVersionParams,
+  ListWorkflowVersionsQuery,
+  VersionDiffQuery,
+  VERSIONS_PAGE,
+  type WorkflowVersion,
+  type WorkflowVersionSummary,
+} from './workflow-versions';

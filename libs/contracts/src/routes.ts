@@ -5,6 +5,7 @@ import { extensionTokenRoutes } from './extension-tokens';
 import { mcpRoutes } from './mcp';
 import { providerEventRoutes } from './provider-events';
 import { runBatchRoutes } from './run-batches';
+import { workflowVersionRoutes } from './workflow-versions';
 import type { RouteSpec } from './route-spec';
 import { webhookRoutes } from './webhooks';
 import { workflowRoutes } from './workflows';
@@ -21,6 +22,7 @@ export const ROUTES = [
   ...creditRoutes,
   ...workflowRoutes,
   ...runBatchRoutes,
+  ...workflowVersionRoutes,
   ...workflowAccessRoutes,
   ...workspaceCredentialRoutes,
   ...webhookRoutes,

@@ -327,6 +327,13 @@ export const Workflow = z.object({
    * since (decision 147). Equal to `owner_id` while the owner agreed to what it does.
    */
   runs_as: z.uuid(),
+  /** Its newest version (GET /workflows/{id}/versions): what this shows and Run runs. */
+  version: z.number().int().min(1),
+  /**
+   * The version live traffic runs (Set live publishes the newest); null until it first went
+   * live. Below `version` while edits are not yet published.
+   */
+  live_version: z.number().int().min(1).nullable(),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
 });
@@ -450,6 +457,8 @@ export const Run = z.object({
   retry_of: z.uuid().nullable(),
   /** 1 for a run, one more for each retry of it. */
   attempt: z.number().int().min(1),
+  /** The version of the workflow it ran; null for runs from before versions were kept. */
+  workflow_version: z.number().int().min(1).nullable(),
 });
 export type Run = z.infer<typeof Run>;
 export const RunResponse = z.object({ run: Run });

@@ -81,6 +81,10 @@ export const workflows = workflowRunnerSchema.table(
     /** Failed runs that ended before this were told of, or fell before the alerts were on. */
     alertedThrough: timestamptz('alerted_through'),
     lastAlertAt: timestamptz('last_alert_at'),
+    /** The newest of its versions (decision 163): what the editor shows and Run runs. */
+    version: integer('version').notNull().default(1),
+    /** The version live traffic runs, set by Set live; null until it first goes live. */
+    liveVersion: integer('live_version'),
     createdAt: timestamptz('created_at').notNull(),
     updatedAt: timestamptz('updated_at').notNull(),
     deletedAt: timestamptz('deleted_at'),
@@ -92,6 +96,27 @@ export const workflows = workflowRunnerSchema.table(
       .where(sql`${table.failureAlerts} is not null and ${table.deletedAt} is null`),
     check('workflows_status_check', sql`${table.status} in ('draft', 'live')`),
   ],
+);
+
+/**
+ * Every saved state of a workflow's definition, never changed once written (decision 163): what
+ * its runs do (name, trigger, steps, run settings), who saved it, when and what changed.
+ */
+export const workflowVersions = workflowRunnerSchema.table(
+  'workflow_versions',
+  {
+    workflowId: uuid('workflow_id').notNull(),
+    number: integer('number').notNull(),
+    workspaceId: uuid('workspace_id').notNull(),
+    definition: jsonb('definition').notNull(),
+    creditCost: integer('credit_cost').notNull(),
+    authorId: uuid('author_id').notNull(),
+    /** What differs from the version before it, as a person reads it. */
+    changes: jsonb('changes').notNull(),
+    restoredFrom: integer('restored_from'),
+    createdAt: timestamptz('created_at').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.workflowId, table.number] })],
 );
 
 /** Who may do what with a workspace's workflows; a workspace without a row has the defaults. */
@@ -157,6 +182,8 @@ export const runs = workflowRunnerSchema.table(
     /** The run this one retries; its attempt is one more than that run's. */
     retryOf: uuid('retry_of'),
     attempt: integer('attempt').notNull().default(1),
+    /** The version of its workflow it runs; null for runs made before versions were kept. */
+    workflowVersion: integer('workflow_version'),
   },
   (table) => [
     index('runs_workflow_idx').on(table.workflowId, table.createdAt),

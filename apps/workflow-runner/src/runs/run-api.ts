@@ -61,5 +61,6 @@ export function toRun(
     cancel_requested_at: iso(row.cancelRequestedAt),
     retry_of: row.retryOf,
     attempt: row.attempt,
+    workflow_version: row.workflowVersion,
   };
 }

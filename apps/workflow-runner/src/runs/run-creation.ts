@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { Step } from '@wap/contracts';
 import type { StepPolicy } from './step-policy';
 import type { SqlExecutor } from '../db/sql-executor';
+import { asPublished } from '../workflows/versions';
 import {
   iso,
   RowIds,
@@ -33,7 +34,20 @@ export async function createRuns(
   const inputs = [...new Map(requested.map((input) => [input.runId, input])).values()];
   if (inputs.length === 0) return [];
   const now = clock.now();
-  const loaded = runsAsCreated(inputs, now, lease);
+  // Live traffic runs the published version; Run (a manual run) runs the newest.
+  const published = await asPublished(
+    executor,
+    inputs.filter((input) => input.trigger.type !== 'manual').map((input) => input.workflow),
+  );
+  const loaded = runsAsCreated(
+    inputs.map((input) =>
+      input.trigger.type === 'manual'
+        ? input
+        : { ...input, workflow: published.get(input.workflow.id) ?? input.workflow },
+    ),
+    now,
+    lease,
+  );
   const created = await insertNewRuns(executor, loaded, now);
   return loaded.filter(({ run }) => created.has(run.id));
 }
@@ -93,6 +107,7 @@ function runsAsCreated(
         cancelRequestedAt: null,
         retryOf: null,
         attempt: 1,
+        workflowVersion: input.workflow.version,
       },
       steps: stepsOfWorkflow(input.workflow).map((step, index) => ({
         runId: input.runId,
@@ -149,6 +164,7 @@ async function insertNewRuns(
     lease_until: iso(run.leaseUntil),
     traceparent: run.traceparent,
     failed_run_id: run.failedRunId,
+    workflow_version: run.workflowVersion,
   }));
   const stepRows = loaded.flatMap(({ steps }) =>
     steps.map((step) => ({
@@ -165,17 +181,17 @@ async function insertNewRuns(
       insert into workflow_runner.runs (id, workflow_id, workspace_id, status, trigger_type,
         event_id, test_event_id, key_id, input, acting_user_id, stop_on_node_failure,
         credit_cost, inflight_key, not_before, wake_at, lease_owner, lease_until, created_at,
-        traceparent, failed_run_id)
+        traceparent, failed_run_id, workflow_version)
       select id, workflow_id, workspace_id, 'queued', trigger_type, event_id, test_event_id,
         key_id, input, acting_user_id, stop_on_node_failure, credit_cost, inflight_key,
         not_before, wake_at, lease_owner, lease_until, ${now.toISOString()}::timestamptz,
-        traceparent, failed_run_id
+        traceparent, failed_run_id, workflow_version
       from jsonb_to_recordset(${JSON.stringify(runRows)}::jsonb) as x(id uuid,
         workflow_id uuid, workspace_id uuid, trigger_type text, event_id uuid,
         test_event_id uuid, key_id uuid, input jsonb, acting_user_id uuid,
         stop_on_node_failure boolean, credit_cost integer, inflight_key text,
         not_before timestamptz, wake_at timestamptz, lease_owner text, lease_until timestamptz,
-        traceparent text, failed_run_id uuid)
+        traceparent text, failed_run_id uuid, workflow_version integer)
       on conflict (id) do nothing
       returning id
     ), created_steps as (

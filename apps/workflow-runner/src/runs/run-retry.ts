@@ -95,6 +95,7 @@ export async function createRetryRun(
       failedRunId: run.failedRunId,
       retryOf: run.id,
       attempt: run.attempt + 1,
+      workflowVersion: run.workflowVersion,
     });
     if (steps.length === 0) return;
     await tx.insert(runSteps).values(

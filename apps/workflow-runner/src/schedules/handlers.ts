@@ -8,7 +8,7 @@ import {
   type WorkflowAction,
   type WorkflowSchedule,
 } from '@wap/contracts';
-import type { RouteHandler } from '@wap/bus-protocol';
+import { actorOf, type RouteHandler } from '@wap/bus-protocol';
 import type { WorkflowAuthority } from '../workflows/permissions';
 import type { WorkflowRepository, WorkflowRow } from '../workflows/repository';
 import type { WebhookPublisher } from '../workflows/webhook-publisher';
@@ -122,6 +122,7 @@ export function scheduleHandlers(deps: {
         current = await workflows.update(workflow, {
           queueOutsideWindow: body.queue_outside_window,
           stopOnNodeFailure: body.stop_on_node_failure,
+          savedBy: actorOf(request).userId,
         });
         // webhook-ingest reads queueOutsideWindow from the published address.
         await deps.publisher.publish(current.id);

@@ -1,5 +1,6 @@
 import {
   AppError,
+  ApprovalSettings,
   CreateWorkflowBody,
   creditShortfallMessage,
   insufficientCreditsReply,
@@ -11,11 +12,12 @@ import {
   UpdateWorkflowBody,
   type WorkflowAction,
   WorkflowIdParams,
+  WorkflowDefinition,
+  WorkflowVersionParams,
   WorkspaceQuery,
   type FailureAlerts,
   RunStatus,
   type Step,
-  type StepInput,
   type ServiceRequest,
 } from '@wap/contracts';
 import { type IdSource } from '@wap/platform';
@@ -37,6 +39,7 @@ import type { ModelRequirement } from './model-requirement';
 import { approvalsOf, contentOf, type WorkflowAuthority } from './permissions';
 import { namedSteps, toWorkflow, type WorkflowRepository, type WorkflowRow } from './repository';
 import { stepTypeCatalog } from './step-catalog';
+import type { VersionRepository } from './versions';
 import type { WebhookPublisher } from './webhook-publisher';
 
 const RUNS_CURSOR = 'runs';
@@ -56,12 +59,14 @@ export type WorkflowOperation =
   | 'list_runs'
   | 'get_run'
   | 'adopt_workflow'
-  | 'transfer_workflow';
+  | 'transfer_workflow'
+  | 'restore_workflow_version';
 
 /* eslint-disable-next-line max-lines-per-function --
   route handlers: one short handler per route over the dependencies they share */
 export function workflowHandlers(deps: {
   workflows: WorkflowRepository;
+  versions: VersionRepository;
   runs: RunRepository;
   testEvents: TestEventRepository;
   ledger: CreditLedger;
@@ -108,12 +113,12 @@ export function workflowHandlers(deps: {
    */
   async function requireReviewersAreMembers(
     workspaceId: string,
-    steps: readonly StepInput[] | undefined,
+    steps: readonly { type: string; settings: unknown }[] | undefined,
   ): Promise<void> {
     const details: { path: string; message: string }[] = [];
     for (const [index, step] of (steps ?? []).entries()) {
-      if (step.type !== 'approval') continue;
-      for (const [position, reviewerId] of step.settings.reviewerIds.entries()) {
+      const approval = step.type === 'approval' ? ApprovalSettings.safeParse(step.settings) : null;
+      for (const [position, reviewerId] of (approval?.data?.reviewerIds ?? []).entries()) {
         if ((await directory.confirmedRoleOf(workspaceId, reviewerId)) === undefined) {
           details.push({
             path: `body.steps.${index}.settings.reviewerIds.${position}`,
@@ -288,11 +293,34 @@ export function workflowHandlers(deps: {
         failureAlerts: body.settings?.failureAlerts,
         // Whoever changes what it does answers for it: runs act as them from now on.
         runsAs: changesWhatItDoes ? actor.userId : undefined,
+        savedBy: actor.userId,
       });
       const retired =
         current.webhookId && current.webhookId !== updated.webhookId ? [current.webhookId] : [];
       await publisher.publish(updated.id, retired);
       return { status: 200, body: withWebhook(updated) };
+    },
+
+    async restore_workflow_version(request) {
+      const actor = actorOf(request);
+      const current = await accessible(request);
+      const number = Number(parseRequestPart(WorkflowVersionParams, request.params).number);
+      const version = await deps.versions.find(current.id, number);
+      if (!version) throw new AppError('NOT_FOUND', `Version ${number} not found`);
+      const { steps } = WorkflowDefinition.parse(version.definition);
+      const changesApprovals = approvalsOf(steps) !== approvalsOf(toWorkflow(current).steps);
+      await authority.authorizePerson(current, actor.userId, [
+        'edit',
+        ...(changesApprovals ? (['change_approvals'] as const) : []),
+      ]);
+      // What held when it was saved is checked again: reviewers and failure workflows change.
+      await requireReviewersAreMembers(current.workspaceId, steps);
+      await requireFailureWorkflowsRunnable(current.workspaceId, current.id, steps, actor.userId);
+      const restored = await workflows.restore(current, version, actor.userId);
+      const retired =
+        current.webhookId && current.webhookId !== restored.webhookId ? [current.webhookId] : [];
+      await publisher.publish(restored.id, retired);
+      return { status: 200, body: withWebhook(restored) };
     },
 
     async delete_workflow(request) {

@@ -7,11 +7,14 @@ import {
   Step,
   type StepInput,
   type Workflow,
+  WorkflowDefinition,
 } from '@wap/contracts';
 import type { Clock, IdSource, SqlDatabase } from '@wap/platform';
+import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
-import { workflows } from '../db/schema';
+import { workflows, workflowVersions } from '../db/schema';
 import { creditCostOf } from './step-catalog';
+import { asPublished, changesBetween, definitionOf } from './versions';
 
 export type WorkflowRow = typeof workflows.$inferSelect;
 
@@ -72,6 +75,8 @@ export function toWorkflow(row: WorkflowRow): Workflow {
     created_by: row.createdBy,
     owner_id: row.ownerId,
     runs_as: row.runsAs,
+    version: row.version,
+    live_version: row.liveVersion,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -108,7 +113,12 @@ export interface WorkflowChanges {
   failureAlerts?: FailureAlerts | null;
   /** Whose access runs use from now on: set by a save of trigger or steps (decision 147). */
   runsAs?: string;
+  /** Who saves: the author of the version the save makes, if it makes one. */
+  savedBy: string;
 }
+
+/** What writes a workflow and its version: the database or one of its transactions. */
+type VersionWriter = Pick<SqlDatabase, 'insert' | 'update'>;
 
 function alertsOn(row: WorkflowRow): boolean {
   return StoredFailureAlerts.parse(row.failureAlerts ?? null)?.enabled === true;
@@ -143,9 +153,37 @@ export function createWorkflowRepository(deps: { db: SqlDatabase; clock: Clock; 
     return new Map(rows.map((row) => [row.id, row]));
   }
 
+  /** Writes the row's definition as its version `row.version`, by `authorId`. */
+  async function recordVersion(
+    writer: VersionWriter,
+    row: WorkflowRow,
+    authorId: string,
+    history: { changes: string[]; restoredFrom?: number },
+  ): Promise<void> {
+    await writer.insert(workflowVersions).values({
+      workflowId: row.id,
+      number: row.version,
+      workspaceId: row.workspaceId,
+      definition: definitionOf(row),
+      creditCost: row.creditCost,
+      authorId,
+      changes: history.changes,
+      restoredFrom: history.restoredFrom ?? null,
+      createdAt: row.updatedAt,
+    });
+  }
+
   async function create(input: NewWorkflow): Promise<WorkflowRow> {
+    return db.transaction(async (tx) => {
+      const row = await insertWorkflow(tx, input);
+      await recordVersion(tx, row, input.createdBy, { changes: ['created'] });
+      return row;
+    });
+  }
+
+  async function insertWorkflow(writer: VersionWriter, input: NewWorkflow): Promise<WorkflowRow> {
     const now = clock.now();
-    const [row] = await db
+    const [row] = await writer
       .insert(workflows)
       .values({
         id: ids.uuid(),
@@ -175,7 +213,7 @@ export function createWorkflowRepository(deps: { db: SqlDatabase; clock: Clock; 
   }
 
   async function update(current: WorkflowRow, changes: WorkflowChanges): Promise<WorkflowRow> {
-    const values: Partial<typeof workflows.$inferInsert> = { updatedAt: clock.now() };
+    const values: PgUpdateSetSource<typeof workflows> = { updatedAt: clock.now() };
     if (changes.name !== undefined) values.name = changes.name;
     if (changes.trigger === null) {
       values.webhookId = null;
@@ -207,14 +245,69 @@ export function createWorkflowRepository(deps: { db: SqlDatabase; clock: Clock; 
         values.alertedThrough = values.updatedAt;
     }
     if (changes.runsAs !== undefined) values.runsAs = changes.runsAs;
-    return set(current.id, values);
+    return saveVersioned(current, values, changes.savedBy);
+  }
+
+  /**
+   * Writes the changes; when they change what the workflow does, as its next version, in the
+   * same transaction (the row's `version` moves under its row lock, so two saves never take one
+   * number).
+   */
+  async function saveVersioned(
+    current: WorkflowRow,
+    values: PgUpdateSetSource<typeof workflows>,
+    savedBy: string,
+    restoredFrom?: number,
+  ): Promise<WorkflowRow> {
+    return db.transaction(async (tx) => {
+      const updated = await set(current.id, values, tx);
+      const changes = changesBetween(definitionOf(current), definitionOf(updated));
+      if (changes.length === 0 && restoredFrom === undefined) return updated;
+      const versioned = await set(current.id, { version: sql`${workflows.version} + 1` }, tx);
+      await recordVersion(tx, versioned, savedBy, {
+        changes:
+          restoredFrom === undefined ? changes : [`restored version ${restoredFrom}`, ...changes],
+        restoredFrom,
+      });
+      return versioned;
+    });
+  }
+
+  /** The definition of an earlier version as the newest again (a new version), by `userId`. */
+  async function restore(
+    current: WorkflowRow,
+    version: { number: number; definition: unknown },
+    userId: string,
+  ): Promise<WorkflowRow> {
+    const definition = WorkflowDefinition.parse(version.definition);
+    return saveVersioned(
+      current,
+      {
+        updatedAt: clock.now(),
+        name: definition.name,
+        webhookId: definition.hasTrigger ? (current.webhookId ?? ids.uuid()) : null,
+        customResponse: definition.customResponse,
+        providerEvents: definition.hasTrigger ? definition.providerEvents : null,
+        steps: definition.steps,
+        creditCost: creditCostOf(definition.steps),
+        runningHours: definition.runningHours,
+        queueOutsideWindow: definition.queueOutsideWindow,
+        stopOnNodeFailure: definition.stopOnNodeFailure,
+        // Whoever restores what it does answers for it, as with a save (decision 147).
+        runsAs: userId,
+        ...(definition.hasTrigger ? {} : { status: 'draft' }),
+      },
+      userId,
+      version.number,
+    );
   }
 
   async function set(
     workflowId: string,
-    values: Partial<typeof workflows.$inferInsert>,
+    values: PgUpdateSetSource<typeof workflows>,
+    writer: Pick<SqlDatabase, 'update'> = db,
   ): Promise<WorkflowRow> {
-    const [row] = await db
+    const [row] = await writer
       .update(workflows)
       .set(values)
       .where(and(eq(workflows.id, workflowId), isNull(workflows.deletedAt)))
@@ -229,8 +322,17 @@ export function createWorkflowRepository(deps: { db: SqlDatabase; clock: Clock; 
     findManyAny,
     create,
     update,
+    restore,
+    /** The row as live traffic runs it: its published version's definition (decision 163). */
+    published: async (row: WorkflowRow): Promise<WorkflowRow> =>
+      (await asPublished(db, [row])).get(row.id) ?? row,
+    /** Live publishes the newest version: live traffic runs it from now on. */
     setStatus: (workflowId: string, status: 'draft' | 'live') =>
-      set(workflowId, { status, updatedAt: clock.now() }),
+      set(workflowId, {
+        status,
+        updatedAt: clock.now(),
+        ...(status === 'live' ? { liveVersion: sql`${workflows.version}` } : {}),
+      }),
     markTestRun: (workflowId: string) => set(workflowId, { lastTestRunAt: clock.now() }),
     setRunsAs: (workflowId: string, userId: string) =>
       set(workflowId, { runsAs: userId, updatedAt: clock.now() }),

@@ -48,7 +48,8 @@ export async function createWebhookPublisher(deps: {
     for (let attempt = 1; attempt <= MAX_PUBLISH_ATTEMPTS; attempt += 1) {
       const current = await bucket.get(key);
       const row = await deps.workflows.findByWebhook(webhookId);
-      const address = row ? webhookAddressOf(row) : null;
+      // What the address answers is the live version's, not that of edits not yet published.
+      const address = row ? webhookAddressOf(await deps.workflows.published(row)) : null;
       if (!address) {
         // Addresses are never reused, so a deletion cannot race a later write of the same key.
         await bucket.delete(key);

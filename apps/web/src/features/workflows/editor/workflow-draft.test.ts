@@ -143,6 +143,8 @@ describe('the editor draft', () => {
       created_by: REVIEWER,
       owner_id: REVIEWER,
       runs_as: REVIEWER,
+      version: 1,
+      live_version: null,
       created_at: '2026-01-01T00:00:00.000Z',
       updated_at: '2026-01-01T00:00:00.000Z',
     };
@@ -315,6 +317,8 @@ function workflowOf(body: ReturnType<typeof toRequest>): Omit<Workflow, 'steps'>
     created_by: REVIEWER,
     owner_id: REVIEWER,
     runs_as: REVIEWER,
+    version: 1,
+    live_version: null,
     created_at: '2026-12-03T10:00:00.000Z',
     updated_at: '2026-12-03T10:00:00.000Z',
   };
