@@ -442,6 +442,8 @@ export {
   ListWorkflowVersionsQuery,
   VersionDiffQuery,
   VERSIONS_PAGE,
+  WorkflowVersionListResponse,
+  VersionDiffResponse,
   type WorkflowVersion,
   type WorkflowVersionSummary,
 } from './workflow-versions';

@@ -30,6 +30,10 @@ export const workflowsFeature: Feature = {
       lazy: async () => ({ Component: (await import('./runs/run-page')).RunPage }),
     },
     {
+      path: 'workflows/:workflowId/history',
+      lazy: async () => ({ Component: (await import('./history/history-page')).HistoryPage }),
+    },
+    {
       path: 'workflows/:workflowId/schedule',
       lazy: async () => ({ Component: (await import('./schedule/schedule-page')).SchedulePage }),
     },

@@ -29,6 +29,8 @@ import type {
   WorkflowPermissionsResponse,
   WorkflowResponse,
   WorkflowWithWebhook,
+  WorkflowVersionListResponse,
+  VersionDiffResponse,
 } from '@wap/contracts';
 import { isFinalRunStatus, WORKSPACE_LIST_PAGE } from '@wap/contracts';
 import { useApiClient } from '../../../lib/api';
@@ -193,6 +195,47 @@ export function useAdoptWorkflow(workflowId: string) {
   return useMutation({
     mutationFn: () => api.post<WorkflowWithAddress>(workflowPath(workflowId, '/adopt')),
     onSuccess: (saved) => rememberWorkflow(queryClient, saved),
+  });
+}
+
+/** The workflow's versions, newest first (decision 163). */
+export function useWorkflowVersions(workflowId: string) {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: workflowsKeys.versions(workflowId),
+    queryFn: ({ signal }) =>
+      api.get<z.infer<typeof WorkflowVersionListResponse>>(workflowPath(workflowId, '/versions'), {
+        signal,
+      }),
+  });
+}
+
+/** What differs between a version and the one before it, asked for when shown. */
+export function useVersionDiff(workflowId: string, number: number, enabled: boolean) {
+  const api = useApiClient();
+  return useQuery({
+    queryKey: [...workflowsKeys.versions(workflowId), number, 'diff'],
+    queryFn: ({ signal }) =>
+      api.get<z.infer<typeof VersionDiffResponse>>(
+        workflowPath(workflowId, `/versions/${number}/diff`),
+        { signal },
+      ),
+    enabled,
+    staleTime: Infinity,
+  });
+}
+
+/** Makes a version the newest again, as a new version; Set live still publishes it. */
+export function useRestoreVersion(workflowId: string) {
+  const api = useApiClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (number: number) =>
+      api.post<WorkflowWithAddress>(workflowPath(workflowId, `/versions/${number}/restore`)),
+    onSuccess: async (saved) => {
+      await rememberWorkflow(queryClient, saved);
+      await queryClient.invalidateQueries({ queryKey: workflowsKeys.versions(workflowId) });
+    },
   });
 }
 

@@ -16,6 +16,7 @@ export const workflowsKeys = {
     [...workflowsKeys.runs(workflowId), 'filtered', filter] as const,
   runBatches: (workflowId: string) => [...workflowsKeys.runs(workflowId), 'batches'] as const,
   schedule: (workflowId: string) => [...workflowsKeys.workflow(workflowId), 'schedule'] as const,
+  versions: (workflowId: string) => [...workflowsKeys.workflow(workflowId), 'versions'] as const,
   scheduleFires: (workflowId: string) => [...workflowsKeys.schedule(workflowId), 'fires'] as const,
   lastRun: (workflowId: string) => [...workflowsKeys.runs(workflowId), 'last'] as const,
   tools: (workspaceId: string) => [...workflowsKeys.all, 'tools', workspaceId] as const,

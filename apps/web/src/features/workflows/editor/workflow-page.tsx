@@ -77,6 +77,10 @@ function WorkflowEditor(props: { loaded: WorkflowWithAddress }) {
         }),
     });
   const isLive = workflow.status === 'live';
+  const unpublished =
+    isLive && workflow.live_version !== null && workflow.live_version !== workflow.version
+      ? workflow.version
+      : null;
   return (
     <>
       <PageHeader
@@ -87,12 +91,15 @@ function WorkflowEditor(props: { loaded: WorkflowWithAddress }) {
             {isLive
               ? 'Each call of the webhook address starts a run.'
               : 'Calls of the webhook address are kept as test events. Run it once, then set it live.'}{' '}
+            {unpublished !== null &&
+              `Calls run version ${workflow.live_version ?? ''}; Run runs version ${unpublished}, which is not published yet. `}
             {runCostSentence(workflow.credit_cost)}
           </>
         }
         actions={
           <WorkflowActions
             isLive={isLive}
+            unpublished={unpublished}
             running={run.isPending && runRequest?.testEventId === undefined}
             onRun={() => startRun(undefined)}
             setLive={setLive}
@@ -123,9 +130,14 @@ function WorkflowEditor(props: { loaded: WorkflowWithAddress }) {
   );
 }
 
-/** Run now, set live or back to draft, duplicate. */
+/**
+ * Run now, set live or back to draft, publish the newest version of a live workflow, duplicate.
+ * Run runs the newest version; live traffic runs the published one (decision 163).
+ */
 function WorkflowActions(props: {
   isLive: boolean;
+  /** The newest version, when live traffic runs an older one. */
+  unpublished: number | null;
   running: boolean;
   onRun: () => void;
   setLive: ReturnType<typeof useSetLive>;
@@ -137,6 +149,11 @@ function WorkflowActions(props: {
       <Button variant="primary" busy={props.running} onClick={props.onRun}>
         Run
       </Button>
+      {props.unpublished !== null && (
+        <Button busy={props.setLive.isPending} onClick={() => props.setLive.mutate(true)}>
+          Publish version {props.unpublished}
+        </Button>
+      )}
       {props.isLive ? (
         <Button busy={props.setLive.isPending} onClick={() => props.setLive.mutate(false)}>
           Back to draft

@@ -28,6 +28,8 @@ export const workflowPaths = {
     ),
   schedule: (workspaceId: string, workflowId: string) =>
     appPaths.workspace(workspaceId, `workflows/${encodeURIComponent(workflowId)}/schedule`),
+  history: (workspaceId: string, workflowId: string) =>
+    appPaths.workspace(workspaceId, `workflows/${encodeURIComponent(workflowId)}/history`),
   approvals: (workspaceId: string) => appPaths.workspace(workspaceId, 'approvals'),
 };
 
@@ -63,13 +65,14 @@ export function WorkflowFrame(props: { children: (loaded: WorkflowWithAddress) =
   );
 }
 
-/** The links between a workflow's editor, runs and schedule. */
+/** The links between a workflow's editor, runs, schedule and history. */
 export function WorkflowTabs(props: { workflowId: string }) {
   const workspaceId = useWorkspaceId();
   const links = [
     { label: 'Editor', to: workflowPaths.editor(workspaceId, props.workflowId), end: true },
     { label: 'Runs', to: workflowPaths.runs(workspaceId, props.workflowId), end: false },
     { label: 'Schedule', to: workflowPaths.schedule(workspaceId, props.workflowId), end: true },
+    { label: 'History', to: workflowPaths.history(workspaceId, props.workflowId), end: true },
   ];
   return (
     <nav className="wf-tabs" aria-label="Workflow">
