@@ -293,6 +293,7 @@ function serveSubjects(
       directory,
       authority,
       ids,
+      clock,
       publicBaseUrl: settings.PUBLIC_BASE_URL,
       requireModelFor,
       onRunCreated,

@@ -447,3 +447,8 @@ export {
   type WorkflowVersion,
   type WorkflowVersionSummary,
 } from './workflow-versions';
+export {
+  ImportWorkflowsBody,
+  MAX_DOCUMENT_WORKFLOWS,
+  WorkflowDocument,
+} from './workflow-documents';

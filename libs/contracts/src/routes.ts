@@ -5,6 +5,7 @@ import { extensionTokenRoutes } from './extension-tokens';
 import { mcpRoutes } from './mcp';
 import { providerEventRoutes } from './provider-events';
 import { runBatchRoutes } from './run-batches';
+import { workflowDocumentRoutes } from './workflow-documents';
 import { workflowVersionRoutes } from './workflow-versions';
 import type { RouteSpec } from './route-spec';
 import { webhookRoutes } from './webhooks';
@@ -23,6 +24,7 @@ export const ROUTES = [
   ...workflowRoutes,
   ...runBatchRoutes,
   ...workflowVersionRoutes,
+  ...workflowDocumentRoutes,
   ...workflowAccessRoutes,
   ...workspaceCredentialRoutes,
   ...webhookRoutes,

@@ -286,6 +286,8 @@ describe('generated bad input to every route on the embedded runtime', () => {
         workspaceId: [workspaceId],
         taskId: [task.task.id],
         name: [attachment.url.split('/').pop() ?? 'notes.txt'],
+        // A workflow's version numbers (every workflow has version 1).
+        number: ['1', '2'],
         'ai-chat': idsIn(conversation),
         brain: idsIn(message),
       },

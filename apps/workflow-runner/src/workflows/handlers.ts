@@ -15,12 +15,15 @@ import {
   WorkflowDefinition,
   WorkflowVersionParams,
   WorkspaceQuery,
+  WorkspaceIdParams,
+  ImportWorkflowsBody,
+  MAX_DOCUMENT_WORKFLOWS,
   type FailureAlerts,
   RunStatus,
   type Step,
   type ServiceRequest,
 } from '@wap/contracts';
-import { type IdSource } from '@wap/platform';
+import { type Clock, type IdSource } from '@wap/platform';
 import {
   activeTraceparent,
   actorOf,
@@ -60,7 +63,57 @@ export type WorkflowOperation =
   | 'get_run'
   | 'adopt_workflow'
   | 'transfer_workflow'
-  | 'restore_workflow_version';
+  | 'restore_workflow_version'
+  | 'export_workflow'
+  | 'export_workspace_workflows'
+  | 'import_workflows';
+
+/** The workflows as a document another workspace can import (decision 164). */
+function workflowDocumentOf(rows: readonly WorkflowRow[], now: Date) {
+  return {
+    format: 'wap.workflows',
+    version: 1,
+    exported_at: now.toISOString(),
+    workflows: rows.map((row) => {
+      const workflow = toWorkflow(row);
+      return {
+        ref: workflow.id,
+        name: workflow.name,
+        trigger: {
+          type: 'custom_webhook',
+          ...(workflow.trigger?.customResponse
+            ? { customResponse: workflow.trigger.customResponse }
+            : {}),
+          providerEvents: workflow.trigger?.providerEvents ?? null,
+        },
+        steps: workflow.steps,
+        settings: {
+          runningHours: workflow.settings.runningHours,
+          queueOutsideWindow: workflow.settings.queueOutsideWindow,
+          stopOnNodeFailure: workflow.settings.stopOnNodeFailure,
+        },
+      };
+    }),
+  };
+}
+
+/** A save's refusal as the import's: each detail's path inside the document's entry. */
+async function inEntry(index: number, check: () => Promise<void>): Promise<void> {
+  try {
+    await check();
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== 'VALIDATION_ERROR') throw error;
+    const details = Array.isArray(error.details)
+      ? (error.details as { path: string; message: string }[])
+      : [];
+    throw new AppError('VALIDATION_ERROR', error.message, {
+      details: details.map((detail) => ({
+        ...detail,
+        path: detail.path.replace(/^body\./, `body.document.workflows.${index}.`),
+      })),
+    });
+  }
+}
 
 /* eslint-disable-next-line max-lines-per-function --
   route handlers: one short handler per route over the dependencies they share */
@@ -74,6 +127,7 @@ export function workflowHandlers(deps: {
   directory: DirectoryClient;
   authority: WorkflowAuthority;
   ids: IdSource;
+  clock: Clock;
   /** Where webhook addresses live: `<publicBaseUrl>/webhooks/<id>`. */
   publicBaseUrl: string;
   requireModelFor: ModelRequirement;
@@ -321,6 +375,85 @@ export function workflowHandlers(deps: {
         current.webhookId && current.webhookId !== restored.webhookId ? [current.webhookId] : [];
       await publisher.publish(restored.id, retired);
       return { status: 200, body: withWebhook(restored) };
+    },
+
+    async export_workflow(request) {
+      const row = await accessible(request);
+      return { status: 200, body: workflowDocumentOf([row], deps.clock.now()) };
+    },
+
+    async export_workspace_workflows(request) {
+      const actor = actorOf(request);
+      const { workspaceId } = parseRequestPart(WorkspaceIdParams, request.params);
+      if ((await directory.confirmedRoleOf(workspaceId, actor.userId)) === undefined) {
+        throw new AppError('NOT_FOUND', 'Workspace not found');
+      }
+      const rows = await workflows.listByWorkspace(workspaceId);
+      if (rows.length === 0) throw new AppError('CONFLICT', 'The workspace has no workflows');
+      if (rows.length > MAX_DOCUMENT_WORKFLOWS) {
+        throw new AppError(
+          'CONFLICT',
+          `A document holds at most ${MAX_DOCUMENT_WORKFLOWS} workflows: export them one by one`,
+        );
+      }
+      return { status: 200, body: workflowDocumentOf(rows, deps.clock.now()) };
+    },
+
+    async import_workflows(request) {
+      const actor = actorOf(request);
+      const { workspaceId, document } = parseRequestPart(ImportWorkflowsBody, request.body);
+      if ((await directory.confirmedRoleOf(workspaceId, actor.userId)) === undefined) {
+        throw new AppError('NOT_FOUND', 'Workspace not found');
+      }
+      // Each entry gets its id now, so that a failure route naming another entry follows it.
+      const newIds = new Map(document.workflows.map((entry) => [entry.ref, deps.ids.uuid()]));
+      const inputs = [];
+      for (const [index, entry] of document.workflows.entries()) {
+        const steps = namedSteps(entry.steps).map((step) =>
+          step.onFailure?.action === 'run_workflow' && newIds.has(step.onFailure.workflowId)
+            ? {
+                ...step,
+                onFailure: {
+                  ...step.onFailure,
+                  workflowId: newIds.get(step.onFailure.workflowId) ?? '',
+                },
+              }
+            : step,
+        );
+        const ownId = newIds.get(entry.ref);
+        // A failure route to another entry of the document starts a workflow made with this
+        // one, by this person: only the others are checked as a save checks them.
+        const outside = steps.map((step) =>
+          step.onFailure?.action === 'run_workflow' &&
+          step.onFailure.workflowId !== ownId &&
+          [...newIds.values()].includes(step.onFailure.workflowId)
+            ? {}
+            : step,
+        );
+        await inEntry(index, async () => {
+          requireWorkingExpressions(steps);
+          await requireReviewersAreMembers(workspaceId, steps);
+          await requireFailureWorkflowsRunnable(workspaceId, ownId, outside, actor.userId);
+        });
+        inputs.push({
+          id: ownId,
+          workspaceId,
+          name: entry.name,
+          hasTrigger: true,
+          customResponse: entry.trigger.customResponse ?? null,
+          providerEvents: entry.trigger.providerEvents ?? null,
+          steps,
+          runningHours: entry.settings?.runningHours ?? null,
+          queueOutsideWindow: entry.settings?.queueOutsideWindow ?? true,
+          stopOnNodeFailure: entry.settings?.stopOnNodeFailure ?? true,
+          // Alert recipients are members of the workspace it came from: not carried over.
+          failureAlerts: null,
+          createdBy: actor.userId,
+        });
+      }
+      const rows = await workflows.createMany(inputs, ['imported']);
+      for (const row of rows) await publisher.publish(row.id);
+      return { status: 201, body: { workflows: rows.map(withWebhook) } };
     },
 
     async delete_workflow(request) {

@@ -83,6 +83,8 @@ export function toWorkflow(row: WorkflowRow): Workflow {
 }
 
 export interface NewWorkflow {
+  /** Given when other workflows made with it refer to it (an import); new otherwise. */
+  id?: string;
   workspaceId: string;
   name: string;
   hasTrigger: boolean;
@@ -174,10 +176,22 @@ export function createWorkflowRepository(deps: { db: SqlDatabase; clock: Clock; 
   }
 
   async function create(input: NewWorkflow): Promise<WorkflowRow> {
+    return (await createMany([input], ['created']))[0] as WorkflowRow;
+  }
+
+  /** Several workflows, each with its version 1, in one transaction: all are made or none. */
+  async function createMany(
+    inputs: readonly NewWorkflow[],
+    changes: string[],
+  ): Promise<WorkflowRow[]> {
     return db.transaction(async (tx) => {
-      const row = await insertWorkflow(tx, input);
-      await recordVersion(tx, row, input.createdBy, { changes: ['created'] });
-      return row;
+      const rows: WorkflowRow[] = [];
+      for (const input of inputs) {
+        const row = await insertWorkflow(tx, input);
+        await recordVersion(tx, row, input.createdBy, { changes });
+        rows.push(row);
+      }
+      return rows;
     });
   }
 
@@ -186,7 +200,7 @@ export function createWorkflowRepository(deps: { db: SqlDatabase; clock: Clock; 
     const [row] = await writer
       .insert(workflows)
       .values({
-        id: ids.uuid(),
+        id: input.id ?? ids.uuid(),
         workspaceId: input.workspaceId,
         name: input.name,
         status: 'draft',
@@ -321,6 +335,7 @@ export function createWorkflowRepository(deps: { db: SqlDatabase; clock: Clock; 
     findAny,
     findManyAny,
     create,
+    createMany,
     update,
     restore,
     /** The row as live traffic runs it: its published version's definition (decision 163). */
