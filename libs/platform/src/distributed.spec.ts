@@ -121,6 +121,28 @@ describe('distributed platform beyond the contract', () => {
     return { stream, prefix };
   }
 
+  it('makes one stream asked for by two processes at once; a real overlap is still an error', async () => {
+    const other = await platformOnFreshDatabase();
+    try {
+      for (let round = 0; round < 5; round += 1) {
+        const suffix = uniqueName('race').toLowerCase();
+        const config = { name: suffix.toUpperCase(), subjects: [`distributed.${suffix}.>`] };
+        await Promise.all([
+          platform.streams.ensureStream(config),
+          other.streams.ensureStream(config),
+        ]);
+        const ack = await platform.streams.publish(`distributed.${suffix}.event`, text('one'));
+        expect(ack.stream).toBe(config.name);
+      }
+      const { prefix } = await freshStream();
+      await expect(
+        platform.streams.ensureStream({ name: uniqueName('THIEF'), subjects: [`${prefix}.>`] }),
+      ).rejects.toThrow(/overlap/);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('updates an existing stream when its subjects change', async () => {
     const { stream, prefix } = await freshStream();
     const added = `${prefix}_more`;

@@ -7,6 +7,7 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { ConsumerConfig, StreamConsumer, StreamMessage, Streams } from '../platform';
 import { fromMsgHdrs, toMsgHdrs } from './headers';
@@ -22,6 +23,14 @@ const CONSUMER_CONCURRENCY = 16;
 const CONSUME_RESTART_DELAY_MS = 1_000;
 /** JetStream API error: a stream or consumer exists already with another configuration. */
 const STREAM_NAME_IN_USE = 10058;
+/**
+ * JetStream API error: the subjects are another stream's. Two processes making one stream at
+ * the same moment (two replicas starting) can be told this too: the add is tried again a few
+ * times, after which a real overlap is an error.
+ */
+const STREAM_SUBJECT_OVERLAP = 10065;
+const OVERLAP_TRIES = 5;
+const OVERLAP_RETRY_MS = 200;
 
 function wrapJsMsg(msg: JsMsg): { message: StreamMessage; settled: () => boolean } {
   let settled = false;
@@ -66,14 +75,20 @@ export function createJetStreamStreams(
         max_age: nanos(config.maxAgeMs ?? 0),
       };
       await retryingSetupTimeouts(async () => {
-        try {
-          await jsm.streams.add({ name: config.name, ...wanted });
-        } catch (error) {
-          if (!(error instanceof JetStreamApiError && error.code === STREAM_NAME_IN_USE)) {
-            throw error;
+        for (let attempt = 1; ; attempt += 1) {
+          try {
+            await jsm.streams.add({ name: config.name, ...wanted });
+            return;
+          } catch (error) {
+            const code = error instanceof JetStreamApiError ? error.code : undefined;
+            if (code === STREAM_NAME_IN_USE) {
+              // It exists with another configuration: a newer deployment changes it in place.
+              await jsm.streams.update(config.name, wanted);
+              return;
+            }
+            if (code !== STREAM_SUBJECT_OVERLAP || attempt >= OVERLAP_TRIES) throw error;
+            await sleep(OVERLAP_RETRY_MS);
           }
-          // The stream exists with another configuration: a newer deployment changes it in place.
-          await jsm.streams.update(config.name, wanted);
         }
       });
       await untilStreamLeader(jsm, config.name);
