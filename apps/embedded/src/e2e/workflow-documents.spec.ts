@@ -158,6 +158,44 @@ describe.each(RUNTIMES)('workflow documents on the %s runtime', (runtime) => {
     );
     expect(listed.body.workflows).toEqual([]);
 
+    // A failure route naming another workspace's workflow starts nothing of theirs.
+    const foreign = await call<{ details: { path: string; message: string }[] }>(
+      'POST',
+      '/workflows/import',
+      {
+        workspaceId: other.workspaceId,
+        document: {
+          ...exported.body,
+          workflows: [
+            {
+              ref: exported.body.workflows[0]?.ref,
+              name: 'Routes a failure elsewhere',
+              trigger: { type: 'custom_webhook' },
+              steps: [
+                {
+                  type: 'http_request',
+                  name: 'call',
+                  settings: { method: 'POST', url: 'https://example.com' },
+                  onFailure: {
+                    action: 'run_workflow',
+                    workflowId: exported.body.workflows[1]?.ref,
+                  },
+                },
+              ],
+            },
+          ],
+        },
+      },
+      other.cookie,
+    );
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.details).toEqual([
+      {
+        path: 'body.document.workflows.0.steps.0.onFailure.workflowId',
+        message: 'No such workflow in this workspace',
+      },
+    ]);
+
     const malformed = await call<{ code: string }>(
       'POST',
       '/workflows/import',

@@ -407,6 +407,7 @@ export function workflowHandlers(deps: {
       }
       // Each entry gets its id now, so that a failure route naming another entry follows it.
       const newIds = new Map(document.workflows.map((entry) => [entry.ref, deps.ids.uuid()]));
+      const madeHere = new Set(newIds.values());
       const inputs = [];
       for (const [index, entry] of document.workflows.entries()) {
         const steps = namedSteps(entry.steps).map((step) =>
@@ -426,7 +427,7 @@ export function workflowHandlers(deps: {
         const outside = steps.map((step) =>
           step.onFailure?.action === 'run_workflow' &&
           step.onFailure.workflowId !== ownId &&
-          [...newIds.values()].includes(step.onFailure.workflowId)
+          madeHere.has(step.onFailure.workflowId)
             ? {}
             : step,
         );

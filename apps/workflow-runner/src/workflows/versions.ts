@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import {
   WorkflowDefinition,
@@ -202,17 +202,6 @@ export function createVersionRepository(db: SqlDatabase) {
         )
         .orderBy(desc(workflowVersions.number))
         .limit(VERSIONS_PAGE + 1);
-    },
-    async findMany(workflowId: string, numbers: readonly number[]) {
-      return db
-        .select()
-        .from(workflowVersions)
-        .where(
-          and(
-            eq(workflowVersions.workflowId, workflowId),
-            inArray(workflowVersions.number, [...numbers]),
-          ),
-        );
     },
   };
 }
