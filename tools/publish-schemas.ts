@@ -23,8 +23,9 @@ export const renderPublishedSchemas = (schemas: Record<string, SubjectSchemas>) 
   `${JSON.stringify(schemas, null, 2)}\n`;
 
 if (require.main === module) {
-  const current = publishedSchemas();
-  const broken = breakingChanges(readPublishedSchemas(), current);
+  const recorded = readPublishedSchemas();
+  const current = publishedSchemas(recorded);
+  const broken = breakingChanges(recorded, current);
   if (broken.length > 0) {
     console.error(
       `Not published: these changes break callers of a published version\n  ${broken.join('\n  ')}`,

@@ -313,6 +313,11 @@ export type RouteHandlers<Routes extends readonly RouteSpec[], Owner extends Ser
 export interface ServeRoutesOptions extends ServeOptions {
   /** Where large raw bodies are parked by the gateway; needed when the service owns raw routes. */
   objects?: ObjectStore;
+  /**
+   * A reply as a route's previous subject gives it (decision 143): what its published schema
+   * can hold. Needed when a route the service owns has a `previousSubject`.
+   */
+  asPreviousVersion?: (route: RouteSpec, reply: ServiceReply) => ServiceReply;
 }
 
 /**
@@ -329,19 +334,33 @@ export function serveRoutes<Routes extends readonly RouteSpec[], Owner extends S
   const byOperation = handlers as Record<string, RouteHandler | RawRouteHandler>;
   return routes
     .filter((route) => route.owner === owner)
-    .map((route) => {
+    .flatMap((route) => {
       const handler = byOperation[route.operationId];
       if (!handler) throw new Error(`no handler for route ${route.operationId}`);
       if (route.bodyKind !== 'raw') {
-        return serveApi(
-          bus,
-          { subject: route.subject, request: ForwardedRequest, reply: ServiceReply },
-          (forwarded, caller) => {
-            checkRouteParts(route, forwarded);
-            return (handler as RouteHandler)({ ...forwarded, actor: caller.user ?? null });
-          },
-          options,
-        );
+        const serve = (subject: string, answer: (reply: ServiceReply) => ServiceReply) =>
+          serveApi(
+            bus,
+            { subject, request: ForwardedRequest, reply: ServiceReply },
+            async (forwarded, caller) => {
+              checkRouteParts(route, forwarded);
+              return answer(
+                await (handler as RouteHandler)({ ...forwarded, actor: caller.user ?? null }),
+              );
+            },
+            options,
+          );
+        if (!route.previousSubject) return [serve(route.subject, (reply) => reply)];
+        const { asPreviousVersion } = options;
+        if (!asPreviousVersion) {
+          throw new Error(
+            `route ${route.operationId} has a previous version: give asPreviousVersion`,
+          );
+        }
+        return [
+          serve(route.subject, (reply) => reply),
+          serve(route.previousSubject, (reply) => asPreviousVersion(route, reply)),
+        ];
       }
       const { objects } = options;
       if (!objects) throw new Error(`raw route ${route.operationId} needs the object store`);

@@ -1,5 +1,5 @@
 import { natsPermissions, inboxPrefixOf } from './bus-permissions';
-import { REQUEST_SUBJECTS, requestSubjectSpec, routeSubject } from './bus-registry';
+import { REQUEST_SUBJECTS, requestSubjectSpec, routeSubjects } from './bus-registry';
 import { START_RUN_SUBJECT, WEBHOOK_RECEIVED_SUBJECT } from './automation';
 import { ROUTES } from './routes';
 
@@ -92,12 +92,12 @@ describe('NATS permissions derived from the subject registry', () => {
 
   test("a new route or subject changes exactly its caller's and server's lists", () => {
     const before = natsPermissions('storage');
-    const added = routeSubject({
+    const added = routeSubjects({
       ...ROUTES[0],
       operationId: 'spec_only',
       subject: 'storage.api.spec_only.v1',
     });
-    const registry = [...REQUEST_SUBJECTS, added];
+    const registry = [...REQUEST_SUBJECTS, ...added];
     const after = natsPermissions('storage', { registry });
     expect(after.subscribe.allow).toEqual(
       [...before.subscribe.allow, 'storage.api.spec_only.v1'].sort(),

@@ -49,14 +49,19 @@ export interface RequestSubjectSpec {
 /** Routes the operators' admin CLI calls as a platform administrator, besides the gateway. */
 const OPERATOR_ROUTES: ReadonlySet<string> = new Set(['grant_credits']);
 
-/** The registry entry of a route: the gateway asks (and the operators' CLI for its few). */
-export function routeSubject(route: RouteSpec): RequestSubjectSpec {
-  return {
-    subject: route.subject,
-    server: route.owner,
-    callers: OPERATOR_ROUTES.has(route.operationId) ? ['gateway', 'operator'] : ['gateway'],
-    user: route.auth === 'session',
-  };
+/**
+ * The registry entries of a route: the gateway asks (and the operators' CLI for its few), on its
+ * subject and on the previous version still served beside it.
+ */
+export function routeSubjects(route: RouteSpec): RequestSubjectSpec[] {
+  return [route.subject, ...(route.previousSubject ? [route.previousSubject] : [])].map(
+    (subject) => ({
+      subject,
+      server: route.owner,
+      callers: OPERATOR_ROUTES.has(route.operationId) ? ['gateway', 'operator'] : ['gateway'],
+      user: route.auth === 'session',
+    }),
+  );
 }
 
 /**
@@ -65,7 +70,7 @@ export function routeSubject(route: RouteSpec): RequestSubjectSpec {
  * subject needs; the NATS permissions of each service are derived from the same list.
  */
 export const REQUEST_SUBJECTS: readonly RequestSubjectSpec[] = [
-  ...ROUTES.map(routeSubject),
+  ...ROUTES.flatMap(routeSubjects),
   {
     subject: TASK_FILE_SUBJECTS.prepareUpload,
     server: 'storage',

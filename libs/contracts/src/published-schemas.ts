@@ -39,10 +39,18 @@ const schemasOfBusApi = (api: BusApi): SubjectSchemas => ({
 /**
  * Every route subject's and bus API's request and reply schemas, keyed by subject
  * (`<owner>.api.<name>.v<n>`): what `libs/contracts/published-schemas.json` keeps, and what a
- * change is compared with.
+ * change is compared with. A route's previous subject keeps what `recorded` (the file) says.
  */
-export function publishedSchemas(): Record<string, SubjectSchemas> {
+export function publishedSchemas(
+  recorded: Record<string, SubjectSchemas> = {},
+): Record<string, SubjectSchemas> {
+  // A previous version is served as it was published: its record is kept as it is.
+  const previous = (ROUTES as readonly RouteSpec[]).flatMap((route): [string, SubjectSchemas][] => {
+    const kept = route.previousSubject ? recorded[route.previousSubject] : undefined;
+    return route.previousSubject && kept ? [[route.previousSubject, kept]] : [];
+  });
   const subjects: [string, SubjectSchemas][] = [
+    ...previous,
     ...ROUTES.map((route): [string, SubjectSchemas] => [route.subject, schemasOf(route)]),
     ...Object.values(BUS_APIS).map((api): [string, SubjectSchemas] => [
       api.subject,

@@ -52,6 +52,12 @@ export interface RouteSpec {
   owner: ServiceName;
   /** Bus subject the gateway forwards to: `<owner>.api.<operation>.v<major>`. */
   subject: string;
+  /**
+   * The version before `subject`, still served beside it for callers not yet moved (decision
+   * 143): its schemas are the ones it was published with, and the gateway falls back to it when
+   * no service answers `subject` yet (one not yet updated in a rolling deploy).
+   */
+  previousSubject?: string;
   auth: RouteAuth;
   /**
    * Session routes also take the browser extension's bearer token (spec, Authentication)

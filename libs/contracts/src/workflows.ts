@@ -58,6 +58,45 @@ export const TableRowSettings = z.object({
   values: z.record(z.string(), z.unknown()),
 });
 
+/**
+ * Control steps (issue 43, decision 165) decide what runs: `if` and `switch` take a branch,
+ * `for_each` runs its steps once per item of a list, `call_workflow` runs another workflow of the
+ * workspace, `set` names values (`vars.<name>`), `stop` ends the run. A condition, a case's
+ * `when` and a loop's `items` are CEL expressions as written (no `{{= }}` around them).
+ */
+const Condition = z.string().trim().min(1).max(1_000);
+export const IfSettings = z.object({ condition: Condition });
+export const SwitchSettings = z.object({});
+/** The most items one loop takes, whatever its `maxItems` says. */
+export const MAX_LOOP_ITEMS = 10_000;
+/** Iterations of one loop running at once, at the most. */
+export const MAX_LOOP_CONCURRENCY = 20;
+export const ForEachSettings = z.object({
+  /** A CEL expression giving a list, as `webhook.order.lines`. */
+  items: Condition,
+  /** A list longer than this fails the step before any iteration starts. */
+  maxItems: z.number().int().min(1).max(MAX_LOOP_ITEMS).default(1_000),
+  /** Iterations that run side by side; 1 runs them in order. */
+  concurrency: z.number().int().min(1).max(MAX_LOOP_CONCURRENCY).default(1),
+});
+/** How deep calls and loops may nest at run time: a run of depth 5 starts none. */
+export const MAX_RUN_DEPTH = 5;
+export const CallWorkflowSettings = z.object({
+  workflowId: z.uuid(),
+  /** The called run's `Custom Webhook` body; templates are filled. */
+  input: z.unknown().optional(),
+  /** Wait for the called run and take its result as this step's output (default), or not. */
+  wait: z.boolean().default(true),
+});
+export const SetSettings = z.object({
+  /** Each value is filled like any setting and readable later as `vars.<name>`. */
+  values: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/), z.unknown()),
+});
+export const StopSettings = z.object({
+  status: z.enum(['succeeded', 'failed']),
+  message: z.string().max(2_000).optional(),
+});
+
 /** The settings schema of every step type; GET /workflows/step-types publishes them as JSON Schema. */
 export const STEP_SETTINGS = {
   http_request: HttpRequestSettings,
@@ -66,6 +105,12 @@ export const STEP_SETTINGS = {
   assistant_prompt: AssistantPromptSettings,
   approval: ApprovalSettings,
   table_row: TableRowSettings,
+  if: IfSettings,
+  switch: SwitchSettings,
+  for_each: ForEachSettings,
+  call_workflow: CallWorkflowSettings,
+  set: SetSettings,
+  stop: StopSettings,
 } as const;
 export type StepType = keyof typeof STEP_SETTINGS;
 export const StepType = z.enum([
@@ -75,7 +120,36 @@ export const StepType = z.enum([
   'assistant_prompt',
   'approval',
   'table_row',
+  'if',
+  'switch',
+  'for_each',
+  'call_workflow',
+  'set',
+  'stop',
 ]);
+/** The step types of the `.v1` subjects, from before control steps. */
+export const ACTION_STEP_TYPES: readonly StepType[] = [
+  'http_request',
+  'delay',
+  'mcp_tool',
+  'assistant_prompt',
+  'approval',
+  'table_row',
+];
+export const CONTROL_STEP_TYPES = [
+  'if',
+  'switch',
+  'for_each',
+  'call_workflow',
+  'set',
+  'stop',
+] as const satisfies readonly StepType[];
+export type ControlStepType = (typeof CONTROL_STEP_TYPES)[number];
+/** The steps that act (call out, wait, write): what the step executor runs. */
+export type ActionStepType = Exclude<StepType, ControlStepType>;
+export function isControlStepType(type: string): type is ControlStepType {
+  return (CONTROL_STEP_TYPES as readonly string[]).includes(type);
+}
 
 /**
  * The failures a step's `retry` may answer (issue 42, decision 155): the step did not answer in
@@ -130,6 +204,13 @@ export const MAX_STEP_TIMEOUT_MS = 300_000;
 
 /** Steps that wait rather than call out: a retry or a timeout would mean nothing to them. */
 export const WAITING_STEP_TYPES: readonly string[] = ['delay', 'approval'];
+/** Steps that take no retry or timeout: the waiting ones and the control steps. */
+export const STEPS_WITHOUT_ATTEMPTS: readonly string[] = [
+  ...WAITING_STEP_TYPES,
+  ...CONTROL_STEP_TYPES,
+];
+/** Control steps that can fail on their own (an iteration, the called run): `onFailure` applies. */
+export const CONTROL_STEPS_THAT_FAIL: readonly string[] = ['for_each', 'call_workflow'];
 
 /** Per-step policies, beside `type`, `name` and `settings`. */
 const StepPolicyFields = {
@@ -139,82 +220,214 @@ const StepPolicyFields = {
   onFailure: StepFailureRoute.optional(),
 };
 
-export const StepInput = z.discriminatedUnion('type', [
-  z.object({
-    type: z.literal('http_request'),
-    name: StepName.optional(),
-    settings: HttpRequestSettings,
-    ...StepPolicyFields,
+/** The most steps a workflow holds, its branches' and loops' steps included. */
+export const MAX_WORKFLOW_STEPS = 100;
+/** How deep branches and loops nest in one workflow. */
+export const MAX_STEP_NESTING = 4;
+/** A switch's cases, at the most. */
+export const MAX_SWITCH_CASES = 20;
+
+const actionStep = <Type extends StepType, Settings extends z.ZodType>(
+  type: Type,
+  settings: Settings,
+) => z.object({ type: z.literal(type), name: StepName.optional(), settings, ...StepPolicyFields });
+
+const StepsWithoutBranches = [
+  actionStep('http_request', HttpRequestSettings),
+  actionStep('delay', DelaySettings),
+  actionStep('mcp_tool', McpToolSettings),
+  actionStep('assistant_prompt', AssistantPromptSettings),
+  actionStep('approval', ApprovalSettings),
+  actionStep('table_row', TableRowSettings),
+  actionStep('call_workflow', CallWorkflowSettings),
+  actionStep('set', SetSettings),
+  actionStep('stop', StopSettings),
+] as const;
+const IfStepBase = actionStep('if', IfSettings);
+const SwitchStepBase = actionStep('switch', SwitchSettings).extend({
+  settings: SwitchSettings.default({}),
+});
+const ForEachStepBase = actionStep('for_each', ForEachSettings);
+
+type Parsed<Schema extends z.ZodType> = z.infer<Schema>;
+type Sent<Schema extends z.ZodType> = z.input<Schema>;
+/** A step as parsed (defaults filled); the types are written out because the schema is recursive. */
+export type StepInput =
+  | Parsed<(typeof StepsWithoutBranches)[number]>
+  | (Parsed<typeof IfStepBase> & { then: StepInput[]; else: StepInput[] })
+  | (Parsed<typeof SwitchStepBase> & {
+      cases: { when: string; steps: StepInput[] }[];
+      default: StepInput[];
+    })
+  | (Parsed<typeof ForEachStepBase> & { steps: StepInput[] });
+/** A step as a caller sends it. */
+export type StepInputSent =
+  | Sent<(typeof StepsWithoutBranches)[number]>
+  | (Sent<typeof IfStepBase> & { then: StepInputSent[]; else?: StepInputSent[] })
+  | (Sent<typeof SwitchStepBase> & {
+      cases: { when: string; steps: StepInputSent[] }[];
+      default?: StepInputSent[];
+    })
+  | (Sent<typeof ForEachStepBase> & { steps: StepInputSent[] });
+
+const StepListInput: z.ZodType<StepInput[], StepInputSent[]> = z.lazy(() =>
+  z.array(StepInput).max(MAX_WORKFLOW_STEPS),
+);
+export const StepInput: z.ZodType<StepInput, StepInputSent> = z.discriminatedUnion('type', [
+  ...StepsWithoutBranches,
+  IfStepBase.extend({ then: StepListInput, else: StepListInput.default([]) }),
+  SwitchStepBase.extend({
+    cases: z
+      .array(z.object({ when: Condition, steps: StepListInput }))
+      .min(1)
+      .max(MAX_SWITCH_CASES),
+    default: StepListInput.default([]),
   }),
-  z.object({
-    type: z.literal('delay'),
-    name: StepName.optional(),
-    settings: DelaySettings,
-    ...StepPolicyFields,
-  }),
-  z.object({
-    type: z.literal('mcp_tool'),
-    name: StepName.optional(),
-    settings: McpToolSettings,
-    ...StepPolicyFields,
-  }),
-  z.object({
-    type: z.literal('assistant_prompt'),
-    name: StepName.optional(),
-    settings: AssistantPromptSettings,
-    ...StepPolicyFields,
-  }),
-  z.object({
-    type: z.literal('approval'),
-    name: StepName.optional(),
-    settings: ApprovalSettings,
-    ...StepPolicyFields,
-  }),
-  z.object({
-    type: z.literal('table_row'),
-    name: StepName.optional(),
-    settings: TableRowSettings,
-    ...StepPolicyFields,
+  ForEachStepBase.extend({
+    steps: z.lazy(() => z.array(StepInput).min(1).max(MAX_WORKFLOW_STEPS)),
   }),
 ]);
-export type StepInput = z.infer<typeof StepInput>;
 
-/** Steps as sent: names, when given, must be unique (they are how later steps refer to outputs). */
+/** One list of steps a step holds: a branch (`then`, `else`, `case:<n>`, `default`) or a loop's `body`. */
+export interface ChildSteps<Item> {
+  branch: string;
+  /** Where the list is in the step, for error paths. */
+  path: (string | number)[];
+  steps: readonly Item[];
+}
+
+interface NestingStep<Item> {
+  type: string;
+  then?: readonly Item[];
+  else?: readonly Item[];
+  cases?: readonly { steps: readonly Item[] }[];
+  default?: readonly Item[];
+  steps?: readonly Item[];
+}
+
+/** The lists of steps a control step holds, in the order they are written. */
+export function childStepsOf<Item extends NestingStep<Item>>(step: Item): ChildSteps<Item>[] {
+  switch (step.type) {
+    case 'if':
+      return [
+        { branch: 'then', path: ['then'], steps: step.then ?? [] },
+        { branch: 'else', path: ['else'], steps: step.else ?? [] },
+      ];
+    case 'switch':
+      return [
+        ...(step.cases ?? []).map((found, index) => ({
+          branch: `case:${index}`,
+          path: ['cases', index, 'steps'],
+          steps: found.steps,
+        })),
+        { branch: 'default', path: ['default'], steps: step.default ?? [] },
+      ];
+    case 'for_each':
+      return [{ branch: 'body', path: ['steps'], steps: step.steps ?? [] }];
+    default:
+      return [];
+  }
+}
+
+/** A step of a workflow's tree, with where it is. */
+export interface PlacedStep<Item> {
+  step: Item;
+  /** Its path from the workflow's `steps`, as error paths give it. */
+  path: (string | number)[];
+  /** The control steps it is inside, outermost first, with the branch it is in. */
+  ancestors: { step: Item; branch: string }[];
+}
+
+/** Every step of the tree in the order it is written (a step before the steps it holds). */
+export function placedSteps<Item extends NestingStep<Item>>(
+  steps: readonly Item[],
+  path: (string | number)[] = [],
+  ancestors: PlacedStep<Item>['ancestors'] = [],
+): PlacedStep<Item>[] {
+  return steps.flatMap((step, index) => {
+    const at = [...path, index];
+    return [
+      { step, path: at, ancestors },
+      ...childStepsOf(step).flatMap((child) =>
+        placedSteps(
+          child.steps,
+          [...at, ...child.path],
+          [...ancestors, { step, branch: child.branch }],
+        ),
+      ),
+    ];
+  });
+}
+
+/** What a step's policies may be: none for the waiting and control steps but a failure route. */
+function policyProblems(step: StepInput): { field: string; message: string }[] {
+  const problems: { field: string; message: string }[] = [];
+  if (STEPS_WITHOUT_ATTEMPTS.includes(step.type)) {
+    for (const field of ['retry', 'timeoutMs'] as const) {
+      if (step[field] === undefined) continue;
+      problems.push({
+        field,
+        message: `${field} applies to steps that call out, not to ${step.type}`,
+      });
+    }
+  }
+  if (
+    step.onFailure !== undefined &&
+    isControlStepType(step.type) &&
+    !CONTROL_STEPS_THAT_FAIL.includes(step.type)
+  ) {
+    problems.push({ field: 'onFailure', message: `onFailure does not apply to ${step.type}` });
+  }
+  return problems;
+}
+
+/**
+ * Steps as sent: at most MAX_WORKFLOW_STEPS in all, nested at most MAX_STEP_NESTING deep; names,
+ * when given, unique in the whole workflow (they are how later steps refer to outputs).
+ */
 export const StepsInput = z
   .array(StepInput)
-  .max(100)
+  .max(MAX_WORKFLOW_STEPS)
   .superRefine((steps, ctx) => {
+    const placed = placedSteps(steps);
+    if (placed.length > MAX_WORKFLOW_STEPS) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `a workflow holds at most ${MAX_WORKFLOW_STEPS} steps, its branches' and loops' included`,
+        path: [],
+      });
+    }
     const seen = new Set<string>();
-    steps.forEach((step, index) => {
+    for (const { step, path, ancestors } of placed) {
+      if (ancestors.length >= MAX_STEP_NESTING) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `branches and loops nest at most ${MAX_STEP_NESTING} deep`,
+          path,
+        });
+      }
       // A credential is sent only where the request goes: never into a prompt, a tool's
       // arguments, a table or a reviewer's email (decision 152).
       if (step.type !== 'http_request' && credentialNamesIn(step.settings).length > 0) {
         ctx.addIssue({
           code: 'custom',
           message: '{{credentials.<name>}} can be used in http_request steps only',
-          path: [index, 'settings'],
+          path: [...path, 'settings'],
         });
       }
-      if (WAITING_STEP_TYPES.includes(step.type)) {
-        for (const field of ['retry', 'timeoutMs'] as const) {
-          if (step[field] === undefined) continue;
-          ctx.addIssue({
-            code: 'custom',
-            message: `${field} applies to steps that call out, not to ${step.type}`,
-            path: [index, field],
-          });
-        }
+      for (const problem of policyProblems(step)) {
+        ctx.addIssue({ code: 'custom', message: problem.message, path: [...path, problem.field] });
       }
-      if (step.name === undefined) return;
+      if (step.name === undefined) continue;
       if (seen.has(step.name)) {
         ctx.addIssue({
           code: 'custom',
           message: 'step names must be unique',
-          path: [index, 'name'],
+          path: [...path, 'name'],
         });
       }
       seen.add(step.name);
-    });
+    }
   });
 
 /**
@@ -288,13 +501,31 @@ export type UpdateWorkflowBody = z.infer<typeof UpdateWorkflowBody>;
 export const RunWorkflowBody = z.object({ testEventId: z.uuid().optional() }).optional();
 
 export const WorkflowStatus = z.enum(['draft', 'live']);
-export const Step = z.object({
+const StepPolicies = z.object(StepPolicyFields);
+/** A step as stored and shown; a control step holds its branches or its loop's steps. */
+export type Step = {
+  type: StepType;
+  name: string;
+  settings: Record<string, unknown>;
+  then?: Step[];
+  else?: Step[];
+  cases?: { when: string; steps: Step[] }[];
+  default?: Step[];
+  /** A for_each's steps, run once per item. */
+  steps?: Step[];
+} & z.infer<typeof StepPolicies>;
+const StepList: z.ZodType<Step[]> = z.lazy(() => z.array(Step));
+export const Step: z.ZodType<Step> = StepPolicies.extend({
   type: StepType,
   name: z.string(),
   settings: z.record(z.string(), z.unknown()),
-  ...StepPolicyFields,
+  then: StepList.optional(),
+  else: StepList.optional(),
+  cases: z.array(z.object({ when: z.string(), steps: StepList })).optional(),
+  default: StepList.optional(),
+  steps: StepList.optional(),
 });
-export type Step = z.infer<typeof Step>;
+
 export const Workflow = z.object({
   id: z.uuid(),
   workspace_id: z.uuid(),
@@ -374,6 +605,10 @@ export const RunTriggerType = z.enum([
   'mcp',
   'manual',
   'schedule',
+  /** A call_workflow step's run of this workflow (`parent_run_id` when the step waits for it). */
+  'call_workflow',
+  /** One item of a for_each: a run of the loop's steps, listed on its loop's run, not on its own. */
+  'for_each',
 ]);
 export type RunTriggerType = z.infer<typeof RunTriggerType>;
 export const RunTrigger = z.object({
@@ -383,6 +618,10 @@ export const RunTrigger = z.object({
   key_id: z.uuid().nullable(),
   /** The run whose failed step started this one (decision 155). */
   failed_run_id: z.uuid().nullable(),
+  /** The run whose for_each or call_workflow step waits for this one (decision 165). */
+  parent_run_id: z.uuid().nullable(),
+  /** The item of that for_each this run is for, from 0. */
+  iteration: z.number().int().min(0).nullable(),
 });
 /**
  * The error of a cancelled run and of the step it stopped, and the comment of the approval it
@@ -435,6 +674,10 @@ export const StepRun = z.object({
    * `_meta.idempotencyKey`: the same for every attempt and resume of the step.
    */
   idempotency_key: z.string(),
+  /** The if or switch whose branch holds this step (its `index`); null at the top. */
+  parent_index: z.number().int().nullable(),
+  /** That branch: `then`, `else`, `case:<n>` or `default`. */
+  branch: z.string().nullable(),
 });
 export const Run = z.object({
   id: z.uuid(),
@@ -488,9 +731,15 @@ export const RUNS_PAGE = { default: 50, max: 100 } as const;
 /** A count of runs stops here: the list answers "at least this many" past it. */
 export const RUN_COUNT_CAP = 10_000;
 const isoTime = z.iso.datetime({ offset: true });
+/**
+ * The triggers runs are filtered by: those that start runs from outside (a run list leaves a
+ * loop's iterations out; called runs are listed with the rest).
+ */
+export const RunFilterTrigger = RunTriggerType.exclude(['call_workflow', 'for_each']);
+export type RunFilterTrigger = z.infer<typeof RunFilterTrigger>;
 const runFilterFields = {
   status: RunStatus.optional(),
-  trigger: RunTriggerType.optional(),
+  trigger: RunFilterTrigger.optional(),
   created_after: isoTime.optional(),
   created_before: isoTime.optional(),
   event_id: z.uuid().optional(),
@@ -633,7 +882,8 @@ export const workflowRoutes = defineRoutes([
     method: 'GET',
     path: '/workflows/step-types',
     owner: 'workflow-runner',
-    subject: 'workflow.api.list_step_types.v1',
+    subject: 'workflow.api.list_step_types.v2',
+    previousSubject: 'workflow.api.list_step_types.v1',
     auth: 'session',
     bodyKind: 'none',
     responses: {
@@ -647,7 +897,8 @@ export const workflowRoutes = defineRoutes([
     method: 'POST',
     path: '/workflows',
     owner: 'workflow-runner',
-    subject: 'workflow.api.create_workflow.v1',
+    subject: 'workflow.api.create_workflow.v2',
+    previousSubject: 'workflow.api.create_workflow.v1',
     auth: 'session',
     bodyKind: 'json',
     request: { body: CreateWorkflowBody },
@@ -662,7 +913,8 @@ export const workflowRoutes = defineRoutes([
     method: 'GET',
     path: '/workflows',
     owner: 'workflow-runner',
-    subject: 'workflow.api.list_workflows_of_workspace.v1',
+    subject: 'workflow.api.list_workflows_of_workspace.v2',
+    previousSubject: 'workflow.api.list_workflows_of_workspace.v1',
     auth: 'session',
     bodyKind: 'none',
     request: { query: WorkspaceQuery },
@@ -677,7 +929,8 @@ export const workflowRoutes = defineRoutes([
     method: 'GET',
     path: '/workflows/:id',
     owner: 'workflow-runner',
-    subject: 'workflow.api.get_workflow.v1',
+    subject: 'workflow.api.get_workflow.v2',
+    previousSubject: 'workflow.api.get_workflow.v1',
     auth: 'session',
     bodyKind: 'none',
     request: { params: WorkflowIdParams },
@@ -693,7 +946,8 @@ export const workflowRoutes = defineRoutes([
     method: 'PATCH',
     path: '/workflows/:id',
     owner: 'workflow-runner',
-    subject: 'workflow.api.update_workflow.v1',
+    subject: 'workflow.api.update_workflow.v2',
+    previousSubject: 'workflow.api.update_workflow.v1',
     auth: 'session',
     bodyKind: 'json',
     request: { params: WorkflowIdParams, body: UpdateWorkflowBody },
@@ -738,7 +992,8 @@ export const workflowRoutes = defineRoutes([
     method: 'POST',
     path: '/workflows/:id/live',
     owner: 'workflow-runner',
-    subject: 'workflow.api.set_workflow_live.v1',
+    subject: 'workflow.api.set_workflow_live.v2',
+    previousSubject: 'workflow.api.set_workflow_live.v1',
     auth: 'session',
     bodyKind: 'none',
     request: { params: WorkflowIdParams },
@@ -755,7 +1010,8 @@ export const workflowRoutes = defineRoutes([
     method: 'POST',
     path: '/workflows/:id/draft',
     owner: 'workflow-runner',
-    subject: 'workflow.api.set_workflow_draft.v1',
+    subject: 'workflow.api.set_workflow_draft.v2',
+    previousSubject: 'workflow.api.set_workflow_draft.v1',
     auth: 'session',
     bodyKind: 'none',
     request: { params: WorkflowIdParams },
@@ -771,7 +1027,8 @@ export const workflowRoutes = defineRoutes([
     method: 'POST',
     path: '/workflows/:id/duplicate',
     owner: 'workflow-runner',
-    subject: 'workflow.api.duplicate_workflow.v1',
+    subject: 'workflow.api.duplicate_workflow.v2',
+    previousSubject: 'workflow.api.duplicate_workflow.v1',
     auth: 'session',
     bodyKind: 'none',
     request: { params: WorkflowIdParams },
@@ -804,7 +1061,8 @@ export const workflowRoutes = defineRoutes([
     method: 'GET',
     path: '/workflows/:id/runs',
     owner: 'workflow-runner',
-    subject: 'workflow.api.list_runs.v1',
+    subject: 'workflow.api.list_runs.v2',
+    previousSubject: 'workflow.api.list_runs.v1',
     auth: 'session',
     bodyKind: 'none',
     request: { params: WorkflowIdParams, query: ListRunsQuery },
@@ -854,7 +1112,8 @@ export const workflowRoutes = defineRoutes([
     method: 'POST',
     path: '/runs/:runId/cancel',
     owner: 'workflow-runner',
-    subject: 'workflow.api.cancel_run.v1',
+    subject: 'workflow.api.cancel_run.v2',
+    previousSubject: 'workflow.api.cancel_run.v1',
     auth: 'session',
     bodyKind: 'none',
     request: { params: RunIdParams },
@@ -874,7 +1133,8 @@ export const workflowRoutes = defineRoutes([
     method: 'GET',
     path: '/runs/:runId',
     owner: 'workflow-runner',
-    subject: 'workflow.api.get_run_details.v1',
+    subject: 'workflow.api.get_run_details.v2',
+    previousSubject: 'workflow.api.get_run_details.v1',
     auth: 'session',
     bodyKind: 'none',
     request: { params: RunIdParams },

@@ -4,7 +4,7 @@ import { mintSessionToken } from '@wap/auth';
 import {
   REQUEST_SUBJECTS,
   ROUTES,
-  routeSubject,
+  routeSubjects,
   type BusPrincipal,
   type RouteSpec,
 } from '@wap/contracts';
@@ -72,7 +72,7 @@ export async function startStack(
     ...REQUEST_SUBJECTS,
     ...(options.routes ?? [])
       .filter((route) => !registered.has(route.subject))
-      .map((route) => routeSubject(route)),
+      .flatMap((route) => routeSubjects(route)),
   ];
   const as = (principal: BusPrincipal) => asBusPrincipal(platform, principal, { logger, subjects });
   const gateway = await startGateway({

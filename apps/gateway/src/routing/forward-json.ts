@@ -1,6 +1,6 @@
 import { AppError, type RouteSpec, type ServiceRequest } from '@wap/contracts';
 import { validate, type EdgeHandler, type EdgeRequest } from '@wap/http';
-import { isJsonbStorable } from '@wap/platform';
+import { isJsonbStorable, NoRespondersError } from '@wap/platform';
 import { callRoute } from '@wap/bus-protocol';
 import { unavailableWhenUnanswered, validParams, type ForwardingDeps } from './forwarding';
 
@@ -42,8 +42,18 @@ export function forwardJson(route: RouteSpec, deps: ForwardingDeps): EdgeHandler
       headers: pickHeaders(request, route.forwardHeaders ?? []),
       body,
     };
-    return callRoute(deps.bus, route.subject, forwarded, {
-      timeoutMs: route.timeoutMs ?? deps.requestTimeoutMs,
-    }).catch(unavailableWhenUnanswered(route));
+    const call = (subject: string) =>
+      callRoute(deps.bus, subject, forwarded, {
+        timeoutMs: route.timeoutMs ?? deps.requestTimeoutMs,
+      });
+    return call(route.subject)
+      .catch((error: unknown) => {
+        // A service not yet updated in a rolling deploy serves the version before (decision 143).
+        if (route.previousSubject && error instanceof NoRespondersError) {
+          return call(route.previousSubject);
+        }
+        throw error;
+      })
+      .catch(unavailableWhenUnanswered(route));
   };
 }

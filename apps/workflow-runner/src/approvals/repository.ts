@@ -1,3 +1,4 @@
+import { settleRelatives } from '../runs/run-relatives';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Approval } from '@wap/contracts';
 import { metrics } from '@wap/observability';
@@ -159,6 +160,7 @@ export function createApprovalRepository(deps: { db: SqlDatabase; clock: Clock }
           })
           .where(and(eq(runs.id, decided.runId), eq(runs.status, 'waiting_approval')))
           .returning({ startedAt: runs.startedAt, createdAt: runs.createdAt });
+        if (rejectedRun) await settleRelatives(tx, [decided.runId], now.toISOString());
         return true;
       });
       // A rejection ends the run here, not in the executor: counted once it is committed.

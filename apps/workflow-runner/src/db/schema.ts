@@ -184,6 +184,16 @@ export const runs = workflowRunnerSchema.table(
     attempt: integer('attempt').notNull().default(1),
     /** The version of its workflow it runs; null for runs made before versions were kept. */
     workflowVersion: integer('workflow_version'),
+    /**
+     * The run whose step waits for this one: a loop's iteration (`iteration` set) or a called
+     * workflow's run; null for a run nothing waits for.
+     */
+    parentRunId: uuid('parent_run_id'),
+    parentStepIndex: integer('parent_step_index'),
+    /** The item of the parent's for_each this run is for, from 0. */
+    iteration: integer('iteration'),
+    /** 0 for a run started from outside; one more than its parent's for a loop's or call's. */
+    depth: integer('depth').notNull().default(0),
   },
   (table) => [
     index('runs_workflow_idx').on(table.workflowId, table.createdAt),
@@ -213,6 +223,10 @@ export const runs = workflowRunnerSchema.table(
       .on(table.wakeAt)
       .where(sql`${table.wakeAt} is not null`),
     index('runs_event_idx').on(table.eventId),
+    // A waiting for_each or call reads its runs; a run that ends wakes its parent.
+    uniqueIndex('runs_parent_idx')
+      .on(table.parentRunId, table.parentStepIndex, table.iteration)
+      .where(sql`${table.parentRunId} is not null`),
     // A workflow's failed runs by when they ended: what a failure alert counts.
     index('runs_failed_finished_idx')
       .on(table.workflowId, table.finishedAt)
@@ -259,6 +273,10 @@ export const runSteps = workflowRunnerSchema.table(
     attempts: jsonb('attempts').notNull().default([]),
     /** An attempt was cut off by a crash of the runner and made again. */
     resumed: boolean('resumed').notNull().default(false),
+    /** The if or switch step whose branch holds this one; null at the top of the workflow. */
+    parentIndex: integer('parent_index'),
+    /** That branch: `then`, `else`, `case:<n>` or `default`. */
+    branch: text('branch'),
   },
   (table) => [primaryKey({ columns: [table.runId, table.stepIndex] })],
 );

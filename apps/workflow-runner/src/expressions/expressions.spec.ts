@@ -22,6 +22,7 @@ const scope: ExpressionScope = {
     at: '2026-12-04T10:00:00Z',
   },
   steps: { 'fetch order': { status: 200, body: { id: 'order-7' } }, lookup: { found: false } },
+  vars: { region: 'eu' },
 };
 const evaluate = (text: string) => evaluateExpression(compileExpression(text), scope);
 const failure = (action: () => unknown) => {
@@ -63,7 +64,7 @@ describe('expressions (CEL)', () => {
       /^Not a valid expression: at column \d+: /,
     );
     expect(failure(() => compileExpression('process.env.SECRET'))).toBe(
-      'Unknown name "process": an expression reads webhook (the trigger\'s body) and steps (earlier steps\' outputs)',
+      'Unknown name "process": an expression reads webhook (the trigger\'s body), steps (earlier steps\' outputs), vars (what set steps named) and, in a loop, item and index',
     );
     expect(failure(() => compileExpression('credentials.token'))).toMatch(
       /^Unknown name "credentials"/,
@@ -100,7 +101,11 @@ describe('expressions (CEL)', () => {
   });
 
   test('a result larger than the bound fails rather than filling the run', () => {
-    const big: ExpressionScope = { webhook: { text: 'x'.repeat(200_000) }, steps: {} };
+    const big: ExpressionScope = {
+      webhook: { text: 'x'.repeat(200_000) },
+      steps: {},
+      vars: {},
+    };
     expect(
       failure(() => evaluateExpression(compileExpression('webhook.text + webhook.text'), big)),
     ).toMatch(/the result is larger than 256 KB/);
@@ -108,7 +113,11 @@ describe('expressions (CEL)', () => {
 });
 
 describe('expressions in settings templates', () => {
-  const templateScope: TemplateScope = { trigger: scope.webhook, steps: scope.steps };
+  const templateScope: TemplateScope = {
+    trigger: scope.webhook,
+    steps: scope.steps,
+    vars: scope.vars,
+  };
 
   test('a whole placeholder keeps its type; inside text it is written as text', () => {
     expect(resolveString('{{= webhook.order.total * 2.0 }}', templateScope)).toBe(300);
@@ -128,6 +137,7 @@ describe('expressions in settings templates', () => {
     const tricky: TemplateScope = {
       trigger: { note: '{{credentials.token}} {{= webhook.secret }}' },
       steps: {},
+      vars: {},
       credentials: new Map([['token', 'secret-value']]),
     };
     expect(resolveString('{{= webhook.note }}', tricky)).toBe(

@@ -26,14 +26,21 @@ export const MAX_EXPRESSION_LENGTH = 1_000;
 /** The largest value an expression may produce, written as JSON. */
 export const MAX_EXPRESSION_RESULT_BYTES = 256 * 1024;
 
-/** What an expression reads: the trigger's JSON body and the outputs of the steps before it. */
+/**
+ * What an expression reads: the trigger's JSON body, the outputs of the steps before it, the
+ * values `set` steps named, and inside a for_each its item and the item's index (from 0).
+ */
 export interface ExpressionScope {
   webhook: unknown;
   steps: Readonly<Record<string, unknown>>;
+  vars: Readonly<Record<string, unknown>>;
+  item?: unknown;
+  index?: number;
 }
-type Root = keyof ExpressionScope;
+export type ExpressionRoot = keyof ExpressionScope;
+type Root = ExpressionRoot;
 type Expr = NonNullable<ReturnType<typeof parse>['expr']>;
-const ROOTS: readonly Root[] = ['webhook', 'steps'];
+const ROOTS: readonly Root[] = ['webhook', 'steps', 'vars', 'item', 'index'];
 /** Type names CEL writes as identifiers, as in `type(x) == string`. */
 const TYPE_NAMES = new Set([
   'bool',
@@ -118,7 +125,7 @@ function checkExpr(expr: Expr, state: CheckState): void {
       if (state.bound.has(name) || TYPE_NAMES.has(name)) return;
       if (!(ROOTS as readonly string[]).includes(name)) {
         throw new ExpressionError(
-          `Unknown name "${name}": an expression reads webhook (the trigger's body) and steps (earlier steps' outputs)`,
+          `Unknown name "${name}": an expression reads webhook (the trigger's body), steps (earlier steps' outputs), vars (what set steps named) and, in a loop, item and index`,
         );
       }
       state.roots.add(name as Root);
@@ -226,7 +233,13 @@ function explained(message: string): string {
 /** Evaluates a compiled expression over the run's values; throws an ExpressionError. */
 export function evaluateExpression(compiled: CompiledExpression, scope: ExpressionScope): unknown {
   const bindings: Record<string, CelInput> = {};
-  for (const root of compiled.roots) bindings[root] = toCel(scope[root]);
+  for (const root of compiled.roots) {
+    const value = scope[root];
+    if (value === undefined) {
+      throw new ExpressionError(`${compiled.text}: ${root} is known only inside a for_each`);
+    }
+    bindings[root] = toCel(value);
+  }
   let result: CelResult;
   try {
     result = compiled.run(bindings);

@@ -104,7 +104,7 @@ async function alertCandidates(deps: FailureAlertDeps, now: Date, windowEnd: Dat
             + make_interval(mins => (w.failure_alerts ->> 'intervalMinutes')::int)
             <= ${now.toISOString()}::timestamptz)
           and exists (select 1 from ${runs} as r where r.workflow_id = w.id
-            and r.status = 'failed'
+            and r.status = 'failed' and r.trigger_type <> 'for_each'
             and r.finished_at > coalesce(w.alerted_through, '-infinity'::timestamptz)
             and r.finished_at <= ${windowEnd.toISOString()}::timestamptz)
         ) or s.paused_at > coalesce(w.last_alert_at, '-infinity'::timestamptz))
@@ -137,6 +137,8 @@ async function failuresBetween(tx: Transaction, workflowId: string, from: Date |
         max(finished_at) as newest_at
       from ${runs}
       where workflow_id = ${workflowId} and status = 'failed'
+        -- A failed iteration fails its loop's run: that run is the one counted.
+        and trigger_type <> 'for_each'
         and finished_at > ${from?.toISOString() ?? '-infinity'}::timestamptz
         and finished_at <= ${to.toISOString()}::timestamptz`),
   );

@@ -1,5 +1,14 @@
 import { cancelIdleRun, isRunCancelRequested, requestRunCancel } from './run-cancel';
-import { createRuns } from './run-creation';
+import {
+  calledRunResult,
+  inheritedScopeOf,
+  iterationError,
+  loopCounts,
+  loopOutput,
+  releaseWaitingRun,
+  startIterations,
+} from './run-children';
+import { createRuns, insertNewRuns } from './run-creation';
 import { createRetryRun } from './run-retry';
 import {
   claimDueRuns,
@@ -18,7 +27,7 @@ import {
   retriesOfRun,
   unfinishedRunsHoldingInflightKeys,
 } from './run-queries';
-import type { NewRun, RunStore } from './run-rows';
+import type { LoadedRun, NewRun, RunStore } from './run-rows';
 import {
   awaitRunApproval,
   endRunStep,
@@ -68,6 +77,15 @@ export function createRunRepository(store: RunStore) {
     requestCancel: bound(requestRunCancel),
     isCancelRequested: bound(isRunCancelRequested),
     createRetry: bound(createRetryRun),
+    /** Runs built by the caller (a loop's iterations), as createMany stores them. */
+    insertLoaded: (loaded: readonly LoadedRun[], now: Date) => insertNewRuns(store.db, loaded, now),
+    loopCounts: bound(loopCounts),
+    startIterations: bound(startIterations),
+    loopOutput: bound(loopOutput),
+    iterationError: bound(iterationError),
+    calledRunResult: bound(calledRunResult),
+    releaseWaiting: bound(releaseWaitingRun),
+    inheritedScope: bound(inheritedScopeOf),
   };
 }
 

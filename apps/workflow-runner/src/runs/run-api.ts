@@ -31,6 +31,8 @@ export function toRun(
       test_event_id: row.testEventId,
       key_id: row.keyId,
       failed_run_id: row.failedRunId,
+      parent_run_id: row.parentRunId,
+      iteration: row.iteration,
     },
     input: detail(row.input),
     steps: steps.map((step) => ({
@@ -51,6 +53,8 @@ export function toRun(
         step.type !== 'delay' && step.status === 'running' ? iso(step.resumeAt) : null,
       resumed: step.resumed,
       idempotency_key: stepIdempotencyKey(row.id, step.stepIndex),
+      parent_index: step.parentIndex,
+      branch: step.branch,
     })),
     credits_charged: row.creditsCharged,
     error: row.error,

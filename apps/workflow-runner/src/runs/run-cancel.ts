@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { FINAL_RUN_STATUSES, RUN_CANCELLED } from '@wap/contracts';
 import { approvals, runs, runSteps } from '../db/schema';
+import { settleRelatives } from './run-relatives';
 import type { RunRow, RunStore } from './run-rows';
 
 const unfinished = () =>
@@ -62,6 +63,7 @@ export async function cancelIdleRun(
       .update(approvals)
       .set({ status: 'rejected', decidedAt: now, decidedBy: null, comment: RUN_CANCELLED })
       .where(and(eq(approvals.runId, runId), eq(approvals.status, 'pending')));
+    await settleRelatives(tx, [runId], now.toISOString());
     return cancelled;
   });
 }

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { Step } from '@wap/contracts';
-import type { StepPolicy } from './step-policy';
+import { stepRowsOf } from './step-rows';
 import type { SqlExecutor } from '../db/sql-executor';
 import { asPublished } from '../workflows/versions';
 import {
@@ -108,39 +108,39 @@ function runsAsCreated(
         retryOf: null,
         attempt: 1,
         workflowVersion: input.workflow.version,
+        parentRunId: input.caller?.waits ? input.caller.runId : null,
+        parentStepIndex: input.caller?.waits ? input.caller.stepIndex : null,
+        iteration: null,
+        depth: input.caller?.depth ?? 0,
       },
-      steps: stepsOfWorkflow(input.workflow).map((step, index) => ({
-        runId: input.runId,
-        stepIndex: index,
-        name: step.name,
-        type: step.type,
-        settings: step.settings,
-        status: 'pending',
-        input: null,
-        output: null,
-        error: null,
-        creditsCharged: 0,
-        resumeAt: null,
-        startedAt: null,
-        finishedAt: null,
-        durationMs: null,
-        policy: policyOf(step),
-        attempt: 0,
-        attempts: [],
-        resumed: false,
-      })),
+      steps: pendingStepsOf(input.runId, stepsOfWorkflow(input.workflow)),
     };
   });
 }
 
-/** A step's policies as its run keeps them; null when it has none. */
-function policyOf({ retry, timeoutMs, onFailure }: Step): StepPolicy | null {
-  if (retry === undefined && timeoutMs === undefined && onFailure === undefined) return null;
-  return { retry, timeoutMs, onFailure };
+/** A new run's step rows, every one pending. */
+export function pendingStepsOf(runId: string, steps: readonly Step[]): LoadedRun['steps'] {
+  return stepRowsOf(steps).map((row, index) => ({
+    runId,
+    stepIndex: index,
+    ...row,
+    status: 'pending',
+    input: null,
+    output: null,
+    error: null,
+    creditsCharged: 0,
+    resumeAt: null,
+    startedAt: null,
+    finishedAt: null,
+    durationMs: null,
+    attempt: 0,
+    attempts: [],
+    resumed: false,
+  }));
 }
 
 /** Inserts the runs and their steps in one statement; returns the ids it created. */
-async function insertNewRuns(
+export async function insertNewRuns(
   executor: SqlExecutor,
   loaded: readonly LoadedRun[],
   now: Date,
@@ -165,6 +165,10 @@ async function insertNewRuns(
     traceparent: run.traceparent,
     failed_run_id: run.failedRunId,
     workflow_version: run.workflowVersion,
+    parent_run_id: run.parentRunId,
+    parent_step_index: run.parentStepIndex,
+    iteration: run.iteration,
+    depth: run.depth,
   }));
   const stepRows = loaded.flatMap(({ steps }) =>
     steps.map((step) => ({
@@ -174,6 +178,8 @@ async function insertNewRuns(
       type: step.type,
       settings: step.settings,
       policy: step.policy,
+      parent_index: step.parentIndex,
+      branch: step.branch,
     })),
   );
   const result = await executor.execute(sql`
@@ -181,25 +187,29 @@ async function insertNewRuns(
       insert into workflow_runner.runs (id, workflow_id, workspace_id, status, trigger_type,
         event_id, test_event_id, key_id, input, acting_user_id, stop_on_node_failure,
         credit_cost, inflight_key, not_before, wake_at, lease_owner, lease_until, created_at,
-        traceparent, failed_run_id, workflow_version)
+        traceparent, failed_run_id, workflow_version, parent_run_id, parent_step_index,
+        iteration, depth)
       select id, workflow_id, workspace_id, 'queued', trigger_type, event_id, test_event_id,
         key_id, input, acting_user_id, stop_on_node_failure, credit_cost, inflight_key,
         not_before, wake_at, lease_owner, lease_until, ${now.toISOString()}::timestamptz,
-        traceparent, failed_run_id, workflow_version
+        traceparent, failed_run_id, workflow_version, parent_run_id, parent_step_index,
+        iteration, depth
       from jsonb_to_recordset(${JSON.stringify(runRows)}::jsonb) as x(id uuid,
         workflow_id uuid, workspace_id uuid, trigger_type text, event_id uuid,
         test_event_id uuid, key_id uuid, input jsonb, acting_user_id uuid,
         stop_on_node_failure boolean, credit_cost integer, inflight_key text,
         not_before timestamptz, wake_at timestamptz, lease_owner text, lease_until timestamptz,
-        traceparent text, failed_run_id uuid, workflow_version integer)
+        traceparent text, failed_run_id uuid, workflow_version integer, parent_run_id uuid,
+        parent_step_index integer, iteration integer, depth integer)
       on conflict (id) do nothing
       returning id
     ), created_steps as (
       insert into workflow_runner.run_steps (run_id, step_index, name, type, settings, status,
-        policy)
-      select run_id, step_index, name, type, settings, 'pending', policy
+        policy, parent_index, branch)
+      select run_id, step_index, name, type, settings, 'pending', policy, parent_index, branch
       from jsonb_to_recordset(${JSON.stringify(stepRows)}::jsonb) as x(run_id uuid,
-        step_index integer, name text, type text, settings jsonb, policy jsonb)
+        step_index integer, name text, type text, settings jsonb, policy jsonb,
+        parent_index integer, branch text)
       where run_id in (select id from created)
     )
     select id from created`);

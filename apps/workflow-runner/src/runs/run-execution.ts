@@ -5,7 +5,9 @@ import {
   credentialPlaceholder,
   creditShortfallMessage,
   redactCredentialHeaders,
+  isControlStepType,
   stepIdempotencyKey,
+  type ActionStepType,
   type StepType,
   RUN_CANCELLED,
 } from '@wap/contracts';
@@ -38,6 +40,9 @@ import {
   type StepPolicy,
   type StoredAttempt,
 } from './step-policy';
+import { advanceCall, advanceLoop, type ChildOutcome } from './child-runs';
+import { decideControlStep } from './control-steps';
+import { onUntakenBranch } from './step-rows';
 import { resolveTemplates, type TemplateScope } from './templates';
 
 /** What executing one run needs from the executor that claimed it. */
@@ -59,7 +64,7 @@ export interface RunExecutionContext {
   isStopping: () => boolean;
   /** Writes a run's progress; runs ending side by side share one commit. */
   writeProgress: (entry: { run: RunRow; progress: RunProgress }) => Promise<void>;
-  /** Where a step's `onFailure: run_workflow` finds the workflow to start. */
+  /** Where a step's `onFailure: run_workflow` and a call_workflow find the workflow to start. */
   workflows: Pick<WorkflowRepository, 'find'>;
   /** A run was created here (a failure workflow's): the executor looks for it at once. */
   onRunCreated: () => void;
@@ -111,7 +116,11 @@ export async function executeRun(
     return;
   }
   if (run.status === 'queued') {
-    const message = creditShortfallMessage(balances.get(run.workspaceId) ?? 0, run.creditCost);
+    // An iteration is part of its loop's run, which passed this check.
+    const message =
+      run.iteration === null
+        ? creditShortfallMessage(balances.get(run.workspaceId) ?? 0, run.creditCost)
+        : null;
     if (message) {
       await record.finish('failed', message);
       return;
@@ -120,15 +129,34 @@ export async function executeRun(
     metrics.runsStarted.inc({ trigger: run.triggerType });
   }
 
-  const outputs: Record<string, unknown> = {};
+  const inherited = await runs.inheritedScope(run);
+  const values: RunValues = {
+    ...inherited,
+    steps: { ...inherited.steps },
+    vars: { ...inherited.vars },
+  };
   for (const step of steps) {
     if (isFinalStepStatus(step.status)) {
-      outputs[step.name] = step.output;
+      remember(values, step, step.status, step.output);
       // A runner died between a failure that ends the run and the run's end: it ends now.
       if (step.status === 'failed' && stopsRun(run, step)) {
         await stopAtFailure(context, record, run, step, step.error ?? '');
         return;
       }
+      continue;
+    }
+    if (onUntakenBranch(steps, step)) {
+      record.endFreeStep({
+        stepIndex: step.stepIndex,
+        status: 'skipped',
+        input: null,
+        output: null,
+        error: null,
+        startedAt: null,
+        finishedAt: null,
+      });
+      step.status = 'skipped';
+      remember(values, step, 'skipped', null);
       continue;
     }
     if (step.status === 'waiting') {
@@ -145,9 +173,20 @@ export async function executeRun(
       await runs.release(run.id, owner, clock.now());
       return;
     }
-    if ((await executeStep(context, record, run, step, outputs, cancellation)) === 'stop') return;
+    if ((await executeStep(context, record, run, step, values, cancellation)) === 'stop') return;
   }
   await record.finish('succeeded', null);
+}
+
+/** What a run's templates read as it goes: mutable, each step's output is added as it ends. */
+type RunValues = TemplateScope & { steps: Record<string, unknown>; vars: Record<string, unknown> };
+
+/** A step's output becomes readable by the steps after it; a set step's values become `vars`. */
+function remember(values: RunValues, step: RunStepRow, status: string, output: unknown): void {
+  values.steps[step.name] = output ?? null;
+  if (step.type === 'set' && status === 'succeeded' && typeof output === 'object' && output) {
+    Object.assign(values.vars, output);
+  }
 }
 
 /**
@@ -212,24 +251,23 @@ async function executeStep(
   record: RunRecord,
   run: RunRow,
   step: RunStepRow,
-  outputs: Record<string, unknown>,
+  values: RunValues,
   cancellation: AbortSignal,
 ): Promise<StepEnd> {
   const { clock } = context;
+  if (isControlStepType(step.type)) {
+    return executeControlStep(context, record, run, step, values, cancellation);
+  }
   const credentialNames = step.type === 'http_request' ? credentialNamesIn(step.settings) : [];
   const credentials = await context.credentials.resolve(
     run.workspaceId,
     run.actingUserId,
     credentialNames,
   );
-  const filled = filledSettings(
-    step,
-    { trigger: run.input, steps: outputs },
-    {
-      values: credentials.ok ? credentials.values : undefined,
-      placeholders: new Map(credentialNames.map((name) => [name, credentialPlaceholder(name)])),
-    },
-  );
+  const filled = filledSettings(step, values, {
+    values: credentials.ok ? credentials.values : undefined,
+    placeholders: new Map(credentialNames.map((name) => [name, credentialPlaceholder(name)])),
+  });
   const started: StartedStep = {
     step,
     startedAt: step.startedAt ?? clock.now(),
@@ -244,15 +282,103 @@ async function executeStep(
   const refusal = credentials.ok ? filled.error : `Credential "${credentials.name}" not found`;
   if (refusal !== undefined) {
     // Nothing was sent, nothing is charged: the step fails as a free one would.
-    return endStep(context, record, run, { ...started, price: 0 }, refusedStep(refusal), outputs);
+    return endStep(context, record, run, { ...started, price: 0 }, refusedStep(refusal), values);
   }
-  if (started.price > 0) return executeCallingStep(context, record, run, started, outputs);
+  if (started.price > 0) return executeCallingStep(context, record, run, started, values);
   const outcome = await attemptStep(context, run, started);
   if (outcome.kind === 'succeeded' || outcome.kind === 'failed') {
-    return endStep(context, record, run, started, outcome, outputs);
+    return endStep(context, record, run, started, outcome, values);
   }
   await parkRun(context, record, run, started, outcome);
   return 'stop';
+}
+
+/** A look at a waiting for_each or call that finds its runs under way: at most this long apart. */
+const CHILDREN_LOOK_MS = 30_000;
+
+/**
+ * A control step (decision 165): if, switch, set and stop decide at once and are free; a
+ * for_each or a call_workflow starts runs and the run waits for them in the scheduler table,
+ * looked at again when one of them ends.
+ */
+async function executeControlStep(
+  context: RunExecutionContext,
+  record: RunRecord,
+  run: RunRow,
+  step: RunStepRow,
+  values: RunValues,
+  cancellation: AbortSignal,
+): Promise<StepEnd> {
+  const startedAt = step.startedAt ?? context.clock.now();
+  const started = (input: unknown): StartedStep => ({
+    step,
+    input,
+    shownInput: input,
+    secrets: [],
+    startedAt,
+    price: 0,
+    policy: storedPolicyOf(step.policy),
+    attempts: [],
+    cancellation,
+  });
+  if (step.type === 'for_each' || step.type === 'call_workflow') {
+    const advance = step.type === 'for_each' ? advanceLoop : advanceCall;
+    const outcome: ChildOutcome = await advance(context, run, step, values);
+    if (outcome.kind === 'wait_children') {
+      await waitForChildren(context, record, run, started(outcome.input), outcome.ended);
+      return 'stop';
+    }
+    const ended =
+      outcome.kind === 'succeeded'
+        ? { kind: 'succeeded' as const, output: outcome.output }
+        : refusedStep(outcome.error);
+    return endStep(context, record, run, started(outcome.input), ended, values);
+  }
+  const decision = decideControlStep(step, values);
+  if (decision.kind === 'stop') {
+    const error = decision.message ?? `Stopped by step "${step.name}"`;
+    const failed = decision.status === 'failed';
+    record.endFreeStep({
+      stepIndex: step.stepIndex,
+      status: failed ? 'failed' : 'succeeded',
+      input: decision.input,
+      output: { status: decision.status, message: decision.message },
+      error: failed ? error : null,
+      startedAt,
+      finishedAt: context.clock.now(),
+    });
+    await record.finish(decision.status, failed ? error : null);
+    return 'stop';
+  }
+  const ended =
+    decision.kind === 'succeeded'
+      ? { kind: 'succeeded' as const, output: decision.output }
+      : refusedStep(decision.error);
+  return endStep(context, record, run, started(decision.input), ended, values);
+}
+
+/**
+ * The run waits for its iterations or its called run: back to the table, due when one of them
+ * ends (or after CHILDREN_LOOK_MS in case that wake was lost).
+ */
+async function waitForChildren(
+  context: RunExecutionContext,
+  record: RunRecord,
+  run: RunRow,
+  { step, shownInput, startedAt }: StartedStep,
+  endedSeen: number,
+): Promise<void> {
+  await record.flush();
+  if (step.status === 'pending') {
+    await context.runs.startStep(run.id, step.stepIndex, { input: shownInput, startedAt });
+  }
+  await context.runs.releaseWaiting({
+    runId: run.id,
+    owner: context.owner,
+    stepIndex: step.stepIndex,
+    endedSeen,
+    fallback: new Date(context.clock.now().getTime() + CHILDREN_LOOK_MS),
+  });
 }
 
 /**
@@ -267,7 +393,7 @@ async function executeCallingStep(
   record: RunRecord,
   run: RunRow,
   started: StartedStep,
-  outputs: Record<string, unknown>,
+  values: RunValues,
 ): Promise<StepEnd> {
   const { runs, clock, owner } = context;
   const { step, attempts, policy } = started;
@@ -313,7 +439,7 @@ async function executeCallingStep(
     );
     return 'stop';
   }
-  return endStep(context, record, run, { ...started, attempts: allAttempts }, outcome, outputs);
+  return endStep(context, record, run, { ...started, attempts: allAttempts }, outcome, values);
 }
 
 /** One attempt at the step, in its own span; what it brought back has no credential in it. */
@@ -327,7 +453,7 @@ async function attemptStep(
     `workflow step ${step.type}`,
     { attributes: { 'wap.step.index': step.stepIndex, 'wap.step.name': step.name } },
     async (span) => {
-      const stepOutcome = await context.steps.execute(step.type as StepType, started.input, {
+      const stepOutcome = await context.steps.execute(step.type as ActionStepType, started.input, {
         workspaceId: run.workspaceId,
         actingUserId: run.actingUserId,
         startedAt: started.startedAt,
@@ -426,7 +552,7 @@ async function endStep(
   run: RunRow,
   { step, shownInput, startedAt, price, policy, attempts }: StartedStep,
   outcome: Extract<StepOutcome, { kind: 'succeeded' | 'failed' }>,
-  outputs: Record<string, unknown>,
+  values: RunValues,
 ): Promise<StepEnd> {
   const paid = price > 0;
   const route = failureRouteOf(policy, run.stopOnNodeFailure);
@@ -467,7 +593,10 @@ async function endStep(
       finishedAt: context.clock.now(),
     });
   }
-  outputs[step.name] = output;
+  // The rows after it read what it came to: the branch an if took, a set's values.
+  step.status = outcome.kind;
+  step.output = output;
+  remember(values, step, outcome.kind, output);
   if (outcome.kind === 'failed' && outcome.cancelled) {
     await record.finish('cancelled', RUN_CANCELLED);
     return 'stop';
@@ -480,6 +609,7 @@ async function endStep(
 }
 
 function stopsRun(run: RunRow, step: RunStepRow): boolean {
+  if (step.type === 'stop') return true;
   return routeStopsRun(failureRouteOf(storedPolicyOf(step.policy), run.stopOnNodeFailure));
 }
 
@@ -491,6 +621,11 @@ async function stopAtFailure(
   step: RunStepRow,
   error: string,
 ): Promise<void> {
+  // A stop step's message is the run's error, as its author wrote it.
+  if (step.type === 'stop') {
+    await record.finish('failed', error);
+    return;
+  }
   const route = failureRouteOf(storedPolicyOf(step.policy), run.stopOnNodeFailure);
   if (route.action === 'run_workflow') {
     await startFailureWorkflow(context, { run, step, error, workflowId: route.workflowId });

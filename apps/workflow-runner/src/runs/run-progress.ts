@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { runs } from '../db/schema';
 import { anyOfUuids } from '../db/sql-executor';
+import { settleRelatives } from './run-relatives';
 import { iso, type RunStore, type RunRow, type RunProgress } from './run-rows';
 
 /**
@@ -21,9 +22,12 @@ export async function writeRunProgress(
       input: step.input ?? null,
       output: step.output ?? null,
       error: step.error,
-      started_at: step.startedAt.toISOString(),
-      finished_at: step.finishedAt.toISOString(),
-      duration_ms: Math.max(0, step.finishedAt.getTime() - step.startedAt.getTime()),
+      started_at: iso(step.startedAt),
+      finished_at: iso(step.finishedAt),
+      duration_ms:
+        step.startedAt && step.finishedAt
+          ? Math.max(0, step.finishedAt.getTime() - step.startedAt.getTime())
+          : null,
     })),
   );
   const skipping = entries
@@ -76,6 +80,11 @@ export async function writeRunProgress(
         from jsonb_to_recordset(${JSON.stringify(finished)}::jsonb) as x(id uuid,
           status text, error text, started_at timestamptz)
         where r.id = ${anyOfUuids(finished.map((run) => run.id))} and r.id = x.id`);
+      await settleRelatives(
+        tx,
+        finished.map((run) => run.id),
+        now,
+      );
     }
     if (started.length > 0) {
       await tx.execute(sql`

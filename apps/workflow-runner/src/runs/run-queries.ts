@@ -7,6 +7,7 @@ import {
   gte,
   isNotNull,
   lt,
+  ne,
   notInArray,
   or,
   sql,
@@ -68,7 +69,8 @@ export async function findRunByEvent(
 export function filterConditions(workflowId: string, filter: RunFilter): SQL | undefined {
   return and(
     eq(runs.workflowId, workflowId),
-    filter.trigger ? eq(runs.triggerType, filter.trigger) : undefined,
+    // A loop's iterations are listed on the loop's run, unless asked for by their trigger.
+    filter.trigger ? eq(runs.triggerType, filter.trigger) : ne(runs.triggerType, 'for_each'),
     filter.created_after ? gte(runs.createdAt, new Date(filter.created_after)) : undefined,
     filter.created_before ? lt(runs.createdAt, new Date(filter.created_before)) : undefined,
     filter.event_id ? eq(runs.eventId, filter.event_id) : undefined,

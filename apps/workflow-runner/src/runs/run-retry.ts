@@ -5,11 +5,13 @@ import { runs, runSteps } from '../db/schema';
 import { STEP_PRICES } from '../workflows/step-catalog';
 import type { RunRepository } from './repository';
 import type { LoadedRun, RunStore } from './run-rows';
+import { onUntakenBranch } from './step-rows';
 
 /** Why a run cannot be retried: the retry route's 409s and a replay's failed items. */
 export const RETRY_REFUSALS = {
   notEnded: 'Only a run that ended can be retried',
   nothingFailed: 'Every step of this run succeeded: retry it from the start',
+  iteration: "An iteration of a for_each is retried with its loop's run",
 } as const;
 
 /** Where a retry starts: the first step that did not succeed, or the first step. */
@@ -17,11 +19,14 @@ export type RetryFrom = 'failed_step' | 'start';
 
 /**
  * The step a retry `from` starts at: 0 from the start, else the first step that did not succeed
- * (failed, or left by a cancel); undefined when every step succeeded.
+ * (failed, or left by a cancel), a branch the run did not take aside; undefined when every step
+ * succeeded.
  */
 export function retryStartOf({ steps }: LoadedRun, from: RetryFrom): number | undefined {
   if (from === 'start') return 0;
-  const index = steps.findIndex((step) => step.status !== 'succeeded');
+  const index = steps.findIndex(
+    (step) => step.status !== 'succeeded' && !onUntakenBranch(steps, step),
+  );
   return index < 0 ? undefined : index;
 }
 
@@ -47,6 +52,7 @@ export async function retryEndedRun(
   if (!isFinalRunStatus(original.run.status)) {
     throw new AppError('CONFLICT', RETRY_REFUSALS.notEnded);
   }
+  if (original.run.iteration !== null) throw new AppError('CONFLICT', RETRY_REFUSALS.iteration);
   const startAt = retryStartOf(original, retry.from);
   if (startAt === undefined) throw new AppError('CONFLICT', RETRY_REFUSALS.nothingFailed);
   const shortfall = creditShortfallMessage(
@@ -96,6 +102,8 @@ export async function createRetryRun(
       retryOf: run.id,
       attempt: run.attempt + 1,
       workflowVersion: run.workflowVersion,
+      // A retry is nobody's child: the run that called the original has moved on.
+      depth: run.depth,
     });
     if (steps.length === 0) return;
     await tx.insert(runSteps).values(
@@ -108,6 +116,8 @@ export async function createRetryRun(
           type: step.type,
           settings: step.settings,
           policy: step.policy,
+          parentIndex: step.parentIndex,
+          branch: step.branch,
           status: kept ? step.status : 'pending',
           input: kept ? step.input : null,
           output: kept ? step.output : null,

@@ -49,7 +49,11 @@ export interface NewRun {
     | { type: 'manual'; testEventId: string | null }
     | { type: 'schedule' }
     /** A failed step's `onFailure: run_workflow`: the failure is its body, as a webhook's. */
-    | { type: 'custom_webhook'; eventId: null; failedRunId: string };
+    | { type: 'custom_webhook'; eventId: null; failedRunId: string }
+    /** A call_workflow step's run of another workflow. */
+    | { type: 'call_workflow' };
+  /** The run that called this one: `waits` when its step waits for this run's end. */
+  caller?: { runId: string; stepIndex: number; depth: number; waits: boolean };
   input: unknown;
   inflightKey: string | null;
   notBefore: Date | null;
@@ -60,12 +64,13 @@ export interface NewRun {
 /** A step that started and ended without a write in between (a free, local step). */
 export interface EndedStep {
   stepIndex: number;
-  status: 'succeeded' | 'failed';
+  /** `skipped`: a step of a branch not taken. */
+  status: 'succeeded' | 'failed' | 'skipped';
   input: unknown;
   output: unknown;
   error: string | null;
-  startedAt: Date;
-  finishedAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
 }
 
 /** What a run did since its last write; see `writeProgress`. */

@@ -197,6 +197,8 @@ describe.each(runtimes)('runs on the %s runtime', (_name, makeRuntime) => {
       test_event_id: eventId,
       key_id: null,
       failed_run_id: null,
+      parent_run_id: null,
+      iteration: null,
     });
     expect(run.credits_charged).toBe(2);
     expect(run.steps.map((step) => [step.name, step.status, step.credits_charged])).toEqual([

@@ -4,6 +4,7 @@ import {
   MCP_SUBJECTS,
   STEP_SETTINGS,
   STEP_SUBJECTS,
+  type ActionStepType,
   type StepType,
   BUS_APIS,
   RUN_CANCELLED,
@@ -384,7 +385,11 @@ export function createStepExecutor(deps: StepExecutorDeps) {
   }
 
   return {
-    async execute(type: StepType, settings: unknown, context: StepContext): Promise<StepOutcome> {
+    async execute(
+      type: ActionStepType,
+      settings: unknown,
+      context: StepContext,
+    ): Promise<StepOutcome> {
       switch (type) {
         case 'http_request':
           return httpRequest(settings, context);

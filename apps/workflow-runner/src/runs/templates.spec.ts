@@ -11,6 +11,8 @@ const scope: TemplateScope = {
     fetch: { status: 200, body: { id: 'order-7', items: [{ sku: 'A1' }] } },
     'Send mail': { accepted: 1 },
   },
+  vars: { region: 'eu', limits: { max: 3 } },
+  loop: { item: { sku: 'B2', qty: 4 }, index: 1 },
 };
 
 describe('template resolution', () => {
@@ -20,6 +22,11 @@ describe('template resolution', () => {
     ['{{ Custom Webhook.customer.address.city }}', 'London'],
     ['{{Custom Webhook.customer.tags.1}}', 'beta'],
     ['{{Custom Webhook.amount}}', 42],
+    ['{{vars.region}}', 'eu'],
+    ['{{vars.limits.max}}', 3],
+    ['{{item.sku}}', 'B2'],
+    ['{{item}}', { sku: 'B2', qty: 4 }],
+    ['line {{index}}', 'line 1'],
     ['total: {{Custom Webhook.amount}}', 'total: 42'],
     ['{{Custom Webhook.paid}}', true],
     ['{{Custom Webhook.customer.address}}', { city: 'London' }],

@@ -2,6 +2,7 @@ import {
   compileExpression,
   evaluateExpression,
   type CompiledExpression,
+  type ExpressionScope,
 } from '../expressions/expressions';
 
 /**
@@ -16,12 +17,15 @@ import {
  */
 
 /**
- * What templates can read: the trigger's body, the outputs of steps that ran so far and (in an
- * http_request step alone) the workspace credentials it names, `{{credentials.<name>}}`.
+ * What templates can read: the trigger's body, the outputs of steps that ran so far, the values
+ * `set` steps named (`{{vars.<name>}}`), in a loop its `{{item.<path>}}` and `{{index}}`, and
+ * (in an http_request step alone) the workspace credentials it names, `{{credentials.<name>}}`.
  */
 export interface TemplateScope {
   trigger: unknown;
   steps: Readonly<Record<string, unknown>>;
+  vars: Readonly<Record<string, unknown>>;
+  loop?: { item: unknown; index: number };
   credentials?: ReadonlyMap<string, string>;
 }
 
@@ -34,6 +38,9 @@ const COMPILED_KEPT = 1_000;
 const TRIGGER_GROUP = 'Custom Webhook';
 const STEPS_GROUP = 'steps';
 const CREDENTIALS_GROUP = 'credentials';
+const VARS_GROUP = 'vars';
+const ITEM_GROUP = 'item';
+const INDEX_GROUP = 'index';
 
 function walk(value: unknown, path: readonly string[]): unknown {
   let current = value;
@@ -59,6 +66,9 @@ export function lookupVariable(expression: string, scope: TemplateScope): unknow
   }
   if (group === CREDENTIALS_GROUP && path.length === 1)
     return scope.credentials?.get(path[0] ?? '');
+  if (group === VARS_GROUP) return path.length === 0 ? undefined : walk(scope.vars, path);
+  if (group === ITEM_GROUP) return scope.loop ? walk(scope.loop.item, path) : undefined;
+  if (group === INDEX_GROUP && path.length === 0) return scope.loop?.index;
   return undefined;
 }
 
@@ -80,14 +90,25 @@ export function expressionsIn(
   return [];
 }
 
-function evaluated(text: string, scope: TemplateScope): unknown {
+/** Evaluates one expression (a condition, a loop's items) over the scope; throws an ExpressionError. */
+export function evaluated(text: string, scope: TemplateScope): unknown {
   let expression = compiled.get(text);
   if (!expression) {
     expression = compileExpression(text);
     if (compiled.size >= COMPILED_KEPT) compiled.delete(compiled.keys().next().value ?? '');
     compiled.set(text, expression);
   }
-  return evaluateExpression(expression, { webhook: scope.trigger, steps: scope.steps });
+  return evaluateExpression(expression, scopeOfExpressions(scope));
+}
+
+/** What an expression reads, from what templates read. */
+export function scopeOfExpressions(scope: TemplateScope): ExpressionScope {
+  return {
+    webhook: scope.trigger,
+    steps: scope.steps,
+    vars: scope.vars,
+    ...(scope.loop ? { item: scope.loop.item, index: scope.loop.index } : {}),
+  };
 }
 
 function asText(value: unknown): string {

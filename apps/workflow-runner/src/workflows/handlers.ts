@@ -1,4 +1,5 @@
 import {
+  placedSteps,
   AppError,
   ApprovalSettings,
   CreateWorkflowBody,
@@ -44,6 +45,12 @@ import { namedSteps, toWorkflow, type WorkflowRepository, type WorkflowRow } fro
 import { stepTypeCatalog } from './step-catalog';
 import type { VersionRepository } from './versions';
 import type { WebhookPublisher } from './webhook-publisher';
+import { callsComeBack, withWorkflowIds, workflowReferencesOf } from './workflow-references';
+
+interface Problem {
+  path: string;
+  message: string;
+}
 
 const RUNS_CURSOR = 'runs';
 
@@ -167,15 +174,15 @@ export function workflowHandlers(deps: {
    */
   async function requireReviewersAreMembers(
     workspaceId: string,
-    steps: readonly { type: string; settings: unknown }[] | undefined,
+    steps: readonly Step[] | undefined,
   ): Promise<void> {
     const details: { path: string; message: string }[] = [];
-    for (const [index, step] of (steps ?? []).entries()) {
+    for (const { step, path } of placedSteps(steps ?? [])) {
       const approval = step.type === 'approval' ? ApprovalSettings.safeParse(step.settings) : null;
       for (const [position, reviewerId] of (approval?.data?.reviewerIds ?? []).entries()) {
         if ((await directory.confirmedRoleOf(workspaceId, reviewerId)) === undefined) {
           details.push({
-            path: `body.steps.${index}.settings.reviewerIds.${position}`,
+            path: ['body', 'steps', ...path, 'settings', 'reviewerIds', position].join('.'),
             message: 'Not a member of this workspace',
           });
         }
@@ -210,34 +217,63 @@ export function workflowHandlers(deps: {
   }
 
   /**
-   * A step's `onFailure: run_workflow` names a workflow of the same workspace, other than its
-   * own, that the person saving may run: a failure must not start what they could not start
-   * themselves (decision 155).
+   * A step's `onFailure: run_workflow` and a call_workflow name a workflow of the same workspace,
+   * other than its own, that the person saving may run: a failure or a call must not start what
+   * they could not start themselves (decisions 155, 165). A call that could come back to this
+   * workflow is refused: calls form no cycle. `madeWithIt`: workflows made in the same request
+   * (an import's other entries), checked by the request itself.
    */
-  async function requireFailureWorkflowsRunnable(
+  async function requireNamedWorkflowsRunnable(
     workspaceId: string,
     ownId: string | undefined,
-    steps: readonly Pick<Step, 'onFailure'>[] | undefined,
+    steps: readonly Step[] | undefined,
     userId: string,
+    madeWithIt: ReadonlySet<string> = new Set(),
   ): Promise<void> {
-    const details: { path: string; message: string }[] = [];
-    for (const [index, step] of (steps ?? []).entries()) {
-      if (step.onFailure?.action !== 'run_workflow') continue;
-      const path = `body.steps.${index}.onFailure.workflowId`;
-      const target = await workflows.find(step.onFailure.workflowId);
+    const problems = { failure: [] as Problem[], call: [] as Problem[] };
+    for (const reference of workflowReferencesOf(steps ?? [])) {
+      const { kind, path } = reference;
+      if (madeWithIt.has(reference.workflowId) && reference.workflowId !== ownId) continue;
+      const target = await workflows.find(reference.workflowId);
+      const problem = (message: string) => problems[kind].push({ path, message });
       if (!target || target.workspaceId !== workspaceId) {
-        details.push({ path, message: 'No such workflow in this workspace' });
+        problem('No such workflow in this workspace');
       } else if (target.id === ownId) {
-        details.push({ path, message: 'A failure cannot start the workflow that failed' });
+        problem(
+          kind === 'failure'
+            ? 'A failure cannot start the workflow that failed'
+            : 'A workflow cannot call itself',
+        );
       } else if (!(await mayRun(target, userId))) {
-        details.push({ path, message: 'You may not run this workflow' });
+        problem('You may not run this workflow');
+      } else if (kind === 'call' && ownId && (await callsComeBack(target.id, ownId, callsOf))) {
+        problem(
+          'This workflow calls, directly or not, the workflow calling it: calls cannot form a cycle',
+        );
       }
     }
-    if (details.length > 0) {
+    if (problems.failure.length > 0) {
       throw new AppError('VALIDATION_ERROR', 'A failure route names a workflow it cannot start', {
-        details,
+        details: problems.failure,
       });
     }
+    if (problems.call.length > 0) {
+      throw new AppError(
+        'VALIDATION_ERROR',
+        'A call_workflow step names a workflow it cannot call',
+        {
+          details: problems.call,
+        },
+      );
+    }
+  }
+
+  async function callsOf(workflowId: string): Promise<string[]> {
+    const row = await workflows.find(workflowId);
+    if (!row) return [];
+    return workflowReferencesOf(toWorkflow(row).steps)
+      .filter((reference) => reference.kind === 'call')
+      .map((reference) => reference.workflowId);
   }
 
   async function mayRun(workflow: WorkflowRow, userId: string): Promise<boolean> {
@@ -264,9 +300,9 @@ export function workflowHandlers(deps: {
       }
       const steps = namedSteps(body.steps);
       requireWorkingExpressions(steps);
-      await requireReviewersAreMembers(body.workspaceId, body.steps);
+      await requireReviewersAreMembers(body.workspaceId, steps);
       await requireAlertMembers(body.workspaceId, body.settings);
-      await requireFailureWorkflowsRunnable(body.workspaceId, undefined, body.steps, actor.userId);
+      await requireNamedWorkflowsRunnable(body.workspaceId, undefined, steps, actor.userId);
       const row = await workflows.create({
         workspaceId: body.workspaceId,
         name: body.name,
@@ -329,14 +365,9 @@ export function workflowHandlers(deps: {
         ...(changesApprovals ? (['change_approvals'] as const) : []),
       ]);
       requireWorkingExpressions(steps);
-      await requireReviewersAreMembers(current.workspaceId, body.steps);
+      await requireReviewersAreMembers(current.workspaceId, steps);
       await requireAlertMembers(current.workspaceId, body.settings);
-      await requireFailureWorkflowsRunnable(
-        current.workspaceId,
-        current.id,
-        body.steps,
-        actor.userId,
-      );
+      await requireNamedWorkflowsRunnable(current.workspaceId, current.id, steps, actor.userId);
       const updated = await workflows.update(current, {
         name: body.name,
         trigger,
@@ -369,7 +400,7 @@ export function workflowHandlers(deps: {
       ]);
       // What held when it was saved is checked again: reviewers and failure workflows change.
       await requireReviewersAreMembers(current.workspaceId, steps);
-      await requireFailureWorkflowsRunnable(current.workspaceId, current.id, steps, actor.userId);
+      await requireNamedWorkflowsRunnable(current.workspaceId, current.id, steps, actor.userId);
       const restored = await workflows.restore(current, version, actor.userId);
       const retired =
         current.webhookId && current.webhookId !== restored.webhookId ? [current.webhookId] : [];
@@ -410,31 +441,13 @@ export function workflowHandlers(deps: {
       const madeHere = new Set(newIds.values());
       const inputs = [];
       for (const [index, entry] of document.workflows.entries()) {
-        const steps = namedSteps(entry.steps).map((step) =>
-          step.onFailure?.action === 'run_workflow' && newIds.has(step.onFailure.workflowId)
-            ? {
-                ...step,
-                onFailure: {
-                  ...step.onFailure,
-                  workflowId: newIds.get(step.onFailure.workflowId) ?? '',
-                },
-              }
-            : step,
-        );
+        const steps = withWorkflowIds(namedSteps(entry.steps), newIds);
         const ownId = newIds.get(entry.ref);
-        // A failure route to another entry of the document starts a workflow made with this
-        // one, by this person: only the others are checked as a save checks them.
-        const outside = steps.map((step) =>
-          step.onFailure?.action === 'run_workflow' &&
-          step.onFailure.workflowId !== ownId &&
-          madeHere.has(step.onFailure.workflowId)
-            ? {}
-            : step,
-        );
         await inEntry(index, async () => {
           requireWorkingExpressions(steps);
           await requireReviewersAreMembers(workspaceId, steps);
-          await requireFailureWorkflowsRunnable(workspaceId, ownId, outside, actor.userId);
+          // Another entry of the document is made with this one, by this person.
+          await requireNamedWorkflowsRunnable(workspaceId, ownId, steps, actor.userId, madeHere);
         });
         inputs.push({
           id: ownId,
@@ -516,7 +529,7 @@ export function workflowHandlers(deps: {
     async duplicate_workflow(request) {
       const actor = actorOf(request);
       const original = toWorkflow(await accessible(request));
-      await requireFailureWorkflowsRunnable(
+      await requireNamedWorkflowsRunnable(
         original.workspace_id,
         original.id,
         original.steps,

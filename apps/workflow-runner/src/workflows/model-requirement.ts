@@ -1,4 +1,4 @@
-import { AppError, type Step, BUS_APIS } from '@wap/contracts';
+import { AppError, placedSteps, type Step, BUS_APIS } from '@wap/contracts';
 import { BusTimeoutError, NoRespondersError, type Bus } from '@wap/platform';
 import { callApi } from '@wap/bus-protocol';
 
@@ -13,7 +13,7 @@ const MODEL_CHECK_TIMEOUT_MS = 2_000;
  */
 export function createModelRequirement(deps: { bus: Bus }) {
   return async function requireModelFor(steps: readonly Step[]): Promise<void> {
-    const asking = steps.find((step) => step.type === 'assistant_prompt');
+    const asking = placedSteps(steps).find(({ step }) => step.type === 'assistant_prompt');
     if (!asking) return;
     const reply = await callApi(
       deps.bus,
@@ -29,7 +29,7 @@ export function createModelRequirement(deps: { bus: Bus }) {
     if (reply && !reply.configured) {
       throw new AppError(
         'MODEL_NOT_CONFIGURED',
-        `The step "${asking.name}" asks the assistant, and no language model is configured (set LLM_BASE_URL and LLM_MODEL on the chat service)`,
+        `The step "${asking.step.name}" asks the assistant, and no language model is configured (set LLM_BASE_URL and LLM_MODEL on the chat service)`,
       );
     }
   };

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import {
   AppError,
+  placedSteps,
   DEFAULT_WORKFLOW_PERMISSIONS,
   WorkflowPermissions,
   workflowActionRefusal,
@@ -46,9 +47,17 @@ export function contentOf(workflow: {
 }
 
 /** The approval steps, in order: what `change_approvals` guards. */
-export function approvalsOf(steps: readonly Pick<Step, 'type' | 'settings'>[]): string {
+export function approvalsOf(
+  steps: readonly Pick<
+    Step,
+    'type' | 'settings' | 'then' | 'else' | 'cases' | 'default' | 'steps'
+  >[],
+): string {
   return canonicalJson(
-    steps.filter((step) => step.type === 'approval').map((step) => step.settings),
+    placedSteps(steps)
+      .map(({ step }) => step)
+      .filter((step) => step.type === 'approval')
+      .map((step) => step.settings),
   );
 }
 

@@ -4,6 +4,7 @@ import {
   FailureAlerts,
   ProviderEventsTrigger,
   RunningHours,
+  placedSteps,
   Step,
   type StepInput,
   type Workflow,
@@ -18,27 +19,45 @@ import { asPublished, changesBetween, definitionOf } from './versions';
 
 export type WorkflowRow = typeof workflows.$inferSelect;
 
-/** Gives every step its name: the one sent, else `step_<n>` (1-based), unique within the workflow. */
+/**
+ * Gives every step its name: the one sent, else `step_<n>` (its place in the whole workflow,
+ * written order, 1-based), unique within the workflow, branches' and loops' steps included.
+ */
 export function namedSteps(steps: readonly StepInput[]): Step[] {
-  const taken = new Set(steps.map((step) => step.name).filter((name) => name !== undefined));
-  return steps.map((step, index) => {
+  const placed = placedSteps(steps);
+  const taken = new Set(placed.map(({ step }) => step.name).filter((name) => name !== undefined));
+  const names = new Map<StepInput, string>();
+  placed.forEach(({ step }, position) => {
     let name = step.name;
     if (name === undefined) {
-      let n = index + 1;
+      let n = position + 1;
       while (taken.has(`step_${n}`)) n += 1;
       name = `step_${n}`;
       taken.add(name);
     }
-    const { retry, timeoutMs, onFailure } = step;
-    return {
-      type: step.type,
-      name,
-      settings: step.settings,
-      ...(retry ? { retry } : {}),
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-      ...(onFailure ? { onFailure } : {}),
-    };
+    names.set(step, name);
   });
+  const named = (list: readonly StepInput[]): Step[] =>
+    list.map((step) => {
+      const { retry, timeoutMs, onFailure } = step;
+      return {
+        type: step.type,
+        name: names.get(step) ?? '',
+        settings: step.settings,
+        ...(retry ? { retry } : {}),
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        ...(onFailure ? { onFailure } : {}),
+        ...(step.type === 'if' ? { then: named(step.then), else: named(step.else) } : {}),
+        ...(step.type === 'switch'
+          ? {
+              cases: step.cases.map((found) => ({ when: found.when, steps: named(found.steps) })),
+              default: named(step.default),
+            }
+          : {}),
+        ...(step.type === 'for_each' ? { steps: named(step.steps) } : {}),
+      };
+    });
+  return named(steps);
 }
 
 // Built once: zod compiles a schema's parser on its first use.

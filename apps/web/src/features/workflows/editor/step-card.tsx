@@ -11,7 +11,7 @@ import { McpToolSettings } from './mcp-tool-settings';
 import { ReviewerPicker } from './reviewer-picker';
 import { TableRowSettings } from './table-row-settings';
 import { StepPolicyPanel } from './step-policy-panel';
-import type { DraftErrors, DraftStep } from './workflow-draft';
+import { nestedStepCount, type DraftErrors, type DraftStep } from './workflow-draft';
 
 /** Which of a step's move buttons should have the focus after it moved. */
 export interface FocusRequest {
@@ -83,6 +83,11 @@ export function StepCard(props: StepCardProps) {
           onChange={(event) => props.onChange({ ...step, name: event.target.value })}
         />
         {step.type === 'http_request' && <LiteralSecretNotice settings={step.settings} />}
+        {step.nested && (
+          <p className="field__hint">
+            Holds {nestedStepCount(step.nested)} steps of its own, kept as they are when you save.
+          </p>
+        )}
         <TemplateVariablesContext.Provider value={props.variables}>
           {stepType ? (
             <StepSettings {...props} stepType={stepType} />

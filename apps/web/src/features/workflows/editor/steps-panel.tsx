@@ -195,6 +195,8 @@ function TestEventChoice(props: {
   );
 }
 
+const STEPS_HOLDING_STEPS: readonly string[] = ['if', 'switch', 'for_each'];
+
 function AddStep({
   stepTypes,
   full,
@@ -207,9 +209,12 @@ function AddStep({
   containerRef: RefObject<HTMLDivElement | null>;
   onAdd: (stepType: StepTypeInfo) => void;
 }) {
-  const [newStepType, setNewStepType] = useState(stepTypes[0]?.type ?? '');
+  // Steps that hold steps of their own are built through the API until the editor shows
+  // branches and loops as lanes.
+  const addable = stepTypes.filter((info) => !STEPS_HOLDING_STEPS.includes(info.type));
+  const [newStepType, setNewStepType] = useState(addable[0]?.type ?? '');
   const add = () => {
-    const stepType = stepTypes.find((info) => info.type === newStepType);
+    const stepType = addable.find((info) => info.type === newStepType);
     if (stepType) onAdd(stepType);
   };
   return (
@@ -217,7 +222,7 @@ function AddStep({
       <div className="wf-add-step" ref={containerRef}>
         <SelectField
           label="Step type"
-          options={stepTypes.map((info) => ({
+          options={addable.map((info) => ({
             value: info.type,
             label: `${stepTypeLabel(info.type)} (${info.credit_price === 0 ? 'free' : creditsText(info.credit_price)})`,
           }))}

@@ -32,6 +32,42 @@ export interface DraftStep {
   settings: Record<string, unknown>;
   /** Retries, timeout and failure route. */
   policy: StepPolicyDraft;
+  /** An if's, a switch's or a for_each's own steps, kept as saved. */
+  nested?: NestedSteps;
+}
+
+/** The steps a control step holds: its branches, or its loop's steps. */
+export type NestedSteps = Pick<
+  Workflow['steps'][number],
+  'then' | 'else' | 'cases' | 'default' | 'steps'
+>;
+
+function nestedOf(step: Workflow['steps'][number]): NestedSteps | undefined {
+  const nested: NestedSteps = {
+    ...(step.then ? { then: step.then } : {}),
+    ...(step.else ? { else: step.else } : {}),
+    ...(step.cases ? { cases: step.cases } : {}),
+    ...(step.default ? { default: step.default } : {}),
+    ...(step.steps ? { steps: step.steps } : {}),
+  };
+  return Object.keys(nested).length > 0 ? structuredClone(nested) : undefined;
+}
+
+/** How many steps a control step holds, its branches' and loops' own included. */
+export function nestedStepCount(nested: NestedSteps | undefined): number {
+  if (!nested) return 0;
+  const lists = [
+    nested.then,
+    nested.else,
+    nested.default,
+    nested.steps,
+    ...(nested.cases ?? []).map((found) => found.steps),
+  ];
+  return lists.reduce(
+    (sum, list) =>
+      sum + (list ?? []).reduce((inner, step) => inner + 1 + nestedStepCount(nestedOf(step)), 0),
+    0,
+  );
 }
 
 export interface RunningHoursDraft {
@@ -139,6 +175,7 @@ export function draftOf(workflow: Workflow): WorkflowDraft {
       name: step.name,
       settings: structuredClone(step.settings),
       policy: policyDraftOf(step),
+      nested: nestedOf(step),
     })),
     runningHoursEnabled: hours !== null,
     runningHours: hours ? { ...hours, days: [...hours.days] } : defaultRunningHours(),
@@ -228,6 +265,7 @@ export function toRequest(
         name: step.name.trim() === '' ? undefined : step.name.trim(),
         settings: schema ? cleanValue(schema, step.settings) : step.settings,
         ...policyFieldsOf(step.type, step.policy),
+        ...step.nested,
       };
     }),
     settings: {

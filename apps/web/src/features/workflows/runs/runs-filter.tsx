@@ -3,13 +3,13 @@ import {
   RUN_COUNT_CAP,
   RunFilter,
   RunStatus,
-  RunTriggerType,
+  RunFilterTrigger,
   type RunCounts,
 } from '@wap/contracts';
 import { Button, SelectField, TextField } from '../../../components';
 import { RUN_STATUS_LABELS } from '../shared/labels';
 
-const TRIGGER_LABELS: Record<RunTriggerType, string> = {
+const TRIGGER_LABELS: Record<RunFilterTrigger, string> = {
   custom_webhook: 'Webhook',
   provider_event: 'Provider event',
   manual: 'Run by hand',
@@ -22,7 +22,10 @@ const STATUS_OPTIONS = [
 ];
 const TRIGGER_OPTIONS = [
   { value: '', label: 'All triggers' },
-  ...RunTriggerType.options.map((trigger) => ({ value: trigger, label: TRIGGER_LABELS[trigger] })),
+  ...RunFilterTrigger.options.map((trigger) => ({
+    value: trigger,
+    label: TRIGGER_LABELS[trigger],
+  })),
 ];
 const FILTER_KEYS = ['status', 'trigger', 'created_after', 'created_before', 'event_id'] as const;
 type FilterKey = (typeof FILTER_KEYS)[number];

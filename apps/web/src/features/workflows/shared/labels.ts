@@ -15,6 +15,21 @@ export const STEP_TYPE_TEXT: Record<string, { label: string; description: string
     description: 'Waits until a reviewer approves or rejects in the approvals inbox.',
   },
   table_row: { label: 'Table row', description: 'Adds a row to one of the workspace’s tables.' },
+  if: {
+    label: 'If',
+    description: 'Runs its then steps when a condition holds, else its else steps.',
+  },
+  switch: {
+    label: 'Switch',
+    description: 'Runs the steps of the first case whose condition holds.',
+  },
+  for_each: { label: 'For each', description: 'Runs its steps once for each item of a list.' },
+  call_workflow: {
+    label: 'Call workflow',
+    description: 'Runs another workflow of the workspace and takes its result.',
+  },
+  set: { label: 'Set values', description: 'Names values that later steps read as vars.' },
+  stop: { label: 'Stop', description: 'Ends the run as succeeded or failed, with a message.' },
 };
 
 export function stepTypeLabel(type: string): string {
@@ -52,6 +67,12 @@ export function triggerLabel(trigger: Run['trigger']): string {
       return 'MCP server';
     case 'schedule':
       return 'Schedule';
+    case 'call_workflow':
+      return 'Called by another run';
+    case 'for_each':
+      return trigger.iteration === null
+        ? 'Loop iteration'
+        : `Loop iteration ${trigger.iteration + 1}`;
   }
 }
 

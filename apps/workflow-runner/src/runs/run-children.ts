@@ -1,0 +1,185 @@
+import { and, asc, eq, lt, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { FINAL_RUN_STATUSES } from '@wap/contracts';
+import { runs, runSteps } from '../db/schema';
+import type { RunRow, RunStepRow, RunStore } from './run-rows';
+import type { TemplateScope } from './templates';
+
+/** The reads and writes of a parent run's iterations and called runs (child-runs.ts). */
+
+const finalStatuses = sql.join(
+  FINAL_RUN_STATUSES.map((status) => sql`${status}`),
+  sql`, `,
+);
+
+const LoopCounts = z.object({
+  rows: z.array(
+    z.object({
+      created: z.coerce.number(),
+      ended: z.coerce.number(),
+      failed: z.coerce.number(),
+      in_flight: z.coerce.number(),
+      first_failed: z.number().nullable(),
+    }),
+  ),
+});
+
+export async function loopCounts({ db }: RunStore, run: RunRow, step: RunStepRow) {
+  const result = await db.execute(sql`
+    select count(*) as created,
+      count(*) filter (where status in (${finalStatuses})) as ended,
+      count(*) filter (where status in ('failed', 'cancelled')) as failed,
+      count(*) filter (where status not in (${finalStatuses})
+        and (wake_at is not null or lease_owner is not null)) as in_flight,
+      min(iteration) filter (where status in ('failed', 'cancelled')) as first_failed
+    from workflow_runner.runs
+    where parent_run_id = ${run.id} and parent_step_index = ${step.stepIndex}`);
+  const [counts] = LoopCounts.parse(result).rows;
+  if (!counts) throw new Error('a count has one row');
+  return counts;
+}
+
+/** Makes the next `count` iterations not yet started due, in item order. */
+export async function startIterations(
+  { db, clock }: RunStore,
+  run: RunRow,
+  step: RunStepRow,
+  count: number,
+) {
+  await db.execute(sql`
+    update workflow_runner.runs set wake_at = ${clock.now().toISOString()}::timestamptz
+    where id = any(array(
+      select id from workflow_runner.runs
+      where parent_run_id = ${run.id} and parent_step_index = ${step.stepIndex}
+        and status = 'queued' and wake_at is null and lease_owner is null
+      order by iteration limit ${count}))`);
+}
+
+const OutputRows = z.object({
+  rows: z.array(
+    z.object({
+      iteration: z.number(),
+      id: z.string(),
+      name: z.string().nullable(),
+      output: z.unknown(),
+    }),
+  ),
+});
+
+/** What a loop gives: each iteration's steps' outputs, by step name, in item order. */
+export async function loopOutput({ db }: RunStore, run: RunRow, step: RunStepRow, count: number) {
+  const result = OutputRows.parse(
+    await db.execute(sql`
+      select r.iteration, r.id, s.name, s.output
+      from workflow_runner.runs r
+      left join workflow_runner.run_steps s on s.run_id = r.id
+      where r.parent_run_id = ${run.id} and r.parent_step_index = ${step.stepIndex}
+      order by r.iteration, s.step_index`),
+  );
+  const iterations: { index: number; run_id: string; steps: Record<string, unknown> }[] = [];
+  for (const row of result.rows) {
+    let iteration = iterations[row.iteration];
+    if (!iteration) {
+      iteration = { index: row.iteration, run_id: row.id, steps: {} };
+      iterations[row.iteration] = iteration;
+    }
+    if (row.name !== null) iteration.steps[row.name] = row.output ?? null;
+  }
+  return { count, iterations };
+}
+
+export async function iterationError(
+  { db }: RunStore,
+  run: RunRow,
+  step: RunStepRow,
+  iteration: number,
+) {
+  const [failed] = await db
+    .select({ error: runs.error, status: runs.status })
+    .from(runs)
+    .where(
+      and(
+        eq(runs.parentRunId, run.id),
+        eq(runs.parentStepIndex, step.stepIndex),
+        eq(runs.iteration, iteration),
+      ),
+    );
+  return failed?.status === 'cancelled' ? 'it was cancelled' : (failed?.error ?? 'it failed');
+}
+
+const CalledRunOutputs = z.object({ name: z.string(), output: z.unknown() });
+
+/** A called run's status and error, and its steps' outputs once it succeeded. */
+export async function calledRunResult({ db }: RunStore, calledId: string) {
+  const [called] = await db
+    .select({ status: runs.status, error: runs.error })
+    .from(runs)
+    .where(eq(runs.id, calledId));
+  if (!called || called.status !== 'succeeded') return { run: called, steps: {} };
+  const outputs = await db
+    .select({ name: runSteps.name, output: runSteps.output })
+    .from(runSteps)
+    .where(eq(runSteps.runId, calledId))
+    .orderBy(asc(runSteps.stepIndex));
+  const steps = Object.fromEntries(
+    outputs.map((row) => CalledRunOutputs.parse(row)).map((row) => [row.name, row.output ?? null]),
+  );
+  return { run: called, steps };
+}
+
+/**
+ * Gives a run waiting for its runs back to the scheduler: due at once when more of them ended
+ * than it saw (one ended while it looked), else at `fallback`, a look in case a wake was lost.
+ */
+export async function releaseWaitingRun(
+  { db, clock }: RunStore,
+  waiting: { runId: string; owner: string; stepIndex: number; endedSeen: number; fallback: Date },
+): Promise<void> {
+  await db.execute(sql`
+    update workflow_runner.runs as r
+    set lease_owner = null, lease_until = null,
+      wake_at = case when (
+          select count(*) from workflow_runner.runs c
+          where c.parent_run_id = r.id and c.parent_step_index = ${waiting.stepIndex}
+            and c.status in (${finalStatuses})) > ${waiting.endedSeen}
+        then ${clock.now().toISOString()}::timestamptz
+        else ${waiting.fallback.toISOString()}::timestamptz end
+    where r.id = ${waiting.runId} and r.lease_owner = ${waiting.owner}`);
+}
+
+const ParentLoopInput = z.object({ item: z.unknown(), index: z.number().int() });
+
+/**
+ * What an iteration's templates read besides its own steps: its loop's item and index, and all
+ * its loop's run could read where the loop is (the steps before it, their `set` values, the
+ * trigger's body), up the loops it is inside.
+ */
+export async function inheritedScopeOf(store: RunStore, run: RunRow): Promise<TemplateScope> {
+  const { db } = store;
+  if (run.iteration === null || run.parentRunId === null || run.parentStepIndex === null) {
+    return { trigger: run.input, steps: {}, vars: {} };
+  }
+  const [parent] = await db.select().from(runs).where(eq(runs.id, run.parentRunId));
+  if (!parent) throw new Error(`the loop's run ${run.parentRunId} is gone`);
+  const [outer, before] = await Promise.all([
+    inheritedScopeOf(store, parent),
+    db
+      .select({
+        name: runSteps.name,
+        type: runSteps.type,
+        status: runSteps.status,
+        output: runSteps.output,
+      })
+      .from(runSteps)
+      .where(and(eq(runSteps.runId, parent.id), lt(runSteps.stepIndex, run.parentStepIndex)))
+      .orderBy(asc(runSteps.stepIndex)),
+  ]);
+  const steps: Record<string, unknown> = { ...outer.steps };
+  const vars: Record<string, unknown> = { ...outer.vars };
+  for (const row of before) {
+    steps[row.name] = row.output ?? null;
+    if (row.type === 'set' && row.status === 'succeeded') Object.assign(vars, row.output);
+  }
+  const { item, index } = ParentLoopInput.parse(run.input);
+  return { trigger: outer.trigger, steps, vars, loop: { item, index } };
+}
