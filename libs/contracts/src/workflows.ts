@@ -263,7 +263,7 @@ export type StepInput =
 /** A step as a caller sends it. */
 export type StepInputSent =
   | Sent<(typeof StepsWithoutBranches)[number]>
-  | (Sent<typeof IfStepBase> & { then: StepInputSent[]; else?: StepInputSent[] })
+  | (Sent<typeof IfStepBase> & { then?: StepInputSent[]; else?: StepInputSent[] })
   | (Sent<typeof SwitchStepBase> & {
       cases: { when: string; steps: StepInputSent[] }[];
       default?: StepInputSent[];
@@ -275,7 +275,7 @@ const StepListInput: z.ZodType<StepInput[], StepInputSent[]> = z.lazy(() =>
 );
 export const StepInput: z.ZodType<StepInput, StepInputSent> = z.discriminatedUnion('type', [
   ...StepsWithoutBranches,
-  IfStepBase.extend({ then: StepListInput, else: StepListInput.default([]) }),
+  IfStepBase.extend({ then: StepListInput.default([]), else: StepListInput.default([]) }),
   SwitchStepBase.extend({
     cases: z
       .array(z.object({ when: Condition, steps: StepListInput }))

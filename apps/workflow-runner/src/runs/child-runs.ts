@@ -25,8 +25,8 @@ import { ExpressionError } from '../expressions/expressions';
 export type ChildOutcome =
   | { kind: 'succeeded'; input: unknown; output: unknown }
   | { kind: 'failed'; input: unknown; error: string }
-  /** Runs are under way: `ended` of them had ended when they were counted. */
-  | { kind: 'wait_children'; input: unknown; ended: number };
+  /** Runs are under way: the step waits for them. */
+  | { kind: 'wait_children'; input: unknown };
 
 export interface ChildRunDeps {
   clock: Clock;
@@ -145,7 +145,7 @@ export async function advanceLoop(
   const counts = await deps.runs.loopCounts(run, step);
   const shown = { ...input, count: counts.created };
   if (counts.failed > 0 && counts.first_failed !== null) {
-    if (counts.in_flight > 0) return { kind: 'wait_children', input: shown, ended: counts.ended };
+    if (counts.in_flight > 0) return { kind: 'wait_children', input: shown };
     const error = await deps.runs.iterationError(run, step, counts.first_failed);
     return {
       kind: 'failed',
@@ -165,7 +165,7 @@ export async function advanceLoop(
     await deps.runs.startIterations(run, step, free);
     deps.onRunCreated();
   }
-  return { kind: 'wait_children', input: shown, ended: counts.ended };
+  return { kind: 'wait_children', input: shown };
 }
 
 /**
@@ -221,7 +221,7 @@ export async function advanceCall(
   }
   const { run: called, steps } = await deps.runs.calledRunResult(calledId);
   if (!called || !(FINAL_RUN_STATUSES as readonly string[]).includes(called.status)) {
-    return { kind: 'wait_children', input, ended: 0 };
+    return { kind: 'wait_children', input };
   }
   if (called.status !== 'succeeded') {
     const why = called.status === 'cancelled' ? 'it was cancelled' : (called.error ?? 'it failed');

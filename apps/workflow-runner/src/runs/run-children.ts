@@ -2,7 +2,7 @@ import { and, asc, eq, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { FINAL_RUN_STATUSES } from '@wap/contracts';
 import { runs, runSteps } from '../db/schema';
-import type { RunRow, RunStepRow, RunStore } from './run-rows';
+import { iso, type RunRow, type RunStepRow, type RunStore } from './run-rows';
 import type { TemplateScope } from './templates';
 
 /** The reads and writes of a parent run's iterations and called runs (child-runs.ts). */
@@ -128,23 +128,24 @@ export async function calledRunResult({ db }: RunStore, calledId: string) {
 }
 
 /**
- * Gives a run waiting for its runs back to the scheduler: due at once when more of them ended
- * than it saw (one ended while it looked), else at `fallback`, a look in case a wake was lost.
+ * Gives a run waiting for its runs back to the scheduler, due at `fallback` (a look in case a
+ * wake was lost) unless one of them ended while it looked: their end moves its `wake_at` (see
+ * run-relatives), and the row lock makes this statement see that move even when the two commit
+ * side by side. Such a run is due at once.
  */
 export async function releaseWaitingRun(
-  { db, clock }: RunStore,
-  waiting: { runId: string; owner: string; stepIndex: number; endedSeen: number; fallback: Date },
+  { db }: RunStore,
+  waiting: { run: RunRow; owner: string; fallback: Date },
 ): Promise<void> {
+  const { run } = waiting;
   await db.execute(sql`
     update workflow_runner.runs as r
     set lease_owner = null, lease_until = null,
-      wake_at = case when (
-          select count(*) from workflow_runner.runs c
-          where c.parent_run_id = r.id and c.parent_step_index = ${waiting.stepIndex}
-            and c.status in (${finalStatuses})) > ${waiting.endedSeen}
-        then ${clock.now().toISOString()}::timestamptz
+      wake_at = case
+        when date_trunc('milliseconds', r.wake_at) is distinct from ${iso(run.wakeAt)}::timestamptz
+          then r.wake_at
         else ${waiting.fallback.toISOString()}::timestamptz end
-    where r.id = ${waiting.runId} and r.lease_owner = ${waiting.owner}`);
+    where r.id = ${run.id} and r.lease_owner = ${waiting.owner}`);
 }
 
 const ParentLoopInput = z.object({ item: z.unknown(), index: z.number().int() });

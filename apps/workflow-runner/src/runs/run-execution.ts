@@ -325,7 +325,7 @@ async function executeControlStep(
     const advance = step.type === 'for_each' ? advanceLoop : advanceCall;
     const outcome: ChildOutcome = await advance(context, run, step, values);
     if (outcome.kind === 'wait_children') {
-      await waitForChildren(context, record, run, started(outcome.input), outcome.ended);
+      await waitForChildren(context, record, run, started(outcome.input));
       return 'stop';
     }
     const ended =
@@ -366,17 +366,14 @@ async function waitForChildren(
   record: RunRecord,
   run: RunRow,
   { step, shownInput, startedAt }: StartedStep,
-  endedSeen: number,
 ): Promise<void> {
   await record.flush();
   if (step.status === 'pending') {
     await context.runs.startStep(run.id, step.stepIndex, { input: shownInput, startedAt });
   }
   await context.runs.releaseWaiting({
-    runId: run.id,
+    run,
     owner: context.owner,
-    stepIndex: step.stepIndex,
-    endedSeen,
     fallback: new Date(context.clock.now().getTime() + CHILDREN_LOOK_MS),
   });
 }

@@ -19,9 +19,10 @@ export async function settleRelatives(
   now: string,
 ): Promise<void> {
   if (endedRunIds.length === 0) return;
+  // Set even while a runner holds the parent: its release sees the move and keeps it due.
   await tx.execute(sql`
     update workflow_runner.runs as parent
-    set wake_at = least(coalesce(parent.wake_at, ${now}::timestamptz), ${now}::timestamptz)
+    set wake_at = ${now}::timestamptz
     where parent.id = any(array(
         select child.parent_run_id from workflow_runner.runs as child
         where child.id = ${anyOfUuids(endedRunIds)} and child.parent_run_id is not null))
