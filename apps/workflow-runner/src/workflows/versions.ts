@@ -1,7 +1,9 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import {
+  placedSteps,
   WorkflowDefinition,
+  type Step,
   VERSIONS_PAGE,
   type WorkflowVersion,
   type WorkflowVersionSummary,
@@ -35,6 +37,14 @@ export function definitionOf(row: WorkflowRow): WorkflowDefinition {
 
 const stepLabel = (step: { name: string }, index: number) => `step ${index + 1} "${step.name}"`;
 
+/** A step without the steps it holds: what changes in it alone. */
+function ownPart(step: Step): Omit<Step, 'then' | 'else' | 'cases' | 'default' | 'steps'> & {
+  conditions?: string[];
+} {
+  const { then: _then, else: _else, cases, default: _default, steps: _steps, ...own } = step;
+  return cases ? { ...own, conditions: cases.map((found) => found.when) } : own;
+}
+
 /** What differs between two definitions, as a person reads it; empty when nothing does. */
 export function changesBetween(before: WorkflowDefinition, after: WorkflowDefinition): string[] {
   const changes: string[] = [];
@@ -45,16 +55,22 @@ export function changesBetween(before: WorkflowDefinition, after: WorkflowDefini
   const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
   if (!same(before.customResponse, after.customResponse)) changes.push('custom response changed');
   if (!same(before.providerEvents, after.providerEvents)) changes.push('provider events changed');
-  const earlier = new Map(before.steps.map((step, index) => [step.name, { step, index }]));
-  const later = new Set(after.steps.map((step) => step.name));
-  for (const [index, step] of after.steps.entries()) {
-    const was = earlier.get(step.name);
-    if (!was) changes.push(`${stepLabel(step, index)} added`);
-    else if (!same(was.step, step)) changes.push(`${stepLabel(step, index)} changed`);
-    else if (was.index !== index) changes.push(`${stepLabel(step, index)} moved`);
+  // Steps are followed by name through the whole tree: a step of a branch or a loop that
+  // changed is named, not the control step it is in.
+  const placed = (steps: readonly Step[]) =>
+    placedSteps(steps).map(({ step, path }) => ({ step, at: path.join('.'), own: ownPart(step) }));
+  const earlier = new Map(placed(before.steps).map((entry) => [entry.step.name, entry]));
+  const laterSteps = placed(after.steps);
+  const later = new Set(laterSteps.map((entry) => entry.step.name));
+  for (const [position, entry] of laterSteps.entries()) {
+    const was = earlier.get(entry.step.name);
+    const label = stepLabel(entry.step, position);
+    if (!was) changes.push(`${label} added`);
+    else if (!same(was.own, entry.own)) changes.push(`${label} changed`);
+    else if (was.at !== entry.at) changes.push(`${label} moved`);
   }
-  for (const [index, step] of before.steps.entries()) {
-    if (!later.has(step.name)) changes.push(`${stepLabel(step, index)} removed`);
+  for (const [position, entry] of placed(before.steps).entries()) {
+    if (!later.has(entry.step.name)) changes.push(`${stepLabel(entry.step, position)} removed`);
   }
   if (!same(before.runningHours, after.runningHours)) changes.push('running hours changed');
   if (before.queueOutsideWindow !== after.queueOutsideWindow) {
