@@ -9,19 +9,13 @@ interface Problem {
 
 /** The CEL a control step holds as written (no `{{= }}` around it): where it is, and its text. */
 function conditionsOf(step: Step): { path: (string | number)[]; text: string }[] {
-  switch (step.type) {
-    case 'if':
-      return [{ path: ['settings', 'condition'], text: String(step.settings['condition'] ?? '') }];
-    case 'for_each':
-      return [{ path: ['settings', 'items'], text: String(step.settings['items'] ?? '') }];
-    case 'switch':
-      return (step.cases ?? []).map((found, index) => ({
-        path: ['cases', index, 'when'],
-        text: found.when,
-      }));
-    default:
-      return [];
-  }
+  const written = (key: string) => String(step.settings[key] ?? '');
+  if (step.type === 'if') return [{ path: ['settings', 'condition'], text: written('condition') }];
+  if (step.type === 'for_each') return [{ path: ['settings', 'items'], text: written('items') }];
+  return (step.cases ?? []).map((found, index) => ({
+    path: ['cases', index, 'when'],
+    text: found.when,
+  }));
 }
 
 /**

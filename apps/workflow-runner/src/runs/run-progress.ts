@@ -10,26 +10,29 @@ import { iso, type RunStore, type RunRow, type RunProgress } from './run-rows';
  * before the commit leaves the runs as they were, and a resumed run executes those steps
  * again (they are free and local). At most four statements, whatever the number of runs.
  */
+/** The rows of the steps a run ended since its last write, as the update reads them. */
+function endedStepRows({ run, progress }: { run: RunRow; progress: RunProgress }) {
+  return progress.endedSteps.map((step) => ({
+    run_id: run.id,
+    step_index: step.stepIndex,
+    status: step.status,
+    input: step.input ?? null,
+    output: step.output ?? null,
+    error: step.error,
+    started_at: iso(step.startedAt),
+    finished_at: iso(step.finishedAt),
+    duration_ms:
+      step.startedAt && step.finishedAt
+        ? Math.max(0, step.finishedAt.getTime() - step.startedAt.getTime())
+        : null,
+  }));
+}
+
 export async function writeRunProgress(
   { db, clock }: RunStore,
   entries: readonly { run: RunRow; progress: RunProgress }[],
 ): Promise<void> {
-  const endedSteps = entries.flatMap(({ run, progress }) =>
-    progress.endedSteps.map((step) => ({
-      run_id: run.id,
-      step_index: step.stepIndex,
-      status: step.status,
-      input: step.input ?? null,
-      output: step.output ?? null,
-      error: step.error,
-      started_at: iso(step.startedAt),
-      finished_at: iso(step.finishedAt),
-      duration_ms:
-        step.startedAt && step.finishedAt
-          ? Math.max(0, step.finishedAt.getTime() - step.startedAt.getTime())
-          : null,
-    })),
-  );
+  const endedSteps = entries.flatMap(endedStepRows);
   const skipping = entries
     .filter(({ progress }) => progress.finish?.skipRemaining)
     .map(({ run }) => run.id);

@@ -19,14 +19,9 @@ export interface StepRowDraft {
 
 /** The settings a control step's row keeps: what executing it reads, its branches' rows aside. */
 function rowSettingsOf(step: Step): Record<string, unknown> {
-  switch (step.type) {
-    case 'switch':
-      return { cases: (step.cases ?? []).map((found) => found.when) };
-    case 'for_each':
-      return { ...step.settings, steps: step.steps ?? [] };
-    default:
-      return step.settings;
-  }
+  if (step.type === 'switch') return { cases: (step.cases ?? []).map((found) => found.when) };
+  if (step.type === 'for_each') return { ...step.settings, steps: step.steps ?? [] };
+  return step.settings;
 }
 
 /** A step's policies as its run keeps them; null when it has none. */

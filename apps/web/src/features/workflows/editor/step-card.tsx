@@ -41,6 +41,16 @@ export interface StepCardProps {
 }
 
 /** One step of the editor: its name, its settings form generated from the type's schema, and its order. */
+/** An if's, a switch's or a loop's own steps: kept as saved (the editor does not show them yet). */
+function NestedStepsNote({ nested }: { nested: DraftStep['nested'] }) {
+  if (!nested) return null;
+  return (
+    <p className="field__hint">
+      Holds {nestedStepCount(nested)} steps of its own, kept as they are when you save.
+    </p>
+  );
+}
+
 export function StepCard(props: StepCardProps) {
   const headingId = useId();
   const upRef = useRef<HTMLButtonElement>(null);
@@ -83,11 +93,7 @@ export function StepCard(props: StepCardProps) {
           onChange={(event) => props.onChange({ ...step, name: event.target.value })}
         />
         {step.type === 'http_request' && <LiteralSecretNotice settings={step.settings} />}
-        {step.nested && (
-          <p className="field__hint">
-            Holds {nestedStepCount(step.nested)} steps of its own, kept as they are when you save.
-          </p>
-        )}
+        <NestedStepsNote nested={step.nested} />
         <TemplateVariablesContext.Provider value={props.variables}>
           {stepType ? (
             <StepSettings {...props} stepType={stepType} />

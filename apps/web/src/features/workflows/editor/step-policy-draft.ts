@@ -3,7 +3,9 @@ import {
   RETRYABLE_FAILURES,
   StepFailureRoute,
   StepRetryPolicy,
-  WAITING_STEP_TYPES,
+  CONTROL_STEPS_THAT_FAIL,
+  isControlStepType,
+  STEPS_WITHOUT_ATTEMPTS,
   type RetryableFailure,
   type Step,
 } from '@wap/contracts';
@@ -47,7 +49,12 @@ export const FAILURE_CHOICES: { value: FailureChoice; label: string }[] = [
 
 /** Whether the step calls out: only those retry or time out. */
 export function takesRetries(type: string): boolean {
-  return !WAITING_STEP_TYPES.includes(type);
+  return !STEPS_WITHOUT_ATTEMPTS.includes(type);
+}
+
+/** Whether the step can fail on its own, so that a failure route applies to it. */
+export function takesFailureRoute(type: string): boolean {
+  return !isControlStepType(type) || CONTROL_STEPS_THAT_FAIL.includes(type);
 }
 
 const seconds = (ms: number | undefined) => (ms === undefined ? '' : String(ms / 1000));
@@ -100,6 +107,7 @@ export function policyFieldsOf(
     const timeoutMs = milliseconds(draft.timeoutSeconds);
     if (timeoutMs !== undefined) fields.timeoutMs = timeoutMs;
   }
+  if (!takesFailureRoute(type)) return fields;
   if (draft.onFailure === 'run_workflow') {
     fields.onFailure = { action: 'run_workflow', workflowId: draft.failureWorkflowId };
   } else if (draft.onFailure !== 'workflow_setting') {

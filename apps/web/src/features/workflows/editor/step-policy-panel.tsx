@@ -5,6 +5,7 @@ import { useWorkflows } from '../api/workflows-api';
 import {
   FAILURE_CHOICES,
   FAILURE_LABELS,
+  takesFailureRoute,
   takesRetries,
   type FailureChoice,
   type PolicyErrors,
@@ -28,6 +29,7 @@ export function StepPolicyPanel(props: {
   const change = (fields: Partial<StepPolicyDraft>) => props.onChange({ ...policy, ...fields });
   const hasErrors = Object.values(errors).some((message) => message !== undefined);
   const callsOut = takesRetries(props.type);
+  if (!callsOut && !takesFailureRoute(props.type)) return null;
   return (
     <details className="wf-step__policy" open={hasErrors || undefined}>
       <summary>{callsOut ? 'Retries, timeout and failure' : 'When it fails'}</summary>

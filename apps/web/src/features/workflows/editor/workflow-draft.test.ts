@@ -25,6 +25,12 @@ const PRICES: Record<StepType, number> = {
   assistant_prompt: 5,
   approval: 0,
   table_row: 1,
+  if: 0,
+  switch: 0,
+  for_each: 0,
+  call_workflow: 0,
+  set: 0,
+  stop: 0,
 };
 const stepTypes: StepTypeInfo[] = (Object.keys(STEP_SETTINGS) as StepType[]).map((type) => ({
   type,
