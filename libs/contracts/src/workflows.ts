@@ -71,6 +71,11 @@ export const SwitchSettings = z.object({});
 export const MAX_LOOP_ITEMS = 10_000;
 /** Iterations of one loop running at once, at the most. */
 export const MAX_LOOP_CONCURRENCY = 20;
+/**
+ * A for_each's output is `{count, iterations: [{index, run_id, steps}]}`, `steps` each iteration's
+ * step outputs by name; past 256 KB the iterations keep `index` and `run_id` alone and
+ * `outputs_left_out` is true (each iteration's run has them).
+ */
 export const ForEachSettings = z.object({
   /** A CEL expression giving a list, as `webhook.order.lines`. */
   items: Condition,

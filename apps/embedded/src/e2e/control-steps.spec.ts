@@ -33,9 +33,10 @@ describe.each(RUNTIMES)('control steps on the %s runtime', (runtime) => {
         const text = Buffer.concat(chunks).toString();
         received.push({ path: req.url ?? '', body: text ? (JSON.parse(text) as unknown) : null });
         const failing = req.url?.startsWith('/fail');
+        const padding = req.url?.startsWith('/big') ? 'x'.repeat(12_000) : undefined;
         res
           .writeHead(failing ? 422 : 200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ path: req.url }));
+          .end(JSON.stringify({ path: req.url, padding }));
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -87,7 +88,15 @@ describe.each(RUNTIMES)('control steps on the %s runtime', (runtime) => {
     expect(
       (await http(`${stack.url}/webhooks/${webhook.id}`, { method: 'POST', body: event })).status,
     ).toBe(200);
-    const started = await post(`/workflows/${workflow.id}/run`);
+    // The event is stored as it comes off the stream: the run waits until it is there.
+    const testEventId = await eventually(async () => {
+      const { events } = await read<{ events: { id: string }[] }>(
+        `/workflows/${workflow.id}/test-events`,
+      );
+      expect(events).toHaveLength(1);
+      return events[0]?.id;
+    }, 30_000);
+    const started = await post(`/workflows/${workflow.id}/run`, { testEventId });
     expect(started.status).toBe(202);
     return { run: await endOf((started.body as { runId: string }).runId), workflowId: workflow.id };
   }
@@ -242,6 +251,29 @@ describe.each(RUNTIMES)('control steps on the %s runtime', (runtime) => {
     // The workflow's runs list its runs, not its loop's iterations.
     const page = await read<RunPage>(`/workflows/${workflowId}/runs`);
     expect(page.runs.map((listed) => listed.id)).toEqual([run.id]);
+  });
+
+  test("a loop whose outputs would outgrow a run's page keeps them on its iterations", async () => {
+    const items = Array.from({ length: 25 }, (_, index) => index).join(', ');
+    const { run } = await ranOn({}, [
+      {
+        type: 'for_each',
+        name: 'each',
+        settings: { items: `[${items}]`, concurrency: 5 },
+        steps: [{ type: 'http_request', name: 'fetch', settings: call('/big/{{index}}') }],
+      },
+    ]);
+    expect(run.status).toBe('succeeded');
+    const output = run.steps[0]?.output as {
+      count: number;
+      iterations: Record<string, unknown>[];
+      outputs_left_out?: boolean;
+    };
+    expect(output.count).toBe(25);
+    expect(output.outputs_left_out).toBe(true);
+    expect(Object.keys(output.iterations[24] ?? {})).toEqual(['index', 'run_id']);
+    const last = await read<{ run: Run }>(`/runs/${String(output.iterations[24]?.run_id)}`);
+    expect(last.run.steps[0]?.output).toMatchObject({ body: { path: '/big/24' } });
   });
 
   test('a loop over too many items, or with an iteration that fails, fails its step', async () => {

@@ -85,8 +85,20 @@ export async function loopOutput({ db }: RunStore, run: RunRow, step: RunStepRow
     }
     if (row.name !== null) iteration.steps[row.name] = row.output ?? null;
   }
+  // A run's page travels as one bus message: past the bound, each iteration's outputs are read
+  // on its own run's page.
+  if (Buffer.byteLength(JSON.stringify(iterations)) > MAX_LOOP_OUTPUT_BYTES) {
+    return {
+      count,
+      iterations: iterations.map(({ index, run_id }) => ({ index, run_id })),
+      outputs_left_out: true,
+    };
+  }
   return { count, iterations };
 }
+
+/** The largest loop output that holds each iteration's step outputs, as JSON. */
+export const MAX_LOOP_OUTPUT_BYTES = 256 * 1024;
 
 export async function iterationError(
   { db }: RunStore,
