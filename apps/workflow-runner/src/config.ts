@@ -54,6 +54,11 @@ export const WorkflowRunnerSettings = z.object({
    * (decision 139); under the shortest period a schedule can have (a minute).
    */
   SCHEDULER_LOOKAHEAD_MS: z.coerce.number().int().min(0).max(30_000).default(10_000),
+  /**
+   * The most runs one run started from outside may start through its loops and calls, all
+   * levels counted (decision 165): loops inside loops cannot multiply past it.
+   */
+  RUN_MAX_DESCENDANTS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /** Lease of a run being executed; a dead replica's runs resume after it lapses, in ms. */
   RUN_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
   /** How often replays and bulk cancels are worked on, in ms (decision 159). */

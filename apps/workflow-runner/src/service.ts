@@ -122,6 +122,7 @@ function startRunWork(
     }),
     credentials: createCredentialResolver({ credentials: stores.credentials, keyring }),
     workflows: stores.workflows,
+    maxDescendantRuns: settings.RUN_MAX_DESCENDANTS,
     inflight,
     clock,
     ids,

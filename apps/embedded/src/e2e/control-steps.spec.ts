@@ -42,7 +42,10 @@ describe.each(RUNTIMES)('control steps on the %s runtime', (runtime) => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     stack = await startStack(runtime, {
-      services: { workflowRunner: { HTTP_STEP_SSRF_ALLOWLIST: '127.0.0.1' } },
+      // Each run here starts far fewer; the nested loop test reaches the bound.
+      services: {
+        workflowRunner: { HTTP_STEP_SSRF_ALLOWLIST: '127.0.0.1', RUN_MAX_DESCENDANTS: 60 },
+      },
     });
     ({ owner, workspaceId } = await fundedWorkspace(stack, 'control-owner', 500));
   }, 120_000);
@@ -274,6 +277,30 @@ describe.each(RUNTIMES)('control steps on the %s runtime', (runtime) => {
     expect(Object.keys(output.iterations[24] ?? {})).toEqual(['index', 'run_id']);
     const last = await read<{ run: Run }>(`/runs/${String(output.iterations[24]?.run_id)}`);
     expect(last.run.steps[0]?.output).toMatchObject({ body: { path: '/big/24' } });
+  });
+
+  test('loops inside loops cannot start more runs than the bound, all levels counted', async () => {
+    const twenty = Array.from({ length: 20 }, (_, index) => index).join(', ');
+    const { run } = await ranOn({}, [
+      {
+        type: 'for_each',
+        name: 'outer',
+        settings: { items: '[1, 2, 3, 4, 5]' },
+        steps: [
+          {
+            type: 'for_each',
+            name: 'inner',
+            settings: { items: `[${twenty}]` },
+            steps: [{ type: 'set', name: 'mark', settings: { values: { at: '{{index}}' } } }],
+          },
+        ],
+      },
+    ]);
+    // 5 outer iterations and two inner loops of 20 fit in 60; the third inner loop does not.
+    expect(run.status).toBe('failed');
+    expect(run.steps[0]?.error).toBe(
+      'Iteration 3 of 5 failed: Step "inner" failed: A run starts at most 60 runs through its loops and calls, all levels counted',
+    );
   });
 
   test('a loop over too many items, or with an iteration that fails, fails its step', async () => {

@@ -194,6 +194,10 @@ export const runs = workflowRunnerSchema.table(
     iteration: integer('iteration'),
     /** 0 for a run started from outside; one more than its parent's for a loop's or call's. */
     depth: integer('depth').notNull().default(0),
+    /** The run started from outside that this one descends from; null for that run itself. */
+    rootRunId: uuid('root_run_id'),
+    /** On a root run: how many runs its loops and calls started, all levels counted. */
+    descendantRuns: integer('descendant_runs').notNull().default(0),
   },
   (table) => [
     index('runs_workflow_idx').on(table.workflowId, table.createdAt),

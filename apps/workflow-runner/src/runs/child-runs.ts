@@ -30,10 +30,12 @@ export type ChildOutcome =
 
 export interface ChildRunDeps {
   clock: Clock;
+  /** RUN_MAX_DESCENDANTS */
+  maxDescendantRuns: number;
   runs: Pick<
     RunRepository,
-    | 'createMany'
-    | 'insertLoaded'
+    | 'createCalledRunWithinBudget'
+    | 'insertIterationsWithinBudget'
     | 'loopCounts'
     | 'startIterations'
     | 'loopOutput'
@@ -49,6 +51,12 @@ export const iterationRunIdOf = (runId: string, stepIndex: number, iteration: nu
   uuidOfName(`iteration:${runId}:${stepIndex}:${iteration}`);
 export const calledRunIdOf = (runId: string, stepIndex: number) =>
   uuidOfName(`call:${runId}:${stepIndex}`);
+
+/** The run started from outside that `run` descends from: its loops' and calls' runs count there. */
+const rootOf = (run: RunRow) => run.rootRunId ?? run.id;
+
+const budgetRefusal = (deps: ChildRunDeps) =>
+  `A run starts at most ${deps.maxDescendantRuns.toLocaleString('en-US')} runs through its loops and calls, all levels counted`;
 
 function depthRefusal(run: RunRow): string | undefined {
   return run.depth + 1 > MAX_RUN_DEPTH
@@ -96,6 +104,8 @@ function iterationsOf(
         parentStepIndex: step.stepIndex,
         iteration: index,
         depth: run.depth + 1,
+        rootRunId: rootOf(run),
+        descendantRuns: 0,
       },
       steps: pendingStepsOf(id, settings.steps),
     };
@@ -139,7 +149,16 @@ export async function advanceLoop(
     const refusal = depthRefusal(run);
     if (refusal) return { kind: 'failed', input, error: refusal };
     const now = deps.clock.now();
-    await deps.runs.insertLoaded(iterationsOf(run, step, items, settings, now), now);
+    const iterations = iterationsOf(run, step, items, settings, now);
+    if (
+      !(await deps.runs.insertIterationsWithinBudget(
+        { rootRunId: rootOf(run), max: deps.maxDescendantRuns },
+        iterations,
+        now,
+      ))
+    ) {
+      return { kind: 'failed', input, error: budgetRefusal(deps) };
+    }
     deps.onRunCreated();
   }
   const counts = await deps.runs.loopCounts(run, step);
@@ -199,7 +218,8 @@ export async function advanceCall(
     }
     const refusal = depthRefusal(run);
     if (refusal) return { kind: 'failed', input, error: refusal };
-    await deps.runs.createMany([
+    const created = await deps.runs.createCalledRunWithinBudget(
+      { rootRunId: rootOf(run), max: deps.maxDescendantRuns },
       {
         runId: calledId,
         workflow,
@@ -212,10 +232,12 @@ export async function advanceCall(
           runId: run.id,
           stepIndex: step.stepIndex,
           depth: run.depth + 1,
+          rootRunId: rootOf(run),
           waits: settings.wait,
         },
       },
-    ]);
+    );
+    if (!created) return { kind: 'failed', input, error: budgetRefusal(deps) };
     deps.onRunCreated();
     if (!settings.wait) return { kind: 'succeeded', input, output: { run_id: calledId } };
   }

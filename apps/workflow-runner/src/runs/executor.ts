@@ -98,6 +98,7 @@ export function startRunExecutor(
     steps: deps.steps,
     credentials: deps.credentials,
     workflows: deps.workflows,
+    maxDescendantRuns: deps.maxDescendantRuns,
     onRunCreated: () => nudgeForNewRuns(),
     inflight: deps.inflight,
     clock,

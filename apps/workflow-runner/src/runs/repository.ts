@@ -1,6 +1,8 @@
 import { cancelIdleRun, isRunCancelRequested, requestRunCancel } from './run-cancel';
 import {
   calledRunResult,
+  createCalledRunWithinBudget,
+  insertIterationsWithinBudget,
   inheritedScopeOf,
   iterationError,
   loopCounts,
@@ -8,7 +10,7 @@ import {
   releaseWaitingRun,
   startIterations,
 } from './run-children';
-import { createRuns, insertNewRuns } from './run-creation';
+import { createRuns } from './run-creation';
 import { createRetryRun } from './run-retry';
 import {
   claimDueRuns,
@@ -27,7 +29,7 @@ import {
   retriesOfRun,
   unfinishedRunsHoldingInflightKeys,
 } from './run-queries';
-import type { LoadedRun, NewRun, RunStore } from './run-rows';
+import type { NewRun, RunStore } from './run-rows';
 import {
   awaitRunApproval,
   endRunStep,
@@ -77,8 +79,8 @@ export function createRunRepository(store: RunStore) {
     requestCancel: bound(requestRunCancel),
     isCancelRequested: bound(isRunCancelRequested),
     createRetry: bound(createRetryRun),
-    /** Runs built by the caller (a loop's iterations), as createMany stores them. */
-    insertLoaded: (loaded: readonly LoadedRun[], now: Date) => insertNewRuns(store.db, loaded, now),
+    insertIterationsWithinBudget: bound(insertIterationsWithinBudget),
+    createCalledRunWithinBudget: bound(createCalledRunWithinBudget),
     loopCounts: bound(loopCounts),
     startIterations: bound(startIterations),
     loopOutput: bound(loopOutput),

@@ -1,8 +1,18 @@
 import { and, asc, eq, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { FINAL_RUN_STATUSES } from '@wap/contracts';
+import type { SqlExecutor } from '../db/sql-executor';
+import { createRuns, insertNewRuns } from './run-creation';
 import { runs, runSteps } from '../db/schema';
-import { iso, type RunRow, type RunStepRow, type RunStore } from './run-rows';
+import {
+  iso,
+  RowIds,
+  type LoadedRun,
+  type NewRun,
+  type RunRow,
+  type RunStepRow,
+  type RunStore,
+} from './run-rows';
 import type { TemplateScope } from './templates';
 
 /** The reads and writes of a parent run's iterations and called runs (child-runs.ts). */
@@ -196,3 +206,53 @@ export async function inheritedScopeOf(store: RunStore, run: RunRow): Promise<Te
   const { item, index } = ParentLoopInput.parse(run.input);
   return { trigger: outer.trigger, steps, vars, loop: { item, index } };
 }
+
+class OverBudget extends Error {}
+
+/** The root run the children count on, and the most it may have started. */
+interface Budget {
+  rootRunId: string;
+  max: number;
+}
+
+/**
+ * Creates a run's children and counts them on its root run in one transaction: false, and
+ * nothing created, when the root would then have started more than `budget.max` runs through
+ * its loops and calls. Runs that existed already (a look made again after a crash) are
+ * not counted twice.
+ */
+async function withinBudget(
+  { db }: RunStore,
+  budget: Budget,
+  create: (tx: SqlExecutor) => Promise<number>,
+): Promise<boolean> {
+  try {
+    await db.transaction(async (tx) => {
+      const created = await create(tx);
+      if (created === 0) return;
+      const counted = RowIds.parse(
+        await tx.execute(sql`
+          update workflow_runner.runs set descendant_runs = descendant_runs + ${created}
+          where id = ${budget.rootRunId} and descendant_runs + ${created} <= ${budget.max}
+          returning id`),
+      );
+      if (counted.rows.length === 0) throw new OverBudget();
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof OverBudget) return false;
+    throw error;
+  }
+}
+
+/** A loop's iterations, built by the caller, within the root's budget. */
+export const insertIterationsWithinBudget = (
+  store: RunStore,
+  budget: Budget,
+  loaded: readonly LoadedRun[],
+  now: Date,
+) => withinBudget(store, budget, async (tx) => (await insertNewRuns(tx, loaded, now)).size);
+
+/** A called workflow's run, within the root's budget. */
+export const createCalledRunWithinBudget = (store: RunStore, budget: Budget, requested: NewRun) =>
+  withinBudget(store, budget, async (tx) => (await createRuns(store, [requested], tx)).length);

@@ -112,6 +112,8 @@ function runsAsCreated(
         parentStepIndex: input.caller?.waits ? input.caller.stepIndex : null,
         iteration: null,
         depth: input.caller?.depth ?? 0,
+        rootRunId: input.caller?.rootRunId ?? null,
+        descendantRuns: 0,
       },
       steps: pendingStepsOf(input.runId, stepsOfWorkflow(input.workflow)),
     };
@@ -169,6 +171,7 @@ export async function insertNewRuns(
     parent_step_index: run.parentStepIndex,
     iteration: run.iteration,
     depth: run.depth,
+    root_run_id: run.rootRunId,
   }));
   const stepRows = loaded.flatMap(({ steps }) =>
     steps.map((step) => ({
@@ -188,19 +191,19 @@ export async function insertNewRuns(
         event_id, test_event_id, key_id, input, acting_user_id, stop_on_node_failure,
         credit_cost, inflight_key, not_before, wake_at, lease_owner, lease_until, created_at,
         traceparent, failed_run_id, workflow_version, parent_run_id, parent_step_index,
-        iteration, depth)
+        iteration, depth, root_run_id)
       select id, workflow_id, workspace_id, 'queued', trigger_type, event_id, test_event_id,
         key_id, input, acting_user_id, stop_on_node_failure, credit_cost, inflight_key,
         not_before, wake_at, lease_owner, lease_until, ${now.toISOString()}::timestamptz,
         traceparent, failed_run_id, workflow_version, parent_run_id, parent_step_index,
-        iteration, depth
+        iteration, depth, root_run_id
       from jsonb_to_recordset(${JSON.stringify(runRows)}::jsonb) as x(id uuid,
         workflow_id uuid, workspace_id uuid, trigger_type text, event_id uuid,
         test_event_id uuid, key_id uuid, input jsonb, acting_user_id uuid,
         stop_on_node_failure boolean, credit_cost integer, inflight_key text,
         not_before timestamptz, wake_at timestamptz, lease_owner text, lease_until timestamptz,
         traceparent text, failed_run_id uuid, workflow_version integer, parent_run_id uuid,
-        parent_step_index integer, iteration integer, depth integer)
+        parent_step_index integer, iteration integer, depth integer, root_run_id uuid)
       on conflict (id) do nothing
       returning id
     ), created_steps as (

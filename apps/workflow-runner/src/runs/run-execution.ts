@@ -64,6 +64,8 @@ export interface RunExecutionContext {
   isStopping: () => boolean;
   /** Writes a run's progress; runs ending side by side share one commit. */
   writeProgress: (entry: { run: RunRow; progress: RunProgress }) => Promise<void>;
+  /** The most runs a root run's loops and calls may start (RUN_MAX_DESCENDANTS). */
+  maxDescendantRuns: number;
   /** Where a step's `onFailure: run_workflow` and a call_workflow find the workflow to start. */
   workflows: Pick<WorkflowRepository, 'find'>;
   /** A run was created here (a failure workflow's): the executor looks for it at once. */

@@ -102,8 +102,8 @@ export async function createRetryRun(
       retryOf: run.id,
       attempt: run.attempt + 1,
       workflowVersion: run.workflowVersion,
-      // A retry is nobody's child: the run that called the original has moved on.
-      depth: run.depth,
+      // A retry is nobody's child (the run that called the original has moved on): it keeps
+      // no parent, root or depth.
     });
     if (steps.length === 0) return;
     await tx.insert(runSteps).values(

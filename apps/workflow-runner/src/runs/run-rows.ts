@@ -53,7 +53,14 @@ export interface NewRun {
     /** A call_workflow step's run of another workflow. */
     | { type: 'call_workflow' };
   /** The run that called this one: `waits` when its step waits for this run's end. */
-  caller?: { runId: string; stepIndex: number; depth: number; waits: boolean };
+  caller?: {
+    runId: string;
+    /** The run started from outside the caller descends from (or the caller itself). */
+    rootRunId: string;
+    stepIndex: number;
+    depth: number;
+    waits: boolean;
+  };
   input: unknown;
   inflightKey: string | null;
   notBefore: Date | null;
