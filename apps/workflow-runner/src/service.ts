@@ -5,7 +5,7 @@ import { createGuardedFetch, parseAllowlist } from '@wap/egress';
 import type { CredentialKeyring } from '@wap/auth';
 import { type Platform } from '@wap/platform';
 import { serveRoutes } from '@wap/bus-protocol';
-import { asPreviousVersion } from './bus/previous-versions';
+import { createPreviousVersions } from './bus/previous-versions';
 import type { ServiceHandle } from '@wap/service-runtime';
 import { createDirectoryClient } from '@wap/workspace-directory';
 import { serveOperatorRetry } from './bus/operator-retry';
@@ -306,7 +306,7 @@ function serveSubjects(
     ...serveRoutes(bus, ROUTES, 'workflow-runner', routeHandlers, {
       queue: 'workflow-runner',
       logger,
-      asPreviousVersion,
+      asPreviousVersion: createPreviousVersions({ workflows }),
     }),
     servePaymentGrants({ bus, db, clock, directory, snapshots, logger }),
     serveRunOfEvent({ bus, runs, logger }),

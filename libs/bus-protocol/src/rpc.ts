@@ -314,10 +314,16 @@ export interface ServeRoutesOptions extends ServeOptions {
   /** Where large raw bodies are parked by the gateway; needed when the service owns raw routes. */
   objects?: ObjectStore;
   /**
-   * A reply as a route's previous subject gives it (decision 143): what its published schema
-   * can hold. Needed when a route the service owns has a `previousSubject`.
+   * A request on a route's previous subject (decision 143): `handle` runs the route's handler,
+   * and what comes back must be what the previous version's published schemas hold (refused
+   * before acting when it cannot be). Needed when a route the service owns has a
+   * `previousSubject`.
    */
-  asPreviousVersion?: (route: RouteSpec, reply: ServiceReply) => ServiceReply;
+  asPreviousVersion?: (
+    route: RouteSpec,
+    request: ServiceRequest,
+    handle: () => Promise<ServiceReply>,
+  ) => Promise<ServiceReply>;
 }
 
 /**
@@ -338,19 +344,19 @@ export function serveRoutes<Routes extends readonly RouteSpec[], Owner extends S
       const handler = byOperation[route.operationId];
       if (!handler) throw new Error(`no handler for route ${route.operationId}`);
       if (route.bodyKind !== 'raw') {
-        const serve = (subject: string, answer: (reply: ServiceReply) => ServiceReply) =>
+        type Answer = (request: ServiceRequest) => Promise<ServiceReply>;
+        const serve = (subject: string, answer: Answer) =>
           serveApi(
             bus,
             { subject, request: ForwardedRequest, reply: ServiceReply },
-            async (forwarded, caller) => {
+            (forwarded, caller) => {
               checkRouteParts(route, forwarded);
-              return answer(
-                await (handler as RouteHandler)({ ...forwarded, actor: caller.user ?? null }),
-              );
+              return answer({ ...forwarded, actor: caller.user ?? null });
             },
             options,
           );
-        if (!route.previousSubject) return [serve(route.subject, (reply) => reply)];
+        const handle = handler as RouteHandler;
+        if (!route.previousSubject) return [serve(route.subject, handle)];
         const { asPreviousVersion } = options;
         if (!asPreviousVersion) {
           throw new Error(
@@ -358,8 +364,10 @@ export function serveRoutes<Routes extends readonly RouteSpec[], Owner extends S
           );
         }
         return [
-          serve(route.subject, (reply) => reply),
-          serve(route.previousSubject, (reply) => asPreviousVersion(route, reply)),
+          serve(route.subject, handle),
+          serve(route.previousSubject, (request) =>
+            asPreviousVersion(route, request, () => handle(request)),
+          ),
         ];
       }
       const { objects } = options;

@@ -562,11 +562,28 @@ describe('the .v1 subjects beside .v2', () => {
     const deciding = await create([
       { type: 'if', name: 'check', settings: { condition: 'true' }, then: [] },
     ]);
-    expect(deciding.status).toBe(400);
-    expect(deciding.body).toEqual({
+    const refusal = {
       error:
         'This holds control steps or runs they started, which workflow.api.create_workflow.v1 cannot show: the caller needs workflow.api.create_workflow.v2',
       code: 'VALIDATION_ERROR',
+    };
+    expect([deciding.status, deciding.body]).toEqual([400, refusal]);
+    // Refused before anything was done: the workspace holds the one workflow made above.
+    const listed = await http(`${stack.url}/workflows?workspaceId=${workspaceId}`, {
+      cookie: owner.cookie,
     });
+    expect((listed.body as { workflows: { id: string }[] }).workflows.map((w) => w.id)).toEqual([
+      plainId,
+    ]);
+    const edited = await http(`${stack.url}/workflows/${plainId}`, {
+      method: 'PATCH',
+      cookie: owner.cookie,
+      body: { steps: [{ type: 'stop', name: 'end', settings: { status: 'succeeded' } }] },
+    });
+    expect(edited.status).toBe(400);
+    const after = await http(`${stack.url}/workflows/${plainId}`, { cookie: owner.cookie });
+    expect((after.body as { workflow: { steps: { type: string }[] } }).workflow.steps).toEqual([
+      expect.objectContaining({ type: 'delay' }),
+    ]);
   });
 });
