@@ -95,6 +95,22 @@ describe('breakingChanges', () => {
     replies: { '200': json(Body, 'output') },
   });
 
+  test('a recursive schema is compared through its $refs, where the recursion goes', () => {
+    type Node = { kind: string; children?: Node[] };
+    const treeOf = (kinds: [string, ...string[]]) => {
+      const node: z.ZodType<Node> = z.object({
+        kind: z.enum(kinds),
+        children: z.lazy(() => z.array(node)).optional(),
+      });
+      return z.object({ nodes: z.array(node) });
+    };
+    expect(reply(treeOf(['a', 'b']), treeOf(['a', 'b']))).toEqual([]);
+    // A kind the readers never saw, anywhere in the tree, is a break.
+    expect(reply(treeOf(['a', 'b']), treeOf(['a', 'b', 'c']))).toEqual([
+      'reply.nodes[].kind: enum ["a","b"] → ["a","b","c"] (widened)',
+    ]);
+  });
+
   test('a new version beside the old one is not a break; removing the published one is', () => {
     const v1 = { 'storage.api.create_thing.v1': schemas(Body) };
     const v2 = { ...v1, 'storage.api.create_thing.v2': schemas(Body.extend({ note: z.string() })) };

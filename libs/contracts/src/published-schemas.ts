@@ -60,6 +60,24 @@ export function publishedSchemas(
   return Object.fromEntries(subjects.sort(([a], [b]) => a.localeCompare(b)));
 }
 
+/**
+ * Where `$ref`s point: each side's whole schema (a recursive schema, as steps inside steps, is
+ * written once under `$defs` and referred to), and the pairs already compared (a recursion
+ * compared once is compared).
+ */
+interface Refs {
+  published: JsonSchema;
+  next: JsonSchema;
+  seen: Set<string>;
+}
+
+function deref(schema: JsonSchema, root: JsonSchema): { schema: JsonSchema; ref?: string } {
+  const ref = schema['$ref'];
+  if (typeof ref !== 'string' || !ref.startsWith('#/$defs/')) return { schema };
+  const defs = objectOf(root['$defs']) ?? {};
+  return { schema: objectOf(defs[ref.slice('#/$defs/'.length)]) ?? {}, ref };
+}
+
 const typesOf = (schema: JsonSchema): string[] | undefined =>
   schema['type'] === undefined ? undefined : [schema['type']].flat().map(String);
 
@@ -83,6 +101,7 @@ function narrowings(
   next: JsonSchema,
   path: string,
   direction: 'request' | 'reply',
+  refs: Refs,
 ): string[] {
   // A request must take all it took; a reply must send nothing its readers never saw.
   const [wide, tight] = direction === 'request' ? [published, next] : [next, published];
@@ -140,7 +159,7 @@ function narrowings(
     const kept = (variant: JsonSchema) =>
       tightVariants.some((other) => {
         const [was, now] = direction === 'request' ? [variant, other] : [other, variant];
-        return breakingChangesOf(was, now, path, direction).length === 0;
+        return breakingChangesOf(was, now, path, direction, refs).length === 0;
       });
     if (!wideVariants.every(kept)) found.push(`${path}: variants changed (${how})`);
   }
@@ -153,18 +172,28 @@ function narrowings(
  * always present, or widened (a type, an enum value or a variant the caller never saw).
  */
 export function breakingChangesOf(
-  published: JsonSchema,
-  next: JsonSchema,
+  publishedAsWritten: JsonSchema,
+  nextAsWritten: JsonSchema,
   path: string,
   direction: 'request' | 'reply',
+  refs: Refs = { published: publishedAsWritten, next: nextAsWritten, seen: new Set() },
 ): string[] {
-  const found = narrowings(published, next, path, direction);
+  const was = deref(publishedAsWritten, refs.published);
+  const now = deref(nextAsWritten, refs.next);
+  if (was.ref !== undefined || now.ref !== undefined) {
+    const pair = `${was.ref ?? path}|${now.ref ?? path}`;
+    if (refs.seen.has(pair)) return [];
+    refs.seen.add(pair);
+  }
+  const published = was.schema;
+  const next = now.schema;
+  const found = narrowings(published, next, path, direction, refs);
   const propertiesAfter = objectOf(next['properties']) ?? {};
   for (const [name, schema] of Object.entries(objectOf(published['properties']) ?? {})) {
     const successor = objectOf(propertiesAfter[name]);
     if (successor) {
       found.push(
-        ...breakingChangesOf(objectOf(schema) ?? {}, successor, `${path}.${name}`, direction),
+        ...breakingChangesOf(objectOf(schema) ?? {}, successor, `${path}.${name}`, direction, refs),
       );
     } else {
       found.push(`${path}.${name}: removed`);
@@ -186,7 +215,7 @@ export function breakingChangesOf(
   const itemsBefore = objectOf(published['items']);
   const itemsAfter = objectOf(next['items']);
   if (itemsBefore && itemsAfter) {
-    found.push(...breakingChangesOf(itemsBefore, itemsAfter, `${path}[]`, direction));
+    found.push(...breakingChangesOf(itemsBefore, itemsAfter, `${path}[]`, direction, refs));
   }
   return found;
 }
