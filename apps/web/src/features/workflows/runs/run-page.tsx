@@ -39,6 +39,7 @@ import {
   WorkflowTabs,
   type BadgeTone,
 } from '../shared/workflow-frame';
+import { branchLabel, calledRunOf, iterationsOf, nestingOf } from './control-results';
 import '../workflows.css';
 
 /** One run: its status, credits, trigger body, and each step's input, output, error and duration. */
@@ -81,7 +82,10 @@ function RunDetails(props: { workflow: Workflow }) {
       <p className="wf-breadcrumb">{runsLink}</p>
       <RunSummary run={details} />
       <RunRetries retries={run.data.retries} workflowId={workflow.id} />
-      {isFinalRunStatus(details.status) && <RetryRun run={details} workflowId={workflow.id} />}
+      {/* An iteration is retried with its loop's run. */}
+      {isFinalRunStatus(details.status) && details.trigger.type !== 'for_each' && (
+        <RetryRun run={details} workflowId={workflow.id} />
+      )}
       {details.status === 'waiting_approval' && (
         <p className="notice wf-notice">
           This run waits for a reviewer.{' '}
@@ -107,7 +111,12 @@ function RunDetails(props: { workflow: Workflow }) {
         ) : (
           <ol className="wf-run-steps__list">
             {details.steps.map((step) => (
-              <StepResult key={step.index} step={step} />
+              <StepResult
+                key={step.index}
+                step={step}
+                steps={details.steps}
+                workflowId={details.workflow_id}
+              />
             ))}
           </ol>
         )}
@@ -213,7 +222,10 @@ function RunSummary(props: { run: Run }) {
         </div>
         <div>
           <dt>Trigger</dt>
-          <dd>{triggerLabel(run.trigger)}</dd>
+          <dd>
+            {triggerLabel(run.trigger)}
+            {run.trigger.parent_run_id && <ParentRunLink runId={run.trigger.parent_run_id} />}
+          </dd>
         </div>
         {run.retry_of && (
           <div>
@@ -262,11 +274,82 @@ const STEP_TONES: Record<StepRun['status'], BadgeTone> = {
   skipped: 'neutral',
 };
 
-function StepResult(props: { step: StepRun }) {
+/** Where a step of a branch is, and what a loop or a call started: the path the run took. */
+function StepPlace(props: { step: StepRun; steps: readonly StepRun[]; workflowId: string }) {
+  const { step, steps } = props;
+  const workspaceId = useWorkspaceId();
+  const parent = step.parent_index === null ? undefined : steps[step.parent_index];
+  const iterations = step.type === 'for_each' ? iterationsOf(step.output) : [];
+  const called = step.type === 'call_workflow' ? calledRunOf(step.output) : undefined;
+  const shown = iterations.slice(0, ITERATIONS_SHOWN);
+  return (
+    <>
+      {parent && step.branch && (
+        <p className="wf-list__meta">
+          In the {branchLabel(step.branch)} branch of {parent.index + 1}. {parent.name}
+        </p>
+      )}
+      {shown.length > 0 && (
+        <nav aria-label={`Iterations of ${step.name}`} className="wf-run-step__iterations">
+          {shown.map((iteration) => (
+            <Link
+              key={iteration.runId}
+              to={workflowPaths.run(workspaceId, props.workflowId, iteration.runId)}
+            >
+              Item {iteration.index + 1}
+            </Link>
+          ))}
+          {iterations.length > shown.length && (
+            <span>and {iterations.length - shown.length} more</span>
+          )}
+        </nav>
+      )}
+      {called && <CalledRunLink runId={called} />}
+    </>
+  );
+}
+
+/** The links a loop's step shows before "and N more". */
+const ITERATIONS_SHOWN = 50;
+
+/** The run whose loop or call started this one (it may be another workflow's). */
+function ParentRunLink(props: { runId: string }) {
+  const workspaceId = useWorkspaceId();
+  const { data } = useRun(props.runId);
+  if (!data) return null;
+  return (
+    <>
+      {', of '}
+      <Link to={workflowPaths.run(workspaceId, data.run.workflow_id, props.runId)}>
+        the run that started it
+      </Link>
+    </>
+  );
+}
+
+/** A called run belongs to the called workflow: its page is reached through the run itself. */
+function CalledRunLink(props: { runId: string }) {
+  const workspaceId = useWorkspaceId();
+  const { data } = useRun(props.runId);
+  if (!data) return null;
+  return (
+    <p className="wf-list__meta">
+      Ran{' '}
+      <Link to={workflowPaths.run(workspaceId, data.run.workflow_id, props.runId)}>
+        the called workflow's run
+      </Link>
+    </p>
+  );
+}
+
+function StepResult(props: { step: StepRun; steps: readonly StepRun[]; workflowId: string }) {
   const headingId = useId();
   const { step } = props;
+  const depth = nestingOf(props.steps, step.index);
   return (
-    <li className="wf-run-step">
+    <li
+      className={depth > 0 ? `wf-run-step wf-run-step--depth-${Math.min(depth, 4)}` : 'wf-run-step'}
+    >
       <section className="wf-run-step__card" aria-labelledby={headingId}>
         <div className="wf-step__header">
           <h3 id={headingId} className="wf-step__title">
@@ -282,6 +365,7 @@ function StepResult(props: { step: StepRun }) {
           <span>{creditsText(step.credits_charged)}</span>
           {step.attempts.length > 1 && <span>{step.attempts.length} attempts</span>}
         </p>
+        <StepPlace step={step} steps={props.steps} workflowId={props.workflowId} />
         {step.resumed && (
           <p className="notice wf-notice" role="note">
             Resumed after a restart: the platform stopped during this step and made it again, with
