@@ -8,9 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { mintSessionToken } from '@wap/auth';
 import type { Run } from '@wap/contracts';
 import { buildBundles, runBench, type OnCleanup } from '../shared/harness';
+import { adminWorkspace } from '../shared/gateway-caller';
 import { startBenchPlatform } from '../shared/platform';
 import { cpuTimeMs, pidsOfCommand } from '../shared/processes';
 
@@ -75,35 +75,16 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   });
   const sessionSecret = randomBytes(32).toString('hex');
   const gateway = await launch.gateway(sessionSecret);
-  const cookie = `session=${await mintSessionToken({
-    secret: sessionSecret,
-    sub: 'bench|loops@example.com',
-    email: 'loops@example.com',
-    name: 'Bench',
-    platformAdmin: true,
-    expiresInSec: 7200,
-  })}`;
-  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${gateway.url}${path}`, {
-      method,
-      headers: { cookie, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return JSON.parse(text) as T;
-  };
-  const { workspace } = await call<{ workspace: { id: string } }>('POST', '/workspaces', {
-    name: 'Loops',
-  });
-  await call('POST', `/workspaces/${workspace.id}/credits/grants`, {
-    amount: 1_000_000,
-    reason: 'bench',
-  });
+  const { call, workspaceId } = await adminWorkspace(
+    gateway.url,
+    sessionSecret,
+    'Loops',
+    1_000_000,
+  );
   const workflowOf = async (name: string, steps: unknown[]) =>
     (
       await call<{ workflow: { id: string } }>('POST', '/workflows', {
-        workspaceId: workspace.id,
+        workspaceId,
         name,
         trigger: { type: 'custom_webhook' },
         steps,

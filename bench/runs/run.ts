@@ -7,9 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { mintSessionToken } from '@wap/auth';
 import type { RunBatch } from '@wap/contracts';
 import { buildBundles, runBench, type OnCleanup } from '../shared/harness';
+import { adminWorkspace } from '../shared/gateway-caller';
 import { startBenchPlatform } from '../shared/platform';
 import { cpuTimeMs, pidsOfCommand } from '../shared/processes';
 
@@ -48,34 +48,9 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   });
   const sessionSecret = randomBytes(32).toString('hex');
   const gateway = await launch.gateway(sessionSecret);
-  const cookie = `session=${await mintSessionToken({
-    secret: sessionSecret,
-    sub: 'bench|runs@example.com',
-    email: 'runs@example.com',
-    name: 'Bench',
-    platformAdmin: true,
-    expiresInSec: 7200,
-  })}`;
-  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${gateway.url}${path}`, {
-      method,
-      headers: { cookie, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return JSON.parse(text) as T;
-  };
-
-  const { workspace } = await call<{ workspace: { id: string } }>('POST', '/workspaces', {
-    name: 'Runs',
-  });
-  await call('POST', `/workspaces/${workspace.id}/credits/grants`, {
-    amount: 100_000,
-    reason: 'bench',
-  });
+  const { call, workspaceId } = await adminWorkspace(gateway.url, sessionSecret, 'Runs', 100_000);
   const { workflow } = await call<{ workflow: { id: string } }>('POST', '/workflows', {
-    workspaceId: workspace.id,
+    workspaceId,
     name: 'Waits on a partner',
     trigger: { type: 'custom_webhook' },
     steps: [{ type: 'delay', name: 'an hour', settings: { seconds: 3_600 } }],
