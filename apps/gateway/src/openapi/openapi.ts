@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ErrorBodySchema, type RouteResponse, type RouteSpec } from '@wap/contracts';
 
@@ -127,6 +128,47 @@ function requestBodyOf(route: RouteSpec): JsonSchema | undefined {
   return undefined;
 }
 
+/**
+ * Moves the definitions each JSON Schema keeps for itself (`$defs`: a recursive schema, as steps
+ * inside steps) into `components.schemas`, where a `$ref` in an OpenAPI document can reach them:
+ * `#/$defs/x` points at the document's root there. Each is named by its content, so the same
+ * definition met under several routes is one component.
+ */
+function hoistDefinitions(value: unknown, components: Record<string, JsonSchema>): unknown {
+  if (Array.isArray(value)) return value.map((item) => hoistDefinitions(item, components));
+  if (value === null || typeof value !== 'object') return value;
+  const object = value as JsonSchema;
+  const defs = object['$defs'] as Record<string, JsonSchema> | undefined;
+  if (!defs) {
+    return Object.fromEntries(
+      Object.entries(object).map(([key, item]) => [key, hoistDefinitions(item, components)]),
+    );
+  }
+  const names = new Map(
+    Object.entries(defs).map(([name, definition]) => [
+      name,
+      `Schema_${createHash('sha256').update(JSON.stringify(definition)).digest('hex').slice(0, 12)}`,
+    ]),
+  );
+  const rewritten = (item: unknown): unknown => {
+    if (Array.isArray(item)) return item.map(rewritten);
+    if (item === null || typeof item !== 'object') return item;
+    return Object.fromEntries(
+      Object.entries(item as JsonSchema).map(([key, inner]) => {
+        const local =
+          key === '$ref' && typeof inner === 'string' ? /^#\/\$defs\/(.+)$/.exec(inner) : null;
+        const name = local ? names.get(local[1] ?? '') : undefined;
+        return [key, name ? `#/components/schemas/${name}` : rewritten(inner)];
+      }),
+    );
+  };
+  for (const [name, definition] of Object.entries(defs)) {
+    components[names.get(name) ?? name] = rewritten(definition) as JsonSchema;
+  }
+  const { $defs: _hoisted, ...rest } = object;
+  return hoistDefinitions(rewritten(rest), components);
+}
+
 /** The OpenAPI 3.1 document, built from the same route table the gateway serves. */
 export function buildOpenApiDocument(
   routes: readonly RouteSpec[],
@@ -156,6 +198,8 @@ export function buildOpenApiDocument(
     if (requestBody) operation['requestBody'] = requestBody;
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
   }
+  const schemas: Record<string, JsonSchema> = {};
+  const hoistedPaths = hoistDefinitions(paths, schemas);
   return {
     openapi: '3.1.0',
     info: {
@@ -164,8 +208,9 @@ export function buildOpenApiDocument(
       license: { name: 'Proprietary' },
     },
     servers: [{ url: options.serverUrl ?? '/' }],
-    paths,
+    paths: hoistedPaths,
     components: {
+      ...(Object.keys(schemas).length > 0 ? { schemas } : {}),
       securitySchemes: {
         sessionCookie: { type: 'apiKey', in: 'cookie', name: 'session' },
         extensionBearer: {
