@@ -54,11 +54,27 @@ export function createOpenApiConformance(document: JsonObject) {
   addFormats(ajv);
   const validators = new Map<string, ValidateFunction>();
 
+  const components = ((document['components'] as JsonObject | undefined)?.['schemas'] ??
+    {}) as JsonObject;
+  /**
+   * A schema that refers to the document's components (a recursive one), made whole: they
+   * travel along as its own `$defs`, which ajv resolves within the schema it compiles.
+   */
+  const withComponents = (schema: JsonObject): JsonObject => {
+    const text = JSON.stringify(schema);
+    if (!text.includes('#/components/schemas/')) return schema;
+    const local = (value: JsonObject) =>
+      JSON.parse(
+        JSON.stringify(value).replaceAll('#/components/schemas/', '#/$defs/'),
+      ) as JsonObject;
+    return { ...local(schema), $defs: local(components) };
+  };
+
   function validatorFor(key: string, schema: JsonObject): ValidateFunction {
     let validate = validators.get(key);
     if (!validate) {
       // Each schema carries its own `$schema`; ajv keys compiled schemas by `$id`, so none is set.
-      validate = ajv.compile(schema);
+      validate = ajv.compile(withComponents(schema));
       validators.set(key, validate);
     }
     return validate;

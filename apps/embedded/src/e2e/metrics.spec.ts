@@ -159,7 +159,7 @@ const EXPECTED: Expectation[] = [
     family: 'wap_bus_request_duration_seconds',
     type: 'HISTOGRAM',
     labelNames: ['subject', 'side', 'outcome'],
-    moved: { subject: 'workflow.api.create_workflow.v1', side: 'server', outcome: 'ok' },
+    moved: { subject: 'workflow.api.create_workflow.v2', side: 'server', outcome: 'ok' },
   },
   {
     process: 'webhook-ingest',

@@ -203,6 +203,13 @@ describe.each(RUNTIMES)('workflows and runs through the gateway on the %s runtim
       ['assistant_prompt', 5],
       ['approval', 0],
       ['table_row', 1],
+      // Control steps are free: the steps they run are charged (decision 165).
+      ['if', 0],
+      ['switch', 0],
+      ['for_each', 0],
+      ['call_workflow', 0],
+      ['set', 0],
+      ['stop', 0],
     ]);
     expect(types[0]?.settings_schema).toMatchObject({
       type: 'object',

@@ -324,6 +324,8 @@ async function executeControlStep(
     cancellation,
   });
   if (step.type === 'for_each' || step.type === 'call_workflow') {
+    // Iterations read the steps before their loop from the table: those are written first.
+    await record.flush();
     const advance = step.type === 'for_each' ? advanceLoop : advanceCall;
     const outcome: ChildOutcome = await advance(context, run, step, values);
     if (outcome.kind === 'wait_children') {
