@@ -68,7 +68,10 @@ export interface RunExecutionContext {
   maxDescendantRuns: number;
   /** Where a step's `onFailure: run_workflow` and a call_workflow find the workflow to start. */
   workflows: Pick<WorkflowRepository, 'find'>;
-  /** A run was created here (a failure workflow's): the executor looks for it at once. */
+  /**
+   * A run was created here (a failure workflow's, a loop's iterations) or made due (the run
+   * waiting for one that ended): the executor looks for it at once.
+   */
   onRunCreated: () => void;
 }
 
@@ -232,6 +235,8 @@ function createRunRecord(context: RunExecutionContext, { run, steps }: LoadedRun
         Math.max(0, context.clock.now().getTime() - runStartedAt.getTime()) / 1000,
       );
       await releaseInflight(context, run);
+      // Its end made the run waiting for it due: it is looked for now, not at the next poll.
+      if (run.parentRunId) context.onRunCreated();
     },
   };
 }
